@@ -1,0 +1,145 @@
+/*
+** ad.h -- reverse-mode automatic differentiation tape.
+**
+** A value with a derivative is a view of a value and its adjoint: ad_var for a
+** scalar, a (val, adj) pair of arrays for vectors and matrices.  Nodes live in
+** the arena of the stack that was active when they were recorded; the chain
+** stack lists the nodes with reverse work in recording order, the no-chain
+** stack the leaves.  One gradient is one sweep of the chain stack backwards.
+**
+** Nothing here calls R; everything here may run on any thread.  The active
+** stack is thread-local, so each thread records on its own tape.
+*/
+#ifndef AD_H
+#define AD_H
+
+#include <stddef.h>
+#include <pthread.h>
+
+/* ---- status codes: C has no exceptions, failures travel as these ---- */
+enum {
+  AD_OK = 0,
+  AD_EDOMAIN,     /* argument outside the function's domain: reject the proposal */
+  AD_EINVALID,    /* sizes or types that do not fit: an error in the program */
+  AD_EFATAL,      /* fatal_error(), or an error that must stop the run */
+  AD_EMEMORY,     /* out of memory */
+  AD_EREENTER     /* a scoped stack entered while it is executing */
+};
+
+/* The message of the last failure on this thread.  ad_fail() formats it and
+** returns code, so `return ad_fail(AD_EDOMAIN, "...")` is the idiom. */
+int ad_fail(int code, const char *fmt, ...)
+#ifdef __GNUC__
+  __attribute__((format(printf, 2, 3)))
+#endif
+  ;
+const char *ad_errmsg(void);
+void ad_clear_error(void);
+
+/* ---- nodes ---- */
+typedef struct ad_node ad_node;
+typedef void (*ad_chain_fn)(ad_node *self);
+struct ad_node {
+  ad_chain_fn chain;            /* reverse step; NULL for a leaf */
+};
+
+/* A scalar autodiff variable: a view of one value and its adjoint.  It may
+** point into a scalar node or into an element of a vector node. */
+typedef struct ad_var {
+  double *val;
+  double *adj;
+} ad_var;
+
+/* ---- arena: growing blocks, rewound (not freed) after each gradient ---- */
+typedef struct ad_block ad_block;
+typedef struct ad_arena {
+  char *next, *end;             /* free space in the current block */
+  ad_block **blocks;            /* [0, cur) full, cur current, (cur, n) free */
+  int nblocks, capblocks, cur;
+  size_t bytes;                 /* bytes held in blocks this arena owns */
+  /* Blocks lent to another stack by append_to_parent come back here when
+  ** that stack recovers; the borrower may live on another thread. */
+  pthread_mutex_t lock;
+  ad_block *returned;
+} ad_arena;
+
+int    ad_arena_init(ad_arena *a);
+void   ad_arena_free(ad_arena *a);
+void  *ad_arena_grow(ad_arena *a, size_t n);
+void   ad_arena_recover(ad_arena *a);
+int    ad_arena_give(ad_arena *from, ad_arena *to);
+size_t ad_arena_bytes(const ad_arena *a);
+
+static inline void *ad_arena_alloc(ad_arena *a, size_t n) {
+  n = (n + 15) & ~(size_t)15;
+  if ((size_t)(a->end - a->next) < n) return ad_arena_grow(a, n);
+  void *p = a->next;
+  a->next += n;
+  return p;
+}
+
+/* ---- stacks ---- */
+typedef struct ad_stack ad_stack;
+struct ad_stack {
+  ad_arena arena;
+  ad_node **chain;              /* nodes with reverse work, in recording order */
+  size_t nchain, capchain;
+  ad_node **nochain;            /* leaves */
+  size_t nnochain, capnochain;
+  ad_stack *parent;             /* scoped stacks: the stack active at creation */
+  int executing;                /* scoped stacks: inside ad_scoped_execute */
+};
+
+/* The stack this thread records on.  Never NULL once ad_thread_init() ran. */
+extern _Thread_local ad_stack *ad_active;
+
+ad_stack *ad_stack_new(void);
+void      ad_stack_free(ad_stack *s);
+void      ad_stack_recover(ad_stack *s);       /* drop nodes, keep memory */
+size_t    ad_stack_bytes(const ad_stack *s);   /* arena plus stack arrays */
+int       ad_stack_push_chain(ad_stack *s, ad_node *n);
+int       ad_stack_push_nochain(ad_stack *s, ad_node *n);
+int       ad_thread_init(void);                /* give this thread a stack */
+void      ad_thread_free(void);
+
+/* Run the reverse sweep of stack s: every chain node, last recorded first.
+** Seed the adjoints of the outputs first. */
+void ad_sweep(ad_stack *s);
+/* Seed *y.adj = 1 and sweep the active stack. */
+void ad_grad(ad_var y);
+
+/* ---- scoped stacks: independent tapes (nested autodiff, parallel work) ---- */
+ad_stack *ad_scoped_new(void);                 /* parent = the active stack */
+int       ad_scoped_execute(ad_stack *s, int (*fn)(void *), void *data);
+int       ad_scoped_append_to_parent(ad_stack *s);
+
+/* ---- allocation and recording on the active stack ---- */
+static inline void *ad_alloc(size_t n) { return ad_arena_alloc(&ad_active->arena, n); }
+double *ad_alloc_doubles(size_t n);            /* uninitialised */
+double *ad_alloc_zeros(size_t n);
+/* A node of `size` bytes whose first member is an ad_node, put on the chain
+** stack with its reverse step.  NULL (and ad_fail set) when memory runs out. */
+void   *ad_node_new(size_t size, ad_chain_fn chain);
+
+/* Leaves: a scalar or n values with their adjoints (zeroed), no reverse work. */
+int     ad_leaf(double v, ad_var *out);
+int     ad_leaves(size_t n, const double *v, double **val, double **adj);
+
+/* Scalar nodes with precomputed partials; the building blocks of most scalar
+** functions.  f = value, dx (dy) = partial derivative in x (y). */
+int ad_unary(ad_var x, double f, double dx, ad_var *out);
+int ad_binary(ad_var x, ad_var y, double f, double dx, double dy, ad_var *out);
+/* f of n operands with partials d[i] (copied). */
+int ad_nary(int n, const ad_var *x, double f, const double *d, ad_var *out);
+
+/* Operands and partials: one scalar node whose reverse step adds
+** adj * partial[i] into each operand's adjoint array.  Used by densities and
+** reductions, so a vectorized operation records exactly one node. */
+typedef struct ad_operand {
+  double *adj;                  /* operand adjoints (n of them) */
+  const double *partial;        /* n partials, arena memory */
+  size_t n;
+} ad_operand;
+int ad_operands_node(int nops, const ad_operand *ops, double f, ad_var *out);
+
+#endif

@@ -1,0 +1,178 @@
+/*
+** tm.h -- the math library: values, the call convention, the function table.
+**
+** Every Stan function is one table entry (tm_fn) naming its kernel.  A kernel
+** takes its arguments as tm_v values and writes one tm_v result.  The same
+** kernel serves data (double) and autodiff arguments: an argument with
+** adj != NULL is autodiff, and a kernel that sees one records exactly one node
+** on the active tape (ad.h) whose reverse step updates the arguments'
+** adjoints.  Results live in the active stack's arena.
+**
+** Adding a function: write its kernel (or reuse a generic one with `data`,
+** as the scalar functions do) and add one entry to the table of its module.
+*/
+#ifndef TM_H
+#define TM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "../ad/ad.h"
+
+/* ---- values ---- */
+enum { TM_INT = 0, TM_REAL, TM_VECTOR, TM_ROW_VECTOR, TM_MATRIX };
+#define TM_MAXARR 8
+
+/* A Stan value: an int or real, a vector, row vector or matrix, or an array
+** of any of these with narr dimensions dim[0..narr-1].  Storage is one flat
+** block: arrays are laid out by their leading index first (element i of the
+** leading dimension is a contiguous block), each matrix column-major inside.
+** So a slice over the leading index, a column of a matrix or a vector
+** element is a view, with no copy. */
+typedef struct tm_v {
+  double *val;             /* real values; NULL for ints */
+  double *adj;             /* adjoints parallel to val; NULL for data */
+  int *ival;               /* int values when base == TM_INT */
+  unsigned char base;      /* TM_INT ... TM_MATRIX */
+  unsigned char narr;      /* array dimensions, 0 when not an array */
+  /* Depends on parameters although adj == NULL: set by an evaluation of the
+  ** log density in doubles, so that dropping constants (propto) gives the
+  ** same value as on the tape. */
+  unsigned char dep;
+  int rows, cols;          /* 1 x 1 for int and real; n x 1 vector; 1 x n row vector */
+  int dim[TM_MAXARR];
+} tm_v;
+
+static inline size_t tm_numel(const tm_v *v) {
+  size_t n = (size_t)v->rows * (size_t)v->cols;
+  for (int i = 0; i < v->narr; i++) n *= (size_t)v->dim[i];
+  return n;
+}
+/* int or real, not an array: broadcast against containers */
+static inline int tm_is_scalar(const tm_v *v) {
+  return v->narr == 0 && (v->base == TM_INT || v->base == TM_REAL);
+}
+static inline int tm_is_ad(const tm_v *v) { return v->adj != NULL; }
+/* Constant for propto: a term that depends only on such values is dropped. */
+static inline int tm_is_const(const tm_v *v) { return v->adj == NULL && !v->dep; }
+/* Element i as a double (ints converted); scalars broadcast. */
+static inline double tm_get(const tm_v *v, size_t i) {
+  if (v->base == TM_INT) return (double)(tm_is_scalar(v) ? v->ival[0] : v->ival[i]);
+  return tm_is_scalar(v) ? v->val[0] : v->val[i];
+}
+static inline int tm_geti(const tm_v *v, size_t i) {
+  return tm_is_scalar(v) ? v->ival[0] : v->ival[i];
+}
+
+/* Views of caller-owned memory (no allocation). */
+tm_v tm_int_view(int *p);
+tm_v tm_real_view(double *val, double *adj);
+tm_v tm_vector_view(double *val, double *adj, int n);
+tm_v tm_row_vector_view(double *val, double *adj, int n);
+tm_v tm_matrix_view(double *val, double *adj, int rows, int cols);
+/* Element i of the leading array dimension of an array (a view). */
+tm_v tm_elem(const tm_v *v, int i);
+
+/* New values in the active arena; ad != 0 allocates zeroed adjoints. */
+int tm_new_real(tm_v *out, int ad);
+int tm_new_int(tm_v *out);
+int tm_new_vector(tm_v *out, int n, int ad);
+int tm_new_row_vector(tm_v *out, int n, int ad);
+int tm_new_matrix(tm_v *out, int rows, int cols, int ad);
+int tm_new_like(tm_v *out, const tm_v *shape, int ad);   /* same type and shape, real */
+/* A real (double) result; a scalar autodiff result comes from ad_unary & co. */
+int tm_set_real(tm_v *out, double x);
+int tm_set_var(tm_v *out, ad_var x);                     /* out = x, autodiff */
+int tm_set_int(tm_v *out, int x);
+
+/* Any argument autodiff?  Any not constant? */
+int tm_any_ad(const tm_v *a, int n);
+/* Stan's type name of a value ("vector", "array[] real"), for messages. */
+const char *tm_type_name(const tm_v *v, char *buf, size_t size);
+
+/* ---- random numbers (src/math/tm_rng.c) ---- */
+/* xoshiro256++; seeded from (seed, stream) so chain k has stream k and
+** transformed data stream 0.  Never global: each chain owns one. */
+typedef struct tm_rng { uint64_t s[4]; } tm_rng;
+void     tm_rng_seed(tm_rng *r, uint64_t seed, uint64_t stream);
+uint64_t tm_rng_next(tm_rng *r);
+double   tm_rng_uniform(tm_rng *r);             /* (0, 1), never 0 or 1 */
+double   tm_rng_normal(tm_rng *r);              /* standard normal */
+
+/* ---- the call convention ---- */
+typedef struct tm_fn tm_fn;
+typedef struct tm_call {
+  const tm_fn *fn;         /* the table entry being called */
+  int propto;              /* drop constant terms, as Stan's ~ and _lupdf do */
+  tm_rng *rng;             /* the caller's generator, for _rng functions */
+} tm_call;
+
+typedef int (*tm_kernel)(const tm_call *c, const tm_v *args, int nargs, tm_v *out);
+
+/* sig lists the Stan signatures the kernel accepts, separated by ';', each
+** written as `result(arg, arg, ...)` in Stan's type names (int, real,
+** vector, row_vector, matrix, array[] T, array[,] T) plus these families:
+**   reals   real, array[] real, vector or row_vector (densities broadcast them)
+**   ints    int or array[] int
+**   vectors vector, row_vector, array[] vector or array[] row_vector
+**   T       any int or real type; the result has the argument's shape with
+**           int promoted to real (vectorized unary functions)
+**   R       real-valued T with the same shape as the T arguments */
+struct tm_fn {
+  const char *name;
+  const char *sig;
+  tm_kernel kernel;
+  const void *data;        /* for generic kernels, e.g. a tm_unary_def */
+};
+
+/* All entries with this name, or NULL; *count set to their number.  Entries
+** of one name are adjacent after tm_table_init. */
+const tm_fn *tm_lookup(const char *name, int *count);
+int          tm_table_size(void);
+const tm_fn *tm_table_entry(int i);
+int          tm_table_init(void);
+/* Call by entry: fills a tm_call and runs the kernel. */
+int tm_invoke(const tm_fn *fn, int propto, tm_rng *rng, const tm_v *args, int nargs, tm_v *out);
+
+/* ---- checks shared by kernels: return AD_OK or fail with Stan's wording ---- */
+int tm_check_size_match(const char *fn, const char *name1, size_t n1, const char *name2, size_t n2);
+int tm_check_finite(const char *fn, const char *arg, const tm_v *v);
+int tm_check_not_nan(const char *fn, const char *arg, const tm_v *v);
+int tm_check_positive(const char *fn, const char *arg, const tm_v *v);
+int tm_check_positive_finite(const char *fn, const char *arg, const tm_v *v);
+int tm_check_nonnegative(const char *fn, const char *arg, const tm_v *v);
+int tm_check_bounded(const char *fn, const char *arg, const tm_v *v, double lo, double hi);
+int tm_check_square(const char *fn, const char *arg, const tm_v *v);
+int tm_check_nonzero_size(const char *fn, const char *arg, const tm_v *v);
+
+/* ---- vectorized densities: the frame every _lpdf/_lpmf kernel fills ---- */
+#define TM_DENS_MAXARGS 8
+typedef struct tm_dens {
+  const char *fn;          /* Stan name, for messages */
+  const tm_v *a;
+  int nargs;
+  size_t n;                /* broadcast length: the common size of the container arguments */
+  int propto;
+  /* d[i]: partials for argument i, NULL unless it is autodiff; one entry per
+  ** element (a scalar argument has one, accumulated over the broadcast). */
+  double *d[TM_DENS_MAXARGS];
+} tm_dens;
+
+/* Check that container arguments agree in size (names[i] is the argument's
+** name in Stan's messages: "Random variable", "Location parameter"...),
+** allocate zeroed partials for autodiff arguments. */
+int tm_dens_begin(tm_dens *D, const tm_call *c, const tm_v *a, int nargs, const char *const *names);
+/* Keep a term that depends on the arguments in mask (bit i = argument i)? */
+static inline int tm_dens_keep(const tm_dens *D, unsigned mask) {
+  if (!D->propto) return 1;
+  for (int i = 0; i < D->nargs; i++)
+    if ((mask >> i & 1u) && !tm_is_const(&D->a[i])) return 1;
+  return 0;
+}
+/* Accumulate partial g for argument i at broadcast index j. */
+static inline void tm_dens_add(tm_dens *D, int i, size_t j, double g) {
+  if (D->d[i]) D->d[i][tm_is_scalar(&D->a[i]) ? 0 : j] += g;
+}
+/* Result: a real, or one operands node when any argument is autodiff. */
+int tm_dens_end(tm_dens *D, double logp, tm_v *out);
+
+#endif

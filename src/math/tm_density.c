@@ -1,0 +1,52 @@
+/*
+** tm_density.c -- the frame shared by the vectorized densities.
+**
+** A density kernel reads its arguments with tm_get (scalars broadcast),
+** accumulates its value and, for autodiff arguments only, the partials with
+** tm_dens_add; tm_dens_end then records one node for the whole call.
+*/
+#include <string.h>
+#include "tm.h"
+
+int tm_dens_begin(tm_dens *D, const tm_call *c, const tm_v *a, int nargs, const char *const *names) {
+  memset(D, 0, sizeof *D);
+  D->fn = c->fn ? c->fn->name : "density";
+  D->a = a;
+  D->nargs = nargs;
+  D->propto = c->propto;
+  if (nargs > TM_DENS_MAXARGS) return ad_fail(AD_EINVALID, "%s: too many arguments", D->fn);
+  /* Stan: every container argument has the size of the first container. */
+  int first = -1;
+  size_t n = 1;
+  for (int i = 0; i < nargs; i++) {
+    if (tm_is_scalar(&a[i])) continue;
+    size_t m = tm_numel(&a[i]);
+    if (first < 0) { first = i; n = m; continue; }
+    int rc = tm_check_size_match(D->fn, names[first], n, names[i], m);
+    if (rc) return rc;
+  }
+  D->n = n;
+  for (int i = 0; i < nargs; i++) {
+    if (!a[i].adj) continue;
+    size_t m = tm_is_scalar(&a[i]) ? 1 : tm_numel(&a[i]);
+    if (!(D->d[i] = ad_alloc_zeros(m ? m : 1))) return AD_EMEMORY;
+  }
+  return AD_OK;
+}
+
+int tm_dens_end(tm_dens *D, double logp, tm_v *out) {
+  ad_operand ops[TM_DENS_MAXARGS];
+  int k = 0;
+  for (int i = 0; i < D->nargs; i++) {
+    if (!D->d[i]) continue;
+    ops[k].adj = D->a[i].adj;
+    ops[k].partial = D->d[i];
+    ops[k].n = tm_is_scalar(&D->a[i]) ? 1 : tm_numel(&D->a[i]);
+    k++;
+  }
+  if (k == 0) return tm_set_real(out, logp);
+  ad_var r;
+  int rc = ad_operands_node(k, ops, logp, &r);
+  if (rc) return rc;
+  return tm_set_var(out, r);
+}

@@ -1,0 +1,32 @@
+/*
+** tm_special.h -- special functions on doubles, shared by every module.
+** All are thread-safe (no hidden global state: lgamma_r, not lgamma).
+*/
+#ifndef TM_SPECIAL_H
+#define TM_SPECIAL_H
+
+#define TM_LOG_SQRT_2PI 0.918938533204672741780329736406   /* log(sqrt(2 pi)) */
+#define TM_LOG_2PI      1.837877066409345483560659472811
+#define TM_LOG_PI       1.144729885849400174143427351353
+#define TM_LOG_2        0.693147180559945309417232121458
+#define TM_SQRT_2PI     2.506628274631000502415765284811
+#define TM_INV_SQRT_2PI 0.398942280401432677939946059934
+#define TM_INV_SQRT_2   0.707106781186547524400844362105
+#define TM_PI           3.141592653589793238462643383280
+
+double tm_lgamma(double x);            /* log |Gamma(x)|, via lgamma_r */
+double tm_digamma(double x);
+double tm_trigamma(double x);
+double tm_lbeta(double a, double b);
+double tm_lchoose(double n, double k);
+double tm_log1p_exp(double a);         /* log(1 + exp(a)) */
+double tm_log1m_exp(double a);         /* log(1 - exp(a)), a <= 0 */
+double tm_log_sum_exp2(double a, double b);
+double tm_log_diff_exp(double a, double b);
+double tm_inv_logit(double u);
+double tm_log_inv_logit(double u);
+double tm_log1m_inv_logit(double u);
+double tm_logit(double u);
+double tm_Phi(double x);               /* standard normal cdf, Stan's cut-offs */
+double tm_log1m(double x);             /* log(1 - x) */
+#endif

@@ -1,0 +1,18 @@
+/* r_entries.h -- declarations of the .Call entry points (src/r/r_*.c). */
+#ifndef R_ENTRIES_H
+#define R_ENTRIES_H
+#include <Rinternals.h>
+SEXP tp_call(SEXP name, SEXP args, SEXP types, SEXP ad, SEXP propto, SEXP seed);
+SEXP tp_rng(SEXP name, SEXP args, SEXP types, SEXP n, SEXP seed);
+SEXP tp_functions(void);
+SEXP tp_transform(SEXP name, SEXP x, SEXP params, SEXP shape, SEXP ad, SEXP direction);
+SEXP tp_ad_selftest(SEXP which);
+SEXP tp_ad_memory(SEXP n);
+SEXP tp_bench(SEXP which, SEXP n, SEXP reps);
+/* Entry points added by later modules go here, as ENTRY(name, nargs), */
+#define R_ENTRIES_EXTRA \
+  ENTRY(tp_transform, 6), \
+  ENTRY(tp_ad_selftest, 1), \
+  ENTRY(tp_ad_memory, 1), \
+  ENTRY(tp_bench, 3),
+#endif

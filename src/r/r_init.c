@@ -1,0 +1,31 @@
+/*
+** r_init.c -- registration of the .Call entry points and load-time set-up.
+*/
+#include <R.h>
+#include <Rinternals.h>
+#include <R_ext/Rdynload.h>
+#include "../ad/ad.h"
+#include "../math/tm.h"
+#include "r_entries.h"
+
+#define ENTRY(name, n) {#name, (DL_FUNC)&name, n}
+static const R_CallMethodDef entries[] = {
+  ENTRY(tp_call, 6),
+  ENTRY(tp_rng, 5),
+  ENTRY(tp_functions, 0),
+  R_ENTRIES_EXTRA
+  {NULL, NULL, 0}
+};
+
+void R_init_tapestry(DllInfo *dll) {
+  R_registerRoutines(dll, NULL, entries, NULL, NULL);
+  R_useDynamicSymbols(dll, FALSE);
+  R_forceSymbols(dll, TRUE);
+  if (ad_thread_init() != AD_OK || tm_table_init() != AD_OK)
+    error("tapestry: %s", ad_errmsg());
+}
+
+void R_unload_tapestry(DllInfo *dll) {
+  (void)dll;
+  ad_thread_free();
+}

@@ -1,0 +1,4 @@
+library(testthat)
+library(tapestry)
+
+test_check("tapestry")

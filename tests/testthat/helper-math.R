@@ -1,0 +1,68 @@
+# Helpers shared by the math tests: evaluate a library function from R and
+# compare its autodiff Jacobian with central finite differences.
+
+# Rebuild a value of the same nesting as `template` from a flat vector.
+rebuild <- function(template, flat) {
+  pos <- 0L
+  walk <- function(t) {
+    if (is.list(t)) return(lapply(t, walk))
+    n <- length(t)
+    v <- flat[pos + seq_len(n)]
+    pos <<- pos + n
+    attributes(v) <- attributes(t)
+    storage.mode(v) <- "double"
+    v
+  }
+  walk(template)
+}
+
+# Value of fn with argument i replaced by the flat values x.
+value_at <- function(fn, args, types, i, x, propto = FALSE) {
+  args[[i]] <- rebuild(args[[i]], x)
+  unlist(tp_call(fn, args, types, rep(FALSE, length(args)), propto)$value)
+}
+
+# Central differences with one Richardson step: error O(h^4).
+fd_jacobian <- function(fn, args, types, i, propto = FALSE) {
+  x0 <- as.numeric(unlist(args[[i]]))
+  f0 <- value_at(fn, args, types, i, x0, propto)
+  J <- matrix(0, length(f0), length(x0))
+  for (j in seq_along(x0)) {
+    h <- 1e-3 * max(abs(x0[j]), 1e-2)
+    d <- function(h) {
+      xp <- x0; xp[j] <- xp[j] + h
+      xm <- x0; xm[j] <- xm[j] - h
+      (value_at(fn, args, types, i, xp, propto) - value_at(fn, args, types, i, xm, propto)) / (2 * h)
+    }
+    J[, j] <- (4 * d(h / 2) - d(h)) / 3
+  }
+  J
+}
+
+# Expect the autodiff Jacobian of every argument marked in `ad` to match
+# finite differences to relative tolerance `tol` (floored at 1e-3 absolute
+# scale so that zero derivatives compare sensibly), and the value computed
+# with autodiff to equal the value computed on doubles.
+expect_gradient_fd <- function(fn, args, types, ad = !grepl("int", types),
+                               propto = FALSE, tol = 1e-6) {
+  r <- tp_call(fn, args, types, ad, propto)
+  r0 <- tp_call(fn, args, types, rep(FALSE, length(args)), propto)
+  expect_equal(unlist(r$value), unlist(r0$value), tolerance = 1e-14,
+               label = paste(fn, "value with autodiff"))
+  for (i in which(ad)) {
+    J <- r$jacobian[[i]]
+    fd <- fd_jacobian(fn, args, types, i, propto)
+    expect_true(!is.null(J), label = paste(fn, "has a Jacobian for argument", i))
+    err <- abs(J - fd) / pmax(abs(fd), 1e-3)
+    expect_true(all(err < tol),
+                label = sprintf("%s: argument %d gradient %s vs finite differences %s (max rel err %.3g)",
+                                fn, i, paste(signif(J, 10), collapse = " "),
+                                paste(signif(fd, 10), collapse = " "), max(err)))
+  }
+  invisible(r)
+}
+
+# Value on doubles only.
+tval <- function(fn, args, types, propto = FALSE) {
+  tp_call(fn, args, types, rep(FALSE, length(args)), propto)$value
+}
