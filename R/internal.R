@@ -57,3 +57,48 @@ tp_functions <- function() {
   x <- .Call(C_tp_functions)
   data.frame(name = x[[1]], signatures = x[[2]], stringsAsFactors = FALSE)
 }
+
+#' Run a scenario on the autodiff tape (internal)
+#'
+#' Scenarios: `"execute"`, `"append"`, `"recover"`, `"reenter"`, `"failure"`,
+#' `"nested"`, `"threads"`. Each runs in C and returns what it observed.
+#'
+#' @param which Scenario name.
+#' @return A named numeric vector (some scenarios attach a `message`).
+#' @keywords internal
+#' @export
+tp_ad_selftest <- function(which) {
+  .Call(C_tp_ad_selftest, as.character(which))
+}
+
+#' Memory of the tape in the steady state (internal)
+#'
+#' Runs `n` gradient evaluations of one fixed function (scalar nodes, a
+#' vectorized density, a scoped stack appended to its parent) and reports the
+#' bytes held by the tapes and the heap in use after 10 and after `n`.
+#'
+#' @param n Number of gradient evaluations (at least 10).
+#' @return A named numeric vector.
+#' @keywords internal
+#' @export
+tp_ad_memory <- function(n) {
+  stopifnot(n >= 10)
+  .Call(C_tp_ad_memory, as.integer(n))
+}
+
+#' Timing loops of the tape and the math library (internal)
+#'
+#' @param which `"normal_vec"` (gradient of `normal_lpdf` over an autodiff
+#'   vector of `n` elements), `"chain_tape"` or `"chain_kernels"` (`n` scalar
+#'   operations cycling add, multiply, exp and log, recorded directly on the
+#'   tape or through the library's kernels).
+#' @param n Work size.
+#' @param reps Repetitions; the best is reported.
+#' @return Nanoseconds per element or operation (forward plus reverse), and a
+#'   check value.
+#' @keywords internal
+#' @export
+tp_bench <- function(which, n, reps = 5L) {
+  r <- .Call(C_tp_bench, as.character(which), as.integer(n), as.integer(reps))
+  c(ns_per_unit = r[1], check = r[2])
+}
