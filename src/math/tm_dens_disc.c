@@ -1,3 +1,599 @@
-/* tm_dens_disc.c -- placeholder table; the module's functions are being written. */
+/*
+** tm_dens_disc.c -- probability mass functions of the discrete distributions.
+**
+** The elementwise masses (bernoulli, binomial, poisson, neg_binomial_2 and
+** their logit/log forms) share one kernel, `elementwise`, driven by a
+** description: the argument names Stan uses in messages, a check, and a
+** function computing one element's log mass and partials.  Adding such a
+** mass is one description and one table line.  categorical,
+** categorical_logit and bernoulli_logit_glm index or multiply rather than
+** broadcast, so they have kernels of their own.
+**
+** Dropping constants (propto) follows Stan's include_summand: a term is kept
+** when propto is off or when an argument it depends on is not constant.
+** Integer outcomes are always constant, so e.g. -lgamma(n + 1) goes.
+** The formulas are Stan Math's, except where a form loses digits that a
+** rearrangement keeps; those places say so.
+*/
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
 #include "tm_tables.h"
-const tm_fn tm_fns_dens_disc[] = { {NULL, NULL, NULL, NULL} };
+#include "tm_special.h"
+
+/* ---- shared pieces ---- */
+
+/* Stan's multiply_log: 0 log 0 is 0, the limit, so n = 0 with rate 0 works. */
+static double multiply_log(double a, double b) {
+  if (a == 0 && b == 0) return 0;
+  return a * log(b);
+}
+
+/* Stan's binomial_coefficient_log(n, k) for n >= -1, 0 <= k <= n + 1: the
+** smaller of k and n - k, lgamma while n is small and the lbeta form (whose
+** Stirling differences keep digits) once n + 1 >= 10. */
+static double lbinom(double n, double k) {
+  if (isnan(n) || isnan(k)) return NAN;
+  if (n > -1 && k > n / 2 + 1e-8) return lbinom(n, n - k);
+  if (k == 0) return 0;
+  double n1 = n + 1;
+  if (n1 < 10) return tm_lgamma(n1) - tm_lgamma(k + 1) - tm_lgamma(n1 - k);
+  return -tm_lbeta(n1 - k, k + 1) - log1p(n);
+}
+
+/* digamma(n + phi) - digamma(phi).  For a modest count the finite sum of
+** 1/(phi + k) is exact where the difference of two digammas cancels: with
+** phi = 1e8 both are 18.4 and the difference is n * 1e-8. */
+static double digamma_diff(double n, double phi) {
+  if (n <= 64) {
+    double s = 0;
+    for (int k = 0; k < (int)n; k++) s += 1 / (phi + k);
+    return s;
+  }
+  return tm_digamma(n + phi) - tm_digamma(phi);
+}
+
+/* Full masses of large counts.  Stan's n log(lambda) - lambda - lgamma(n + 1)
+** adds terms of size n log n that cancel to a result of size log n, losing
+** about log10(n) digits (1e-10 absolute at n = 1e6).  When propto keeps
+** every term, poisson and binomial use Loader's saddle-point form instead
+** (as R's dpois and dbinom do): the Stirling remainder and the deviance
+** bd0 carry the cancellation analytically. */
+
+/* log(n!) - log(sqrt(2 pi n) (n/e)^n) */
+static double stirlerr(double n) {
+  const double S0 = 1.0 / 12, S1 = 1.0 / 360, S2 = 1.0 / 1260, S3 = 1.0 / 1680, S4 = 1.0 / 1188;
+  if (n <= 15) return tm_lgamma(n + 1) - (n + 0.5) * log(n) + n - TM_LOG_SQRT_2PI;
+  double nn = n * n;
+  if (n > 500) return (S0 - S1 / nn) / n;
+  if (n > 80) return (S0 - (S1 - S2 / nn) / nn) / n;
+  if (n > 35) return (S0 - (S1 - (S2 - S3 / nn) / nn) / nn) / n;
+  return (S0 - (S1 - (S2 - (S3 - S4 / nn) / nn) / nn) / nn) / n;
+}
+
+/* x log(x / np) + np - x, by its series when x is near np */
+static double bd0(double x, double np) {
+  if (fabs(x - np) < 0.1 * (x + np)) {
+    double v = (x - np) / (x + np), s = (x - np) * v, ej = 2 * x * v;
+    v *= v;
+    for (int j = 1; j < 1000; j++) {
+      ej *= v;
+      double s1 = s + ej / (2 * j + 1);
+      if (s1 == s) return s1;
+      s = s1;
+    }
+    return s;
+  }
+  double r = x / np;
+  return x * (isfinite(r) && r > 0 ? log(r) : log(x) - log(np)) + np - x;
+}
+
+/* log Poisson(n | lambda), n >= 1, 0 < lambda < inf */
+static double poisson_saddle(double n, double lam) {
+  return -stirlerr(n) - bd0(n, lam) - 0.5 * (TM_LOG_2PI + log(n));
+}
+
+/* log Binomial(n | N, p), 0 < n < N, with q = 1 - p given separately so
+** neither tail rounds away */
+static double binomial_saddle(double n, double N, double p, double q) {
+  double lc = stirlerr(N) - stirlerr(n) - stirlerr(N - n) - bd0(n, N * p) - bd0(N - n, N * q);
+  return lc - 0.5 * (TM_LOG_2PI + log(n) + log1p(-n / N));
+}
+
+/* The name of element i of argument v in a message: "n" or "n[3]". */
+static void elem_name(char *buf, size_t size, const char *arg, const tm_v *v, size_t i) {
+  if (tm_is_scalar(v)) snprintf(buf, size, "%s", arg);
+  else snprintf(buf, size, "%s[%zu]", arg, i + 1);
+}
+
+/* Every element of int argument v in [lo, hi], where hi may vary by element
+** (binomial's population sizes) and is broadcast like the density's arguments. */
+static int check_int_bounds(const char *fn, const char *arg, const tm_v *v, size_t n,
+                            int lo, const tm_v *hiv, int hi) {
+  size_t m = hiv ? n : tm_is_scalar(v) ? 1 : tm_numel(v);
+  for (size_t i = 0; i < m; i++) {
+    int x = tm_geti(v, i), h = hiv ? tm_geti(hiv, i) : hi;
+    if (x < lo || x > h) {
+      char name[160];
+      elem_name(name, sizeof name, arg, v, i);
+      return ad_fail(AD_EDOMAIN, "%s: %s is %d, but must be in the interval [%d, %d]!",
+                     fn, name, x, lo, h);
+    }
+  }
+  return AD_OK;
+}
+
+static int not_int(const char *fn, const char *arg) {
+  return ad_fail(AD_EINVALID, "%s: %s must be an int or an array of ints", fn, arg);
+}
+
+/* ---- elementwise masses ---- */
+
+/* One element: argument values in, log mass and wanted partials out. */
+typedef struct elem {
+  double x[3];      /* the arguments' values at this element */
+  unsigned keep;    /* bit i: keep terms that depend on argument i */
+  unsigned need;    /* bit i: write d[i], the partial in argument i */
+  double d[3];
+} elem;
+#define KEEP(e, mask) ((e)->keep & (mask))
+#define NEED(e, i) ((e)->need >> (i) & 1u)
+
+typedef struct elem_def {
+  int nargs;
+  unsigned ints;                    /* bit i: argument i is an int outcome or size */
+  const char *names[3];             /* Stan's names, for size messages */
+  int (*check)(const tm_dens *D);
+  double (*term)(elem *e);
+} elem_def;
+
+static int elementwise(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
+  const elem_def *def = c->fn->data;
+  const char *fn = c->fn->name;
+  if (nargs != def->nargs)
+    return ad_fail(AD_EINVALID, "%s: expected %d arguments, got %d", fn, def->nargs, nargs);
+  for (int i = 0; i < nargs; i++) {
+    if ((def->ints >> i & 1u) && (a[i].base != TM_INT || a[i].narr > 1))
+      return not_int(fn, def->names[i]);
+    if (!(def->ints >> i & 1u) && a[i].base == TM_INT && a[i].narr > 1)
+      return ad_fail(AD_EINVALID, "%s: %s must be a real or a one-dimensional container", fn, def->names[i]);
+  }
+  tm_dens D;
+  int rc = tm_dens_begin(&D, c, a, nargs, def->names);
+  if (rc || (rc = def->check(&D))) return rc;
+  elem e;
+  memset(&e, 0, sizeof e);
+  for (int i = 0; i < nargs; i++) {
+    if (tm_dens_keep(&D, 1u << i)) e.keep |= 1u << i;
+    if (D.d[i]) e.need |= 1u << i;
+  }
+  /* Stan's early return: nothing left once propto drops every term. */
+  double logp = 0;
+  if (e.keep) {
+    for (size_t j = 0; j < D.n; j++) {
+      for (int i = 0; i < nargs; i++) e.x[i] = tm_get(&a[i], j);
+      logp += def->term(&e);
+      for (int i = 0; i < nargs; i++)
+        if (NEED(&e, i)) tm_dens_add(&D, i, j, e.d[i]);
+    }
+  }
+  return tm_dens_end(&D, logp, out);
+}
+
+/* bernoulli_lpmf(n | theta) */
+static int bernoulli_check(const tm_dens *D) {
+  int rc = tm_check_bounded(D->fn, "n", &D->a[0], 0, 1);
+  return rc ? rc : tm_check_bounded(D->fn, "Probability parameter", &D->a[1], 0, 1);
+}
+static double bernoulli_term(elem *e) {
+  double th = e->x[1];
+  if (e->x[0] == 1) { e->d[1] = 1 / th; return log(th); }
+  e->d[1] = 1 / (th - 1);
+  return log1p(-th);
+}
+static const elem_def bernoulli_def = {
+  2, 1u, {"Random variable", "Probability parameter"}, bernoulli_check, bernoulli_term };
+
+/* bernoulli_logit_lpmf(n | alpha).  Stan switches to -exp(-x) and x beyond
+** |x| > 20; log_inv_logit is exact everywhere and costs the same. */
+static int bernoulli_logit_check(const tm_dens *D) {
+  int rc = tm_check_bounded(D->fn, "n", &D->a[0], 0, 1);
+  return rc ? rc : tm_check_not_nan(D->fn, "Logit transformed probability parameter", &D->a[1]);
+}
+static double bernoulli_logit_term(elem *e) {
+  double s = 2 * e->x[0] - 1, u = s * e->x[1];
+  e->d[1] = s * tm_inv_logit(-u);
+  return tm_log_inv_logit(u);
+}
+static const elem_def bernoulli_logit_def = {
+  2, 1u, {"Random variable", "Probability parameter"}, bernoulli_logit_check, bernoulli_logit_term };
+
+/* binomial_lpmf(n | N, theta): the branches keep 0 * log(0) out. */
+static int binomial_check(const tm_dens *D) {
+  int rc = check_int_bounds(D->fn, "Successes variable", &D->a[0], D->n, 0, &D->a[1], 0);
+  if (!rc) rc = tm_check_nonnegative(D->fn, "Population size parameter", &D->a[1]);
+  return rc ? rc : tm_check_bounded(D->fn, "Probability parameter", &D->a[2], 0, 1);
+}
+static double binomial_term(elem *e) {
+  double n = e->x[0], N = e->x[1], th = e->x[2], lp = 0;
+  e->d[2] = 0;
+  if (N == 0) return 0;
+  int full = KEEP(e, 7u) == 7u && n > 0 && n < N;
+  if (full) {
+    lp = binomial_saddle(n, N, th, 1 - th);
+    e->d[2] = n / th - (N - n) / (1 - th);
+    return lp;
+  }
+  if (KEEP(e, 3u)) lp += lbinom(N, n);
+  if (n == 0) {
+    lp += N * log1p(-th);
+    e->d[2] = -N / (1 - th);
+  } else if (n == N) {
+    lp += n * log(th);
+    e->d[2] = n / th;
+  } else {
+    lp += n * log(th) + (N - n) * log1p(-th);
+    e->d[2] = n / th - (N - n) / (1 - th);
+  }
+  return lp;
+}
+static const elem_def binomial_def = {
+  3, 3u, {"Successes variable", "Population size parameter", "Probability parameter"},
+  binomial_check, binomial_term };
+
+/* binomial_logit_lpmf(n | N, alpha) */
+static int binomial_logit_check(const tm_dens *D) {
+  int rc = check_int_bounds(D->fn, "Successes variable", &D->a[0], D->n, 0, &D->a[1], 0);
+  if (!rc) rc = tm_check_nonnegative(D->fn, "Population size parameter", &D->a[1]);
+  return rc ? rc : tm_check_finite(D->fn, "Probability parameter", &D->a[2]);
+}
+static double binomial_logit_term(elem *e) {
+  double n = e->x[0], N = e->x[1], al = e->x[2], lp = 0;
+  /* the two tails separately: 1 - inv_logit(alpha) would round to 0 */
+  double p = tm_inv_logit(al), q = tm_inv_logit(-al);
+  e->d[2] = n * q - (N - n) * p;
+  if (KEEP(e, 7u) == 7u && n > 0 && n < N && p > 0 && q > 0)
+    return binomial_saddle(n, N, p, q);
+  if (KEEP(e, 3u)) lp += lbinom(N, n);
+  lp += n * tm_log_inv_logit(al) + (N - n) * tm_log1m_inv_logit(al);
+  return lp;
+}
+static const elem_def binomial_logit_def = {
+  3, 3u, {"Successes variable", "Population size parameter", "Probability parameter"},
+  binomial_logit_check, binomial_logit_term };
+
+/* poisson_lpmf(n | lambda) */
+static int poisson_check(const tm_dens *D) {
+  int rc = tm_check_nonnegative(D->fn, "Random variable", &D->a[0]);
+  return rc ? rc : tm_check_nonnegative(D->fn, "Rate parameter", &D->a[1]);
+}
+static double poisson_term(elem *e) {
+  double n = e->x[0], lam = e->x[1], lp = 0;
+  e->d[1] = 0;
+  /* Stan: an infinite rate, or a zero rate with a count, is log(0) */
+  if (isinf(lam) || (lam == 0 && n != 0)) return -INFINITY;
+  /* Stan's n / lambda - 1 is 0/0 at lambda = 0; the limit is -1 */
+  e->d[1] = n == 0 ? -1 : n / lam - 1;
+  if (KEEP(e, 3u) == 3u && n > 0) return poisson_saddle(n, lam);
+  if (KEEP(e, 3u)) lp += multiply_log(n, lam);
+  if (KEEP(e, 2u)) lp -= lam;
+  if (KEEP(e, 1u)) lp -= tm_lgamma(n + 1);
+  return lp;
+}
+static const elem_def poisson_def = {
+  2, 1u, {"Random variable", "Rate parameter"}, poisson_check, poisson_term };
+
+/* poisson_log_lpmf(n | alpha) */
+static int poisson_log_check(const tm_dens *D) {
+  int rc = tm_check_nonnegative(D->fn, "Random variable", &D->a[0]);
+  return rc ? rc : tm_check_not_nan(D->fn, "Log rate parameter", &D->a[1]);
+}
+static double poisson_log_term(elem *e) {
+  double n = e->x[0], al = e->x[1], lp = 0;
+  e->d[1] = 0;
+  if (al == INFINITY) return -INFINITY;
+  /* rate 0: Stan's n * alpha would be 0 * -inf = NaN for n = 0, whose mass is 1 */
+  if (al == -INFINITY) return n != 0 ? -INFINITY : 0;
+  double ea = exp(al);
+  e->d[1] = n - ea;
+  if (KEEP(e, 3u) == 3u && n > 0 && ea > 0 && isfinite(ea)) return poisson_saddle(n, ea);
+  if (KEEP(e, 3u)) lp += n * al;
+  if (KEEP(e, 2u)) lp -= ea;
+  if (KEEP(e, 1u)) lp -= tm_lgamma(n + 1);
+  return lp;
+}
+static const elem_def poisson_log_def = {
+  2, 1u, {"Random variable", "Log rate parameter"}, poisson_log_check, poisson_log_term };
+
+/* neg_binomial_2_lpmf(n | mu, phi), Stan's form: binomial_coefficient_log
+** and -phi log1p(mu / phi) stay accurate as phi grows, where the textbook
+** lgamma(n + phi) - lgamma(phi) + phi log(phi / (mu + phi)) cancels. */
+static int neg_binomial_2_check(const tm_dens *D) {
+  int rc = tm_check_nonnegative(D->fn, "Failures variable", &D->a[0]);
+  if (!rc) rc = tm_check_positive_finite(D->fn, "Location parameter", &D->a[1]);
+  return rc ? rc : tm_check_positive_finite(D->fn, "Precision parameter", &D->a[2]);
+}
+static double neg_binomial_2_term(elem *e) {
+  double n = e->x[0], mu = e->x[1], phi = e->x[2], lp = 0;
+  double mpp = mu + phi, lmpp = log(mpp), npp = n + phi;
+  if (KEEP(e, 5u)) lp += lbinom(npp - 1, n);
+  if (KEEP(e, 3u)) lp += multiply_log(n, mu);
+  if (KEEP(e, 7u)) lp += -phi * log1p(mu / phi) - n * lmpp;
+  if (NEED(e, 1)) e->d[1] = n / mu - npp / mpp;
+  if (NEED(e, 2))
+    e->d[2] = (mu - n) / mpp + (mu < phi ? log1p(-mu / mpp) : log(phi) - lmpp)
+              + digamma_diff(n, phi);
+  return lp;
+}
+static const elem_def neg_binomial_2_def = {
+  3, 1u, {"Failures variable", "Location parameter", "Precision parameter"},
+  neg_binomial_2_check, neg_binomial_2_term };
+
+/* neg_binomial_2_log_lpmf(n | eta, phi), as Stan computes it: everything
+** through log1p_exp(eta - log(phi)), so exp(eta) never overflows the value. */
+static int neg_binomial_2_log_check(const tm_dens *D) {
+  int rc = tm_check_nonnegative(D->fn, "Failures variable", &D->a[0]);
+  if (!rc) rc = tm_check_finite(D->fn, "Log location parameter", &D->a[1]);
+  return rc ? rc : tm_check_positive_finite(D->fn, "Precision parameter", &D->a[2]);
+}
+static double neg_binomial_2_log_term(elem *e) {
+  double n = e->x[0], eta = e->x[1], phi = e->x[2], lp = 0;
+  double lphi = log(phi), L = tm_log1p_exp(eta - lphi), npp = n + phi;
+  if (KEEP(e, 5u)) lp += lbinom(npp - 1, n);
+  if (KEEP(e, 3u)) lp += n * eta;
+  if (KEEP(e, 7u)) lp += -phi * L - n * (lphi + L);
+  if (e->need) {
+    double ee = exp(eta), q = 1 / (phi / ee + 1);   /* mu / (mu + phi) */
+    if (NEED(e, 1)) e->d[1] = n - npp * q;
+    if (NEED(e, 2)) e->d[2] = q - n / (ee + phi) - L + digamma_diff(n, phi);
+  }
+  return lp;
+}
+static const elem_def neg_binomial_2_log_def = {
+  3, 1u, {"Failures variable", "Log location parameter", "Precision parameter"},
+  neg_binomial_2_log_check, neg_binomial_2_log_term };
+
+/* ---- categorical ---- */
+
+/* y (int or array[] int) and a vector of K categories. */
+static int categorical_args(const char *fn, const tm_v *a, int nargs) {
+  if (nargs != 2) return ad_fail(AD_EINVALID, "%s: expected 2 arguments, got %d", fn, nargs);
+  if (a[0].base != TM_INT || a[0].narr > 1) return not_int(fn, "outcome");
+  if (a[1].base != TM_VECTOR || a[1].narr != 0)
+    return ad_fail(AD_EINVALID, "%s: the second argument must be a vector", fn);
+  return AD_OK;
+}
+
+/* Stan's check_simplex, with its messages. */
+static int check_simplex(const char *fn, const char *arg, const tm_v *v) {
+  int rc = tm_check_nonzero_size(fn, arg, v);
+  if (rc) return rc;
+  size_t K = tm_numel(v);
+  double s = 0;
+  for (size_t i = 0; i < K; i++) s += v->val[i];
+  if (!(fabs(1 - s) <= 1e-8))
+    return ad_fail(AD_EDOMAIN, "%s: %s is not a valid simplex. sum(%s) = %.17g, but should be 1",
+                   fn, arg, arg, s);
+  for (size_t i = 0; i < K; i++)
+    if (!(v->val[i] >= 0))
+      return ad_fail(AD_EDOMAIN, "%s: %s is not a valid simplex. %s[%zu] = %.17g, but should be "
+                     "greater than or equal to 0", fn, arg, arg, i + 1, v->val[i]);
+  return AD_OK;
+}
+
+static const char *const theta_name[] = {"Probabilities parameter"};
+static const char *const beta_name[] = {"log odds parameter"};
+
+/* categorical_lpmf(y | theta): sum of log theta[y]. */
+static int categorical(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
+  const char *fn = c->fn->name;
+  int rc = categorical_args(fn, a, nargs);
+  if (rc) return rc;
+  const tm_v *y = &a[0], *th = &a[1];
+  int K = th->rows;
+  size_t N = tm_is_scalar(y) ? 1 : tm_numel(y);
+  rc = check_int_bounds(fn, tm_is_scalar(y) ? "Number of categories" : "element of outcome array",
+                        y, 0, 1, NULL, K);
+  if (rc || (rc = check_simplex(fn, "Probabilities parameter", th))) return rc;
+  tm_dens D;
+  if ((rc = tm_dens_begin(&D, c, th, 1, theta_name))) return rc;
+  double logp = 0;
+  if (tm_dens_keep(&D, 1u)) {
+    for (size_t i = 0; i < N; i++) {
+      int k = tm_geti(y, i) - 1;
+      logp += log(th->val[k]);
+      tm_dens_add(&D, 0, (size_t)k, 1 / th->val[k]);
+    }
+  }
+  return tm_dens_end(&D, logp, out);
+}
+
+/* categorical_logit_lpmf(y | beta): sum of beta[y] - log_sum_exp(beta);
+** the partials are the counts minus N softmax(beta). */
+static int categorical_logit(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
+  const char *fn = c->fn->name;
+  int rc = categorical_args(fn, a, nargs);
+  if (rc) return rc;
+  const tm_v *y = &a[0], *be = &a[1];
+  int K = be->rows;
+  size_t N = tm_is_scalar(y) ? 1 : tm_numel(y);
+  rc = check_int_bounds(fn, "categorical outcome out of support", y, 0, 1, NULL, K);
+  if (rc || (rc = tm_check_finite(fn, "log odds parameter", be))) return rc;
+  tm_dens D;
+  if ((rc = tm_dens_begin(&D, c, be, 1, beta_name))) return rc;
+  double logp = 0;
+  if (N > 0 && tm_dens_keep(&D, 1u)) {
+    double mx = -INFINITY, s = 0;
+    for (int k = 0; k < K; k++) if (be->val[k] > mx) mx = be->val[k];
+    for (int k = 0; k < K; k++) s += exp(be->val[k] - mx);
+    double lse = mx + log(s);
+    for (size_t i = 0; i < N; i++) {
+      int k = tm_geti(y, i) - 1;
+      logp += be->val[k];
+      tm_dens_add(&D, 0, (size_t)k, 1);
+    }
+    logp -= (double)N * lse;
+    if (D.d[0])
+      for (int k = 0; k < K; k++) D.d[0][k] -= (double)N * exp(be->val[k] - lse);
+  }
+  return tm_dens_end(&D, logp, out);
+}
+
+/* ---- bernoulli_logit_glm ---- */
+
+/* One node: the reverse step needs only g (the partials in the linear
+** predictor) and beta's values, never X, so X is read once, forward. */
+typedef struct glm_node {
+  ad_node hdr;
+  double val, adj;
+  size_t N, K;
+  int xrow;                 /* X is one row_vector shared by every outcome */
+  const double *g;          /* d logp / d eta_i, N of them */
+  double gsum;
+  double *xadj;             /* NULL unless X is autodiff */
+  const double *beta;       /* beta's values (a copy), for X's adjoints */
+  double *aadj;             /* NULL unless alpha is autodiff */
+  int ascalar;
+  double *badj;
+  const double *dbeta;      /* X' g, computed in the forward pass */
+} glm_node;
+
+static void glm_chain(ad_node *self) {
+  glm_node *n = (glm_node *)self;
+  double a = n->adj;
+  if (n->aadj) {
+    if (n->ascalar) *n->aadj += a * n->gsum;
+    else for (size_t i = 0; i < n->N; i++) n->aadj[i] += a * n->g[i];
+  }
+  if (n->badj) for (size_t j = 0; j < n->K; j++) n->badj[j] += a * n->dbeta[j];
+  if (n->xadj) {
+    if (n->xrow) {
+      for (size_t j = 0; j < n->K; j++) n->xadj[j] += a * n->gsum * n->beta[j];
+    } else {
+      for (size_t j = 0; j < n->K; j++) {
+        double bj = a * n->beta[j], *col = n->xadj + j * n->N;
+        for (size_t i = 0; i < n->N; i++) col[i] += bj * n->g[i];
+      }
+    }
+  }
+}
+
+static int glm_size(const char *fn, const char *arg, size_t got, size_t want) {
+  if (got == want) return AD_OK;
+  return ad_fail(AD_EINVALID, "%s: %s has dimension = %zu, expecting dimension = %zu; a function was "
+                 "called with arguments of different scalar, array, vector, or matrix types, and they "
+                 "were not consistently sized; all arguments must be scalars or multidimensional "
+                 "values of the same shape.", fn, arg, got, want);
+}
+
+/* Rows per block: the block's slice of X stays in cache between computing
+** eta and accumulating X' g, so X streams from memory once. */
+#define GLM_BLOCK 256
+
+/* bernoulli_logit_glm_lpmf(y | x, alpha, beta) = bernoulli_logit_lpmf(y | alpha + x * beta) */
+static int bernoulli_logit_glm(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
+  const char *fn = c->fn->name;
+  if (nargs != 4) return ad_fail(AD_EINVALID, "%s: expected 4 arguments, got %d", fn, nargs);
+  const tm_v *y = &a[0], *x = &a[1], *al = &a[2], *be = &a[3];
+  if (y->base != TM_INT || y->narr > 1) return not_int(fn, "Vector of dependent variables");
+  if ((x->base != TM_MATRIX && x->base != TM_ROW_VECTOR) || x->narr)
+    return ad_fail(AD_EINVALID, "%s: Matrix of independent variables must be a matrix or a row_vector", fn);
+  if (!tm_is_scalar(al) && (al->base != TM_VECTOR || al->narr))
+    return ad_fail(AD_EINVALID, "%s: Intercept must be a real or a vector", fn);
+  if (be->base != TM_VECTOR || be->narr)
+    return ad_fail(AD_EINVALID, "%s: Weight vector must be a vector", fn);
+  int xrow = x->base == TM_ROW_VECTOR, yscalar = tm_is_scalar(y), ascalar = tm_is_scalar(al);
+  size_t N = xrow ? (yscalar ? 1 : tm_numel(y)) : (size_t)x->rows, K = (size_t)x->cols;
+  int rc = AD_OK;
+  if (!yscalar) rc = glm_size(fn, "Vector of dependent variables", tm_numel(y), N);
+  if (!rc) rc = glm_size(fn, "Weight vector", tm_numel(be), K);
+  if (!rc && !ascalar) rc = glm_size(fn, "Vector of intercepts", tm_numel(al), N);
+  if (!rc) rc = tm_check_bounded(fn, "Vector of dependent variables", y, 0, 1);
+  if (rc) return rc;
+
+  int ad = x->adj || al->adj || be->adj;
+  int keep = !c->propto || !tm_is_const(x) || !tm_is_const(al) || !tm_is_const(be);
+  if (!keep || (!yscalar && tm_numel(y) == 0)) N = 0;   /* Stan returns 0 */
+  double *g = ad_alloc_doubles(N ? N : 1);
+  double *dbeta = be->adj ? ad_alloc_zeros(K ? K : 1) : NULL;
+  double *bcopy = x->adj ? ad_alloc_doubles(K ? K : 1) : NULL;
+  if (!g || (be->adj && !dbeta) || (x->adj && !bcopy)) return AD_EMEMORY;
+  if (bcopy) memcpy(bcopy, be->val, K * sizeof *bcopy);
+
+  double eta0 = 0;                      /* x * beta when x is one row */
+  if (xrow && N) for (size_t j = 0; j < K; j++) eta0 += x->val[j] * be->val[j];
+  double logp = 0, gsum = 0, bad = 0;
+  size_t nbad = 0;                      /* first non-finite predictor, 1-based */
+  for (size_t i0 = 0; i0 < N; i0 += GLM_BLOCK) {
+    size_t b = N - i0 < GLM_BLOCK ? N - i0 : GLM_BLOCK;
+    double *t = g + i0;
+    for (size_t r = 0; r < b; r++) t[r] = (ascalar ? tm_get(al, 0) : al->val[i0 + r]) + eta0;
+    if (!xrow)
+      for (size_t j = 0; j < K; j++) {
+        const double *xj = x->val + j * N + i0;
+        double bj = be->val[j];
+        for (size_t r = 0; r < b; r++) t[r] += xj[r] * bj;
+      }
+    for (size_t r = 0; r < b; r++) {
+      double s = 2.0 * (yscalar ? y->ival[0] : y->ival[i0 + r]) - 1, u = s * t[r];
+      if (!isfinite(u) && !nbad) { nbad = i0 + r + 1; bad = u; }
+      logp += tm_log_inv_logit(u);
+      t[r] = s * tm_inv_logit(-u);
+      gsum += t[r];
+    }
+    if (dbeta && !xrow)
+      for (size_t j = 0; j < K; j++) {
+        const double *xj = x->val + j * N + i0;
+        double acc = 0;
+        for (size_t r = 0; r < b; r++) acc += xj[r] * t[r];
+        dbeta[j] += acc;
+      }
+  }
+  if (!isfinite(logp)) {
+    /* Stan looks for the culprit only when the sum came out non-finite */
+    if ((rc = tm_check_finite(fn, "Weight vector", be))) return rc;
+    if ((rc = tm_check_finite(fn, "Intercept", al))) return rc;
+    if (nbad)
+      return ad_fail(AD_EDOMAIN, "%s: Matrix of independent variables[%zu] is %.17g, but must be finite!",
+                     fn, nbad, bad);
+  }
+  if (dbeta && xrow) for (size_t j = 0; j < K; j++) dbeta[j] = gsum * x->val[j];
+  if (!ad) return tm_set_real(out, logp);
+
+  glm_node *n = ad_node_new(sizeof *n, glm_chain);
+  if (!n) return AD_EMEMORY;
+  n->val = logp;
+  n->adj = 0;
+  n->N = N;
+  n->K = N ? K : 0;                     /* nothing to propagate when Stan returned 0 */
+  n->xrow = xrow;
+  n->g = g;
+  n->gsum = gsum;
+  n->xadj = x->adj;
+  n->beta = bcopy;
+  n->aadj = al->adj;
+  n->ascalar = ascalar;
+  n->badj = be->adj;
+  n->dbeta = dbeta;
+  return tm_set_var(out, (ad_var){&n->val, &n->adj});
+}
+
+#define GLM_SIG "real(int, matrix, real, vector); real(array[] int, matrix, real, vector); " \
+  "real(int, matrix, vector, vector); real(array[] int, matrix, vector, vector); " \
+  "real(int, row_vector, real, vector); real(array[] int, row_vector, real, vector); " \
+  "real(int, row_vector, vector, vector); real(array[] int, row_vector, vector, vector)"
+
+const tm_fn tm_fns_dens_disc[] = {
+  {"bernoulli_lpmf",           "real(ints, reals)",        elementwise, &bernoulli_def},
+  {"bernoulli_logit_lpmf",     "real(ints, reals)",        elementwise, &bernoulli_logit_def},
+  {"bernoulli_logit_glm_lpmf", GLM_SIG,                    bernoulli_logit_glm, NULL},
+  {"binomial_lpmf",            "real(ints, ints, reals)",  elementwise, &binomial_def},
+  {"binomial_logit_lpmf",      "real(ints, ints, reals)",  elementwise, &binomial_logit_def},
+  {"poisson_lpmf",             "real(ints, reals)",        elementwise, &poisson_def},
+  {"poisson_log_lpmf",         "real(ints, reals)",        elementwise, &poisson_log_def},
+  {"neg_binomial_2_lpmf",      "real(ints, reals, reals)", elementwise, &neg_binomial_2_def},
+  {"neg_binomial_2_log_lpmf",  "real(ints, reals, reals)", elementwise, &neg_binomial_2_log_def},
+  {"categorical_lpmf",         "real(ints, vector)",       categorical, NULL},
+  {"categorical_logit_lpmf",   "real(ints, vector)",       categorical_logit, NULL},
+  {NULL, NULL, NULL, NULL}
+};
