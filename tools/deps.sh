@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs what building, checking and running tapestry needs on a fresh
+# Debian machine with R: the Suggests used by tests and the vignette, and
+# pandoc for the vignette.  Skips apt when everything is present already.
+set -euo pipefail
+need=()
+for p in r-cran-testthat r-cran-jsonlite r-cran-knitr r-cran-rmarkdown pandoc; do
+  dpkg -s "$p" >/dev/null 2>&1 || need+=("$p")
+done
+# testthat may come from CRAN rather than Debian on some images.
+if Rscript -e 'quit(status = !requireNamespace("testthat", quietly = TRUE))' >/dev/null 2>&1; then
+  need=("${need[@]/r-cran-testthat}")
+fi
+need=($(printf '%s\n' "${need[@]}" | grep -v '^$' || true))
+if [ ${#need[@]} -gt 0 ]; then
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi

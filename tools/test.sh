@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# The whole test suite: installs dependencies, builds the source package,
+# runs R CMD check on it (tests included), and ends with the line
+# "N passed, N failed" from testthat's counts.  Exits non-zero when the
+# check reports an error, a warning or a note, or when any test fails.
+set -uo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+bash "$here/tools/deps.sh" || { echo "dependency installation failed"; echo "0 passed, 1 failed"; exit 1; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+export _R_CHECK_FORCE_SUGGESTS_=false _R_CHECK_SYSTEM_CLOCK_=FALSE
+echo "== R CMD build"
+if ! R CMD build "$here" > build.log 2>&1; then
+  cat build.log; echo "0 passed, 1 failed"; exit 1
+fi
+tarball=$(ls tapestry_*.tar.gz)
+echo "== R CMD check --no-manual $tarball"
+R CMD check --no-manual "$tarball" > check.log 2>&1
+check_status=$?
+cat check.log
+out=tapestry.Rcheck/tests/testthat.Rout
+[ -f "$out" ] || out=tapestry.Rcheck/tests/testthat.Rout.fail
+if [ -f "$out" ]; then
+  echo "== test output (tail)"
+  tail -n 60 "$out"
+fi
+summary=$(grep -E '\[ FAIL [0-9]+ \| WARN [0-9]+ \| SKIP [0-9]+ \| PASS [0-9]+ \]' "$out" 2>/dev/null | tail -n 1)
+failed=$(echo "$summary" | sed -E 's/.*FAIL ([0-9]+).*/\1/')
+passed=$(echo "$summary" | sed -E 's/.*PASS ([0-9]+).*/\1/')
+[ -n "$summary" ] || { passed=0; failed=1; }
+status=0
+if [ "$check_status" -ne 0 ] || grep -qE '^Status: .*(ERROR|WARNING|NOTE)' check.log; then
+  echo "R CMD check is not clean (see above)"
+  status=1
+  [ "$failed" -eq 0 ] && failed=1
+fi
+[ "$failed" -ne 0 ] && status=1
+echo "$passed passed, $failed failed"
+exit $status
