@@ -30,7 +30,7 @@ test_that("eight_schools matches Stan's log density and gradient", {
     mu <- u[1]
     tt <- u[3:10]
     # tau = lower-bound transform of u[2] with its log Jacobian
-    tr <- tp_transform("lower", u[2], params = list(0), shape = 1L, ad = TRUE)
+    tr <- tp_transform("lower", u[2], params = list(0), shape = "real", ad = c(TRUE, FALSE))
     tau <- tr$value
     theta <- mu + tau * tt
     a <- tp_call("normal_lpdf", list(mu, 0, 5), c("real", "real", "real"), c(TRUE, FALSE, FALSE), TRUE)
@@ -38,13 +38,13 @@ test_that("eight_schools matches Stan's log density and gradient", {
     cc <- tp_call("std_normal_lpdf", list(tt), "vector", TRUE, TRUE)
     l <- tp_call("normal_lpdf", list(d$y, theta, d$sigma), c("array[] real", "vector", "array[] real"),
                  c(FALSE, TRUE, FALSE), TRUE)
-    lp <- a$value + b$value + cc$value + l$value + tr$log_jacobian
+    lp <- a$value + b$value + cc$value + l$value + tr$lp
     expect_equal(lp, p$log_prob, tolerance = 1e-12)
-    expect_equal(lp - tr$log_jacobian, p$log_prob_nojac, tolerance = 1e-12)
+    expect_equal(lp - tr$lp, p$log_prob_nojac, tolerance = 1e-12)
     dtheta <- as.vector(l$jacobian[[2]])
     dtau <- b$jacobian[[1]][1, 1] + sum(dtheta * tt)
     grad <- c(a$jacobian[[1]][1, 1] + sum(dtheta),
-              dtau * tr$jacobian[1, 1] + tr$log_jacobian_gradient[1],
+              dtau * tr$jacobian[[1]][1, 1] + tr$jacobian[[1]][2, 1],
               as.vector(cc$jacobian[[1]]) + dtheta * tau)
     expect_equal(grad, unlist(p$gradient), tolerance = 1e-10)
   }
