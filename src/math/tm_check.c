@@ -17,6 +17,8 @@ static void argname(char *buf, size_t size, const char *arg, const tm_v *v, size
 
 typedef int (*pred)(double x, double lo, double hi);
 
+/* must: the requirement as Stan words it after "but must be " (or, when it
+** starts with '-', after "but must "), including any final "!". */
 static int check_all(const char *fn, const char *arg, const tm_v *v, pred ok,
                      double lo, double hi, const char *must) {
   size_t n = tm_numel(v);
@@ -25,7 +27,9 @@ static int check_all(const char *fn, const char *arg, const tm_v *v, pred ok,
     if (!ok(x, lo, hi)) {
       char name[160];
       argname(name, sizeof name, arg, v, i);
-      return ad_fail(AD_EDOMAIN, "%s: %s is %.17g, but must be %s!", fn, name, x, must);
+      if (must[0] == '-')
+        return ad_fail(AD_EDOMAIN, "%s: %s is %.17g, but must %s", fn, name, x, must + 1);
+      return ad_fail(AD_EDOMAIN, "%s: %s is %.17g, but must be %s", fn, name, x, must);
     }
   }
   return AD_OK;
@@ -39,19 +43,19 @@ static int is_nonneg(double x, double lo, double hi) { (void)lo; (void)hi; retur
 static int in_bounds(double x, double lo, double hi) { return x >= lo && x <= hi; }
 
 int tm_check_finite(const char *fn, const char *arg, const tm_v *v) {
-  return check_all(fn, arg, v, is_finite, 0, 0, "finite");
+  return check_all(fn, arg, v, is_finite, 0, 0, "finite!");
 }
 int tm_check_not_nan(const char *fn, const char *arg, const tm_v *v) {
-  return check_all(fn, arg, v, not_nan, 0, 0, "not nan");
+  return check_all(fn, arg, v, not_nan, 0, 0, "-not be nan!");
 }
 int tm_check_positive(const char *fn, const char *arg, const tm_v *v) {
-  return check_all(fn, arg, v, is_pos, 0, 0, "positive");
+  return check_all(fn, arg, v, is_pos, 0, 0, "positive!");
 }
 int tm_check_positive_finite(const char *fn, const char *arg, const tm_v *v) {
-  return check_all(fn, arg, v, is_pos_finite, 0, 0, "positive finite");
+  return check_all(fn, arg, v, is_pos_finite, 0, 0, "positive finite!");
 }
 int tm_check_nonnegative(const char *fn, const char *arg, const tm_v *v) {
-  return check_all(fn, arg, v, is_nonneg, 0, 0, "nonnegative");
+  return check_all(fn, arg, v, is_nonneg, 0, 0, "nonnegative!");
 }
 int tm_check_bounded(const char *fn, const char *arg, const tm_v *v, double lo, double hi) {
   char must[96];
