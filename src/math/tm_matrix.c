@@ -1,3 +1,511 @@
-/* tm_matrix.c -- placeholder table; the module's functions are being written. */
+/*
+** tm_matrix.c -- multiply (every overload) and the linear algebra functions.
+**
+** Each kernel computes its result on doubles and, when an argument is
+** autodiff, records ONE node whose reverse step applies the matrix-calculus
+** adjoint of the whole operation (C = A B gives Abar += Cbar B^T and
+** Bbar += A^T Cbar), never one node per element.  Adjoint work for data
+** operands is skipped.  Values the reverse step needs are copied into the
+** arena when recording, because the interpreter may reuse the storage of
+** its frames after the call returns.
+*/
+#include <math.h>
+#include <string.h>
+#include <limits.h>
 #include "tm_tables.h"
-const tm_fn tm_fns_matrix[] = { {NULL, NULL, NULL, NULL} };
+#include "tm_linalg.h"
+
+#define AT TM_AT
+
+/* ---- small helpers ---- */
+
+/* A result computed from parameter-dependent doubles is itself dependent,
+** so densities downstream keep the right terms under propto. */
+static void mark_dep(tm_v *out, const tm_v *a, int n) {
+  for (int i = 0; i < n; i++)
+    if (a[i].dep || a[i].adj) out->dep = 1;
+}
+
+/* Arena copy of the values of v (ints converted). */
+static double *copy_vals(const tm_v *v) {
+  size_t n = tm_numel(v);
+  double *p = ad_alloc_doubles(n ? n : 1);
+  if (!p) return NULL;
+  if (v->base == TM_INT) for (size_t i = 0; i < n; i++) p[i] = (double)v->ival[i];
+  else if (n) memcpy(p, v->val, n * sizeof *p);
+  return p;
+}
+
+static int new_base(tm_v *out, int base, int rows, int cols, int ad) {
+  switch (base) {
+  case TM_REAL: return tm_new_real(out, ad);
+  case TM_VECTOR: return tm_new_vector(out, rows, ad);
+  case TM_ROW_VECTOR: return tm_new_row_vector(out, cols, ad);
+  default: return tm_new_matrix(out, rows, cols, ad);
+  }
+}
+
+static int is_vec(const tm_v *v) {
+  return v->narr == 0 && (v->base == TM_VECTOR || v->base == TM_ROW_VECTOR);
+}
+static int is_mat(const tm_v *v) { return v->narr == 0 && v->base == TM_MATRIX; }
+
+static int no_overload(const tm_call *c, const tm_v *a, int n) {
+  char t[3][48];
+  for (int i = 0; i < 3; i++) t[i][0] = '\0';
+  for (int i = 0; i < n && i < 3; i++) tm_type_name(&a[i], t[i], sizeof t[i]);
+  return ad_fail(AD_EINVALID, "%s: no overload for arguments (%s%s%s%s%s)", c->fn->name,
+                 t[0], n > 1 ? ", " : "", t[1], n > 2 ? ", " : "", t[2]);
+}
+
+/* Stan's check_size_match wording: "fn: name1 (n1) and name2 (n2) must match in size" */
+static int size_match(const char *fn, const char *n1, int s1, const char *n2, int s2) {
+  if (s1 == s2) return AD_OK;
+  return ad_fail(AD_EINVALID, "%s: %s (%d) and %s (%d) must match in size", fn, n1, s1, n2, s2);
+}
+
+/* ---- multiply: scalar * scalar ---- */
+
+static int mul_scalars(const tm_v *x, const tm_v *y, tm_v *out) {
+  if (x->base == TM_INT && y->base == TM_INT) {
+    long long p = (long long)x->ival[0] * (long long)y->ival[0];
+    if (p > INT_MAX || p < INT_MIN)
+      return ad_fail(AD_EDOMAIN, "multiply: integer overflow in %d * %d", x->ival[0], y->ival[0]);
+    return tm_set_int(out, (int)p);
+  }
+  double a = tm_get(x, 0), b = tm_get(y, 0);
+  ad_var r;
+  int rc;
+  if (x->adj && y->adj) rc = ad_binary((ad_var){x->val, x->adj}, (ad_var){y->val, y->adj}, a * b, b, a, &r);
+  else if (x->adj) rc = ad_unary((ad_var){x->val, x->adj}, a * b, b, &r);
+  else if (y->adj) rc = ad_unary((ad_var){y->val, y->adj}, a * b, a, &r);
+  else {
+    rc = tm_set_real(out, a * b);
+    out->dep = (unsigned char)(x->dep || y->dep);
+    return rc;
+  }
+  return rc ? rc : tm_set_var(out, r);
+}
+
+/* ---- multiply: scalar * container ---- */
+
+typedef struct {
+  ad_node hdr;
+  size_t n;
+  double s, *sadj;             /* the scalar and its adjoint (NULL for data) */
+  double *x, *xadj;            /* container values (copied when s is autodiff) */
+  double *cadj;
+} scale_node;
+
+static void scale_chain(ad_node *self) {
+  scale_node *p = (scale_node *)self;
+  if (p->xadj) for (size_t i = 0; i < p->n; i++) p->xadj[i] += p->s * p->cadj[i];
+  if (p->sadj) {
+    double g = 0;
+    for (size_t i = 0; i < p->n; i++) g += p->cadj[i] * p->x[i];
+    *p->sadj += g;
+  }
+}
+
+static int mul_scale(const tm_v *x, const tm_v *s, tm_v *out) {
+  int ad = x->adj || s->adj;
+  int rc = tm_new_like(out, x, ad);
+  if (rc) return rc;
+  double sv = tm_get(s, 0);
+  size_t n = tm_numel(x);
+  for (size_t i = 0; i < n; i++) out->val[i] = sv * tm_get(x, i);
+  if (!ad) { mark_dep(out, x, 1); mark_dep(out, s, 1); return AD_OK; }
+  scale_node *p = ad_node_new(sizeof *p, scale_chain);
+  if (!p) return AD_EMEMORY;
+  p->n = n;
+  p->s = sv;
+  p->sadj = s->adj;
+  p->xadj = x->adj;
+  p->x = NULL;
+  p->cadj = out->adj;
+  if (s->adj && !(p->x = copy_vals(x))) return AD_EMEMORY;
+  return AD_OK;
+}
+
+/* ---- multiply: matrix products, C (m x n) = A (m x k) B (k x n) ---- */
+
+typedef struct {
+  ad_node hdr;
+  int m, k, n;
+  double *A, *B;               /* copies: A needed for Bbar, B for Abar */
+  double *Aadj, *Badj, *Cadj;
+} matmul_node;
+
+static void matmul_chain(ad_node *self) {
+  matmul_node *p = (matmul_node *)self;
+  if (p->Aadj) tm_la_gemm_nt(p->m, p->k, p->n, 1.0, p->Cadj, p->B, p->Aadj);
+  if (p->Badj) tm_la_gemm_tn(p->k, p->n, p->m, 1.0, p->A, p->Cadj, p->Badj);
+}
+
+/* Result type of a product, or -1 when Stan has no such overload. */
+static int product_base(const tm_v *x, const tm_v *y) {
+  if (x->narr || y->narr) return -1;
+  if (x->base == TM_ROW_VECTOR && y->base == TM_VECTOR) return TM_REAL;
+  if (x->base == TM_MATRIX && y->base == TM_VECTOR) return TM_VECTOR;
+  if (x->base == TM_ROW_VECTOR && y->base == TM_MATRIX) return TM_ROW_VECTOR;
+  if (x->base == TM_VECTOR && y->base == TM_ROW_VECTOR) return TM_MATRIX;
+  if (x->base == TM_MATRIX && y->base == TM_MATRIX) return TM_MATRIX;
+  return -1;
+}
+
+static int mul_matrix(const tm_call *c, const tm_v *a, tm_v *out) {
+  const tm_v *x = &a[0], *y = &a[1];
+  int base = product_base(x, y);
+  if (base < 0) return no_overload(c, a, 2);
+  if (x->cols != y->rows)
+    return ad_fail(AD_EINVALID, "multiply: Columns of m1 (%d) and Rows of m2 (%d) must match in size",
+                   x->cols, y->rows);
+  int m = x->rows, k = x->cols, n = y->cols;
+  int ad = x->adj || y->adj;
+  int rc = new_base(out, base, m, n, ad);
+  if (rc) return rc;
+  memset(out->val, 0, (size_t)m * (size_t)n * sizeof(double));
+  tm_la_gemm_nn(m, n, k, 1.0, x->val, y->val, out->val);
+  if (!ad) { mark_dep(out, a, 2); return AD_OK; }
+  matmul_node *p = ad_node_new(sizeof *p, matmul_chain);
+  if (!p) return AD_EMEMORY;
+  p->m = m; p->k = k; p->n = n;
+  p->Aadj = x->adj; p->Badj = y->adj; p->Cadj = out->adj;
+  p->A = p->B = NULL;
+  if (y->adj && !(p->A = copy_vals(x))) return AD_EMEMORY;
+  if (x->adj && !(p->B = copy_vals(y))) return AD_EMEMORY;
+  return AD_OK;
+}
+
+static int k_multiply(const tm_call *c, const tm_v *a, int n, tm_v *out) {
+  if (n != 2) return no_overload(c, a, n);
+  const tm_v *x = &a[0], *y = &a[1];
+  if (tm_is_scalar(x) && tm_is_scalar(y)) return mul_scalars(x, y, out);
+  if (x->narr || y->narr) return no_overload(c, a, n);
+  if (tm_is_scalar(x)) return mul_scale(y, x, out);
+  if (tm_is_scalar(y)) return mul_scale(x, y, out);
+  return mul_matrix(c, a, out);
+}
+
+/* ---- diagonal scalings: diag_pre_multiply, diag_post_multiply, quad_form_diag ---- */
+
+enum { DIAG_PRE, DIAG_POST, DIAG_QUAD };
+
+typedef struct {
+  ad_node hdr;
+  int kind, r, c;
+  double *v, *M;               /* copies: v needed for Mbar (and vbar of quad), M for vbar */
+  double *vadj, *Madj, *Cadj;
+} diag_node;
+
+static void diag_chain(ad_node *self) {
+  diag_node *p = (diag_node *)self;
+  int r = p->r, c = p->c;
+  for (int j = 0; j < c; j++)
+    for (int i = 0; i < r; i++) {
+      double g = AT(p->Cadj, r, i, j);
+      if (g == 0) continue;
+      switch (p->kind) {
+      case DIAG_PRE:
+        if (p->Madj) AT(p->Madj, r, i, j) += g * p->v[i];
+        if (p->vadj) p->vadj[i] += g * AT(p->M, r, i, j);
+        break;
+      case DIAG_POST:
+        if (p->Madj) AT(p->Madj, r, i, j) += g * p->v[j];
+        if (p->vadj) p->vadj[j] += g * AT(p->M, r, i, j);
+        break;
+      default:
+        if (p->Madj) AT(p->Madj, r, i, j) += g * p->v[i] * p->v[j];
+        if (p->vadj) {
+          double gm = g * AT(p->M, r, i, j);
+          p->vadj[i] += gm * p->v[j];
+          p->vadj[j] += gm * p->v[i];
+        }
+      }
+    }
+}
+
+/* data: the kind; argument order differs (pre takes (v, M), the others (M, v)) */
+static int k_diag(const tm_call *c, const tm_v *a, int n, tm_v *out) {
+  int kind = *(const int *)c->fn->data;
+  const char *fn = c->fn->name;
+  if (n != 2) return no_overload(c, a, n);
+  const tm_v *v = kind == DIAG_PRE ? &a[0] : &a[1];
+  const tm_v *M = kind == DIAG_PRE ? &a[1] : &a[0];
+  if (!is_vec(v) || !is_mat(M)) return no_overload(c, a, n);
+  int r = M->rows, cc = M->cols, nv = v->rows * v->cols, rc;
+  if (kind == DIAG_PRE) rc = size_match(fn, "m1.size()", nv, "m2.rows()", r);
+  else if (kind == DIAG_POST) rc = size_match(fn, "m2.size()", nv, "m1.cols()", cc);
+  else {
+    if ((rc = tm_check_square(fn, "mat", M))) return rc;
+    rc = size_match(fn, "rows of mat", r, "size of vec", nv);
+  }
+  if (rc) return rc;
+  int ad = v->adj || M->adj;
+  if ((rc = tm_new_matrix(out, r, cc, ad))) return rc;
+  for (int j = 0; j < cc; j++)
+    for (int i = 0; i < r; i++) {
+      double m = AT(M->val, r, i, j);
+      /* quad: v_i v_j first, so a symmetric M gives an exactly symmetric result */
+      AT(out->val, r, i, j) = kind == DIAG_PRE ? v->val[i] * m
+                              : kind == DIAG_POST ? m * v->val[j] : m * (v->val[i] * v->val[j]);
+    }
+  if (!ad) { mark_dep(out, a, 2); return AD_OK; }
+  diag_node *p = ad_node_new(sizeof *p, diag_chain);
+  if (!p) return AD_EMEMORY;
+  p->kind = kind; p->r = r; p->c = cc;
+  p->vadj = v->adj; p->Madj = M->adj; p->Cadj = out->adj;
+  p->v = p->M = NULL;
+  if ((M->adj || kind == DIAG_QUAD) && !(p->v = copy_vals(v))) return AD_EMEMORY;
+  if (v->adj && !(p->M = copy_vals(M))) return AD_EMEMORY;
+  return AD_OK;
+}
+
+/* ---- multiply_lower_tri_self_transpose: C = L L^T, L the lower triangle of m ---- */
+
+typedef struct {
+  ad_node hdr;
+  int r, c;
+  double *L, *Ladj, *Cadj;
+} lowtri_node;
+
+/* Lbar = (Cbar + Cbar^T) L, kept on the lower triangle (the only part read) */
+static void lowtri_chain(ad_node *self) {
+  lowtri_node *p = (lowtri_node *)self;
+  int r = p->r, c = p->c;
+  for (int k = 0; k < c && k < r; k++)
+    for (int i = k; i < r; i++) {
+      double s = 0;
+      for (int j = k; j < r; j++)
+        s += (AT(p->Cadj, r, i, j) + AT(p->Cadj, r, j, i)) * AT(p->L, r, j, k);
+      AT(p->Ladj, r, i, k) += s;
+    }
+}
+
+static int k_lowtri(const tm_call *c, const tm_v *a, int n, tm_v *out) {
+  if (n != 1 || !is_mat(&a[0])) return no_overload(c, a, n);
+  const tm_v *m = &a[0];
+  int r = m->rows, cc = m->cols, rc;
+  if ((rc = tm_new_matrix(out, r, r, m->adj != NULL))) return rc;
+  for (int j = 0; j < r; j++)
+    for (int i = j; i < r; i++) {
+      double s = 0;
+      for (int k = 0; k <= j && k < cc; k++) s += AT(m->val, r, i, k) * AT(m->val, r, j, k);
+      AT(out->val, r, i, j) = AT(out->val, r, j, i) = s;
+    }
+  if (!m->adj) { mark_dep(out, a, 1); return AD_OK; }
+  lowtri_node *p = ad_node_new(sizeof *p, lowtri_chain);
+  if (!p) return AD_EMEMORY;
+  p->r = r; p->c = cc;
+  p->Ladj = m->adj; p->Cadj = out->adj;
+  if (!(p->L = copy_vals(m))) return AD_EMEMORY;
+  return AD_OK;
+}
+
+/* ---- cholesky_decompose ---- */
+
+typedef struct {
+  ad_node hdr;
+  int n;
+  double *L, *work, *Aadj, *Ladj;
+} chol_node;
+
+/* The unblocked reverse algorithm of Murray (2016) as in Stan Math: walks
+** the forward recursion backwards, turning Lbar into Abar on the lower
+** triangle (the forward pass reads only the lower triangle of A, so that
+** is where its gradient lives). */
+static void chol_chain(ad_node *self) {
+  chol_node *p = (chol_node *)self;
+  int n = p->n;
+  double *L = p->L, *adjL = p->work;
+  for (int j = 0; j < n; j++)
+    for (int i = 0; i < n; i++) AT(adjL, n, i, j) = i >= j ? AT(p->Ladj, n, i, j) : 0.0;
+  for (int i = n - 1; i >= 0; i--)
+    for (int j = i; j >= 0; j--) {
+      double adjA;
+      if (i == j) adjA = 0.5 * AT(adjL, n, i, j) / AT(L, n, i, j);
+      else {
+        adjA = AT(adjL, n, i, j) / AT(L, n, j, j);
+        AT(adjL, n, j, j) -= AT(adjL, n, i, j) * AT(L, n, i, j) / AT(L, n, j, j);
+      }
+      for (int k = j - 1; k >= 0; k--) {
+        AT(adjL, n, i, k) -= adjA * AT(L, n, j, k);
+        AT(adjL, n, j, k) -= adjA * AT(L, n, i, k);
+      }
+      AT(p->Aadj, n, i, j) += adjA;
+    }
+}
+
+static int k_cholesky(const tm_call *c, const tm_v *a, int n, tm_v *out) {
+  static const char fn[] = "cholesky_decompose";
+  if (n != 1 || !is_mat(&a[0])) return no_overload(c, a, n);
+  const tm_v *A = &a[0];
+  int rc;
+  if ((rc = tm_check_square(fn, "m", A))) return rc;
+  if ((rc = tm_la_check_symmetric(fn, "m", A->rows, A->val))) return rc;
+  int k = A->rows;
+  if ((rc = tm_new_matrix(out, k, k, A->adj != NULL))) return rc;
+  if (tm_la_cholesky(k, A->val, out->val, NULL) >= 0)
+    return ad_fail(AD_EDOMAIN, "%s: Matrix m is not positive definite", fn);
+  if (!A->adj) { mark_dep(out, a, 1); return AD_OK; }
+  chol_node *p = ad_node_new(sizeof *p, chol_chain);
+  if (!p) return AD_EMEMORY;
+  p->n = k;
+  p->Aadj = A->adj; p->Ladj = out->adj;
+  size_t kk = (size_t)k * (size_t)k;
+  if (!(p->L = ad_alloc_doubles(kk ? kk : 1)) || !(p->work = ad_alloc_doubles(kk ? kk : 1)))
+    return AD_EMEMORY;
+  if (kk) memcpy(p->L, out->val, kk * sizeof(double));
+  return AD_OK;
+}
+
+/* ---- mdivide_left_tri_low: x = L^-1 b, L the lower triangle ---- */
+
+typedef struct {
+  ad_node hdr;
+  int n, nrhs;
+  double *L, *x, *work, *Ladj, *badj, *xadj;
+} trisolve_node;
+
+/* bbar = L^-T xbar; Lbar = -bbar x^T on the lower triangle */
+static void trisolve_chain(ad_node *self) {
+  trisolve_node *p = (trisolve_node *)self;
+  int n = p->n, m = p->nrhs;
+  size_t nm = (size_t)n * (size_t)m;
+  memcpy(p->work, p->xadj, nm * sizeof(double));
+  tm_la_trsm_lower_t(n, m, p->L, p->work);
+  if (p->badj) for (size_t i = 0; i < nm; i++) p->badj[i] += p->work[i];
+  if (p->Ladj)
+    for (int j = 0; j < n; j++)
+      for (int i = j; i < n; i++) {
+        double s = 0;
+        for (int c = 0; c < m; c++) s += AT(p->work, n, i, c) * AT(p->x, n, j, c);
+        AT(p->Ladj, n, i, j) -= s;
+      }
+}
+
+static int k_trisolve(const tm_call *c, const tm_v *a, int n, tm_v *out) {
+  static const char fn[] = "mdivide_left_tri_low";
+  if (n != 2 || !is_mat(&a[0]) || a[1].narr || (a[1].base != TM_VECTOR && a[1].base != TM_MATRIX))
+    return no_overload(c, a, n);
+  const tm_v *L = &a[0], *b = &a[1];
+  int rc;
+  if ((rc = tm_check_square(fn, "A", L))) return rc;
+  if (L->cols != b->rows)
+    return ad_fail(AD_EINVALID, "%s: Columns of A (%d) and Rows of b (%d) must match in size",
+                   fn, L->cols, b->rows);
+  int k = L->rows, m = b->cols, ad = L->adj || b->adj;
+  if ((rc = new_base(out, b->base, k, m, ad))) return rc;
+  size_t km = (size_t)k * (size_t)m;
+  if (km) memcpy(out->val, b->val, km * sizeof(double));
+  tm_la_trsm_lower(k, m, L->val, out->val);
+  if (!ad) { mark_dep(out, a, 2); return AD_OK; }
+  trisolve_node *p = ad_node_new(sizeof *p, trisolve_chain);
+  if (!p) return AD_EMEMORY;
+  p->n = k; p->nrhs = m;
+  p->Ladj = L->adj; p->badj = b->adj; p->xadj = out->adj;
+  p->x = NULL;
+  if (!(p->L = copy_vals(L)) || !(p->work = ad_alloc_doubles(km ? km : 1))) return AD_EMEMORY;
+  if (L->adj && !(p->x = copy_vals(out))) return AD_EMEMORY;
+  return AD_OK;
+}
+
+/* ---- gp_exp_quad_cov: K_ij = sigma^2 exp(-|x1_i - x2_j|^2 / (2 l^2)) ---- */
+
+typedef struct {
+  ad_node hdr;
+  int n1, n2, d;
+  double *x1, *x2, *x1adj, *x2adj;   /* x2 == x1 (and x2adj == x1adj) for K(x, x) */
+  double *K, *Kadj;
+  double s, l, *sadj, *ladj;
+} gp_node;
+
+static double sqdist(const double *a, const double *b, int d) {
+  double s = 0;
+  for (int c = 0; c < d; c++) { double t = a[c] - b[c]; s += t * t; }
+  return s;
+}
+
+static void gp_chain(ad_node *self) {
+  gp_node *p = (gp_node *)self;
+  int d = p->d;
+  double gs = 0, gl = 0, il2 = 1 / (p->l * p->l);
+  for (int j = 0; j < p->n2; j++)
+    for (int i = 0; i < p->n1; i++) {
+      double g = AT(p->Kadj, p->n1, i, j) * AT(p->K, p->n1, i, j);
+      if (g == 0) continue;
+      const double *xi = p->x1 + (size_t)i * d, *xj = p->x2 + (size_t)j * d;
+      gs += g;
+      if (p->ladj) gl += g * sqdist(xi, xj, d);
+      if (p->x1adj || p->x2adj)
+        for (int c = 0; c < d; c++) {
+          double t = g * (xi[c] - xj[c]) * il2;
+          if (p->x1adj) p->x1adj[(size_t)i * d + c] -= t;
+          if (p->x2adj) p->x2adj[(size_t)j * d + c] += t;
+        }
+    }
+  if (p->sadj) *p->sadj += 2 * gs / p->s;
+  if (p->ladj) *p->ladj += gl * il2 / p->l;
+}
+
+/* Points of an array[] real or array[] vector argument: count, dimension. */
+static int gp_points(const tm_call *c, const tm_v *x, const char *name, int *np, int *d) {
+  if (x->narr != 1 || x->base == TM_MATRIX) return ad_fail(AD_EINVALID, "%s: %s must be an array of reals or vectors", c->fn->name, name);
+  *np = x->dim[0];
+  *d = x->rows * x->cols;
+  return tm_check_not_nan(c->fn->name, name, x);
+}
+
+static int k_gp_exp_quad(const tm_call *c, const tm_v *a, int n, tm_v *out) {
+  const char *fn = c->fn->name;
+  if (n != 3 && n != 4) return no_overload(c, a, n);
+  const tm_v *x1 = &a[0], *x2 = n == 4 ? &a[1] : &a[0], *s = &a[n - 2], *l = &a[n - 1];
+  if (!tm_is_scalar(s) || !tm_is_scalar(l)) return no_overload(c, a, n);
+  int rc, n1, n2, d1, d2;
+  if ((rc = tm_check_positive(fn, "magnitude", s))) return rc;
+  if ((rc = tm_check_positive(fn, "length scale", l))) return rc;
+  if ((rc = gp_points(c, x1, n == 4 ? "x1" : "x", &n1, &d1))) return rc;
+  if ((rc = gp_points(c, x2, "x2", &n2, &d2))) return rc;
+  if ((x1->base <= TM_REAL) != (x2->base <= TM_REAL)) return no_overload(c, a, n);
+  if ((rc = size_match(fn, "dimension of x1", d1, "dimension of x2", d2))) return rc;
+  int ad = x1->adj || x2->adj || s->adj || l->adj;
+  if ((rc = tm_new_matrix(out, n1, n2, ad))) return rc;
+  double *p1 = copy_vals(x1), *p2 = n == 4 ? copy_vals(x2) : p1;
+  if (!p1 || !p2) return AD_EMEMORY;
+  double sv = tm_get(s, 0), lv = tm_get(l, 0), s2 = sv * sv, c2 = -0.5 / (lv * lv);
+  for (int j = 0; j < n2; j++)
+    for (int i = 0; i < n1; i++)
+      AT(out->val, n1, i, j) = s2 * exp(c2 * sqdist(p1 + (size_t)i * d1, p2 + (size_t)j * d1, d1));
+  if (!ad) { mark_dep(out, a, n); return AD_OK; }
+  gp_node *p = ad_node_new(sizeof *p, gp_chain);
+  if (!p) return AD_EMEMORY;
+  p->n1 = n1; p->n2 = n2; p->d = d1;
+  p->x1 = p1; p->x2 = p2; p->x1adj = x1->adj; p->x2adj = n == 4 ? x2->adj : x1->adj;
+  p->Kadj = out->adj;
+  p->s = sv; p->l = lv; p->sadj = s->adj; p->ladj = l->adj;
+  size_t nn = (size_t)n1 * (size_t)n2;
+  if (!(p->K = ad_alloc_doubles(nn ? nn : 1))) return AD_EMEMORY;
+  if (nn) memcpy(p->K, out->val, nn * sizeof(double));
+  return AD_OK;
+}
+
+static const int kind_pre = DIAG_PRE, kind_post = DIAG_POST, kind_quad = DIAG_QUAD;
+
+#define GP_SIG "matrix(array[] real, real, real); matrix(array[] vector, real, real); " \
+  "matrix(array[] real, array[] real, real, real); matrix(array[] vector, array[] vector, real, real)"
+
+const tm_fn tm_fns_matrix[] = {
+  {"multiply", "int(int, int); real(real, real); vector(real, vector); row_vector(real, row_vector); "
+   "matrix(real, matrix); vector(vector, real); row_vector(row_vector, real); matrix(matrix, real); "
+   "vector(matrix, vector); row_vector(row_vector, matrix); real(row_vector, vector); "
+   "matrix(vector, row_vector); matrix(matrix, matrix)", k_multiply, NULL},
+  {"diag_pre_multiply", "matrix(vector, matrix); matrix(row_vector, matrix)", k_diag, &kind_pre},
+  {"diag_post_multiply", "matrix(matrix, vector); matrix(matrix, row_vector)", k_diag, &kind_post},
+  {"quad_form_diag", "matrix(matrix, vector); matrix(matrix, row_vector)", k_diag, &kind_quad},
+  {"multiply_lower_tri_self_transpose", "matrix(matrix)", k_lowtri, NULL},
+  {"cholesky_decompose", "matrix(matrix)", k_cholesky, NULL},
+  {"mdivide_left_tri_low", "vector(matrix, vector); matrix(matrix, matrix)", k_trisolve, NULL},
+  {"gp_exp_quad_cov", GP_SIG, k_gp_exp_quad, NULL},
+  {"cov_exp_quad", GP_SIG, k_gp_exp_quad, NULL},
+  {NULL, NULL, NULL, NULL}
+};

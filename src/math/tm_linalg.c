@@ -1,0 +1,112 @@
+/*
+** tm_linalg.c -- the loops behind tm_linalg.h.
+**
+** Loop orders keep the innermost index running down a column, so memory is
+** read contiguously in column-major storage.
+*/
+#include <math.h>
+#include "../ad/ad.h"
+#include "tm_linalg.h"
+
+void tm_la_gemm_nn(int m, int n, int k, double alpha, const double *A, const double *B, double *C) {
+  for (int j = 0; j < n; j++)
+    for (int l = 0; l < k; l++) {
+      double b = alpha * TM_AT(B, k, l, j);
+      if (b == 0) continue;
+      const double *a = &TM_AT(A, m, 0, l);
+      double *c = &TM_AT(C, m, 0, j);
+      for (int i = 0; i < m; i++) c[i] += a[i] * b;
+    }
+}
+
+void tm_la_gemm_tn(int m, int n, int k, double alpha, const double *A, const double *B, double *C) {
+  for (int j = 0; j < n; j++)
+    for (int i = 0; i < m; i++) {
+      const double *a = &TM_AT(A, k, 0, i), *b = &TM_AT(B, k, 0, j);
+      double s = 0;
+      for (int l = 0; l < k; l++) s += a[l] * b[l];
+      TM_AT(C, m, i, j) += alpha * s;
+    }
+}
+
+void tm_la_gemm_nt(int m, int n, int k, double alpha, const double *A, const double *B, double *C) {
+  for (int l = 0; l < k; l++)
+    for (int j = 0; j < n; j++) {
+      double b = alpha * TM_AT(B, n, j, l);
+      if (b == 0) continue;
+      const double *a = &TM_AT(A, m, 0, l);
+      double *c = &TM_AT(C, m, 0, j);
+      for (int i = 0; i < m; i++) c[i] += a[i] * b;
+    }
+}
+
+/* Column-oriented (left-looking) Cholesky: column j needs the finished
+** columns 0..j-1 only, which also makes L == A safe. */
+int tm_la_cholesky(int n, const double *A, double *L, double *pivot) {
+  for (int j = 0; j < n; j++) {
+    for (int i = j; i < n; i++) TM_AT(L, n, i, j) = TM_AT(A, n, i, j);
+    for (int k = 0; k < j; k++) {
+      double ljk = TM_AT(L, n, j, k);
+      if (ljk == 0) continue;
+      for (int i = j; i < n; i++) TM_AT(L, n, i, j) -= TM_AT(L, n, i, k) * ljk;
+    }
+    double d = TM_AT(L, n, j, j);
+    if (!(d > 0) || !isfinite(d)) {
+      if (pivot) *pivot = d;
+      return j;
+    }
+    d = sqrt(d);
+    TM_AT(L, n, j, j) = d;
+    for (int i = j + 1; i < n; i++) TM_AT(L, n, i, j) /= d;
+    for (int i = 0; i < j; i++) TM_AT(L, n, i, j) = 0;
+  }
+  return -1;
+}
+
+void tm_la_trsm_lower(int n, int nrhs, const double *L, double *b) {
+  for (int c = 0; c < nrhs; c++) {
+    double *x = b + (size_t)c * (size_t)n;
+    for (int j = 0; j < n; j++) {
+      x[j] /= TM_AT(L, n, j, j);
+      double xj = x[j];
+      if (xj == 0) continue;
+      for (int i = j + 1; i < n; i++) x[i] -= TM_AT(L, n, i, j) * xj;
+    }
+  }
+}
+
+void tm_la_trsm_lower_t(int n, int nrhs, const double *L, double *b) {
+  for (int c = 0; c < nrhs; c++) {
+    double *x = b + (size_t)c * (size_t)n;
+    for (int j = n - 1; j >= 0; j--) {
+      const double *col = &TM_AT(L, n, 0, j);
+      double s = x[j];
+      for (int i = j + 1; i < n; i++) s -= col[i] * x[i];
+      x[j] = s / col[j];
+    }
+  }
+}
+
+void tm_la_chol_inverse(int n, const double *L, double *out) {
+  for (int j = 0; j < n; j++)
+    for (int i = 0; i < n; i++) TM_AT(out, n, i, j) = i == j ? 1.0 : 0.0;
+  tm_la_trsm_lower(n, n, L, out);
+  tm_la_trsm_lower_t(n, n, L, out);
+  /* symmetrise: the two halves differ by rounding only */
+  for (int j = 0; j < n; j++)
+    for (int i = j + 1; i < n; i++) {
+      double s = 0.5 * (TM_AT(out, n, i, j) + TM_AT(out, n, j, i));
+      TM_AT(out, n, i, j) = TM_AT(out, n, j, i) = s;
+    }
+}
+
+int tm_la_check_symmetric(const char *fn, const char *name, int n, const double *A) {
+  for (int j = 0; j < n; j++)
+    for (int i = j + 1; i < n; i++) {
+      double a = TM_AT(A, n, i, j), b = TM_AT(A, n, j, i);
+      if (!(fabs(a - b) <= 1e-8))
+        return ad_fail(AD_EDOMAIN, "%s: %s is not symmetric. %s[%d,%d] = %g, but %s[%d,%d] = %g",
+                       fn, name, name, j + 1, i + 1, b, name, i + 1, j + 1, a);
+    }
+  return AD_OK;
+}

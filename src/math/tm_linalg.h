@@ -1,0 +1,41 @@
+/*
+** tm_linalg.h -- small dense linear algebra on doubles, private to the
+** matrix module and the multivariate densities.
+**
+** Column-major storage with the leading dimension equal to the row count,
+** as tm_v stores matrices.  Plain loops: the matrices of Stan programs are
+** small, and a dependency on BLAS/LAPACK would tie the package to whatever
+** the R installation was linked with.
+*/
+#ifndef TM_LINALG_H
+#define TM_LINALG_H
+
+#include <stddef.h>
+
+#define TM_AT(A, ld, i, j) ((A)[(size_t)(j) * (size_t)(ld) + (size_t)(i)])
+
+/* C (m x n) += alpha * A (m x k) * B (k x n) */
+void tm_la_gemm_nn(int m, int n, int k, double alpha, const double *A, const double *B, double *C);
+/* C (m x n) += alpha * A^T * B, A is k x m, B is k x n */
+void tm_la_gemm_tn(int m, int n, int k, double alpha, const double *A, const double *B, double *C);
+/* C (m x n) += alpha * A * B^T, A is m x k, B is n x k */
+void tm_la_gemm_nt(int m, int n, int k, double alpha, const double *A, const double *B, double *C);
+
+/* Lower Cholesky factor of the lower triangle of A (n x n) into L (upper
+** triangle zeroed; L may equal A).  Returns -1 on success, else the index of
+** the pivot that was not positive (or NaN); *pivot gets its value. */
+int tm_la_cholesky(int n, const double *A, double *L, double *pivot);
+
+/* Solve L x = b in place for nrhs columns (b is n x nrhs), reading only the
+** lower triangle of L; and L^T x = b. */
+void tm_la_trsm_lower(int n, int nrhs, const double *L, double *b);
+void tm_la_trsm_lower_t(int n, int nrhs, const double *L, double *b);
+
+/* Stan's check_symmetric (absolute tolerance 1e-8) on an n x n matrix:
+** AD_OK or an AD_EDOMAIN failure naming fn and the argument. */
+int tm_la_check_symmetric(const char *fn, const char *name, int n, const double *A);
+
+/* inverse of L L^T from its Cholesky factor L, full symmetric n x n */
+void tm_la_chol_inverse(int n, const double *L, double *out);
+
+#endif
