@@ -61,7 +61,7 @@ static int job_fail(void *p) {
   tm_v a[3] = {tm_real_view(&y, NULL), tm_real_view(&mu, NULL), tm_real_view(&sigma, NULL)};
   int n;
   const tm_fn *f = tm_lookup("normal_lpdf", &n);
-  if (!f) return ad_fail(AD_EDOMAIN, "normal_lpdf: Scale parameter is -1, but must be positive!");
+  if (!f) return ad_fail(AD_EINVALID, "the math library has no normal_lpdf");
   tm_v out;
   return tm_invoke(f, 0, NULL, a, 3, &out);
 }
@@ -263,12 +263,10 @@ static int one_gradient(ad_stack *main_stack, ad_stack *scoped, double *out) {
   tm_v lp;
   int cnt;
   const tm_fn *f = tm_lookup("normal_lpdf", &cnt);
-  if (f) {
-    if ((rc = tm_invoke(f, 0, NULL, args, 3, &lp))) return rc;
-    acc.val = lp.val; acc.adj = lp.adj;
-  } else {
-    acc = sigma;
-  }
+  if (!f) return ad_fail(AD_EINVALID, "the math library has no normal_lpdf");
+  if ((rc = tm_invoke(f, 0, NULL, args, 3, &lp))) return rc;
+  acc.val = lp.val;
+  acc.adj = lp.adj;
   for (int i = 0; i < 500; i++) if ((rc = mul(acc, sigma, &acc)) || (rc = add(acc, sigma, &acc))) return rc;
   job j = {.in = acc};
   if ((rc = ad_scoped_execute(scoped, job_square, &j))) return rc;

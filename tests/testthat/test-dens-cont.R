@@ -293,7 +293,7 @@ test_that("bad arguments give Stan's messages", {
   }
   e("normal_lpdf", list(1, 0.5, -1), "normal_lpdf: Scale parameter is -1, but must be positive!")
   e("normal_lpdf", list(1, 0.5, c(1, -1)), "normal_lpdf: Scale parameter[2] is -1, but must be positive!")
-  e("normal_lpdf", list(NaN, 0, 1), "normal_lpdf: Random variable is nan, but must be not nan!")
+  e("normal_lpdf", list(NaN, 0, 1), "normal_lpdf: Random variable is nan, but must not be nan!")
   e("normal_lpdf", list(1, Inf, 1), "normal_lpdf: Location parameter is inf, but must be finite!")
   e("normal_lpdf", list(c(1, 2), c(1, 2, 3), 1),
     "normal_lpdf: Size of Random variable (2) and size of Location parameter (3) must match in size",
@@ -310,7 +310,7 @@ test_that("bad arguments give Stan's messages", {
   e("lognormal_lpdf", list(-1, 0, 1), "lognormal_lpdf: Random variable is -1, but must be nonnegative!")
   e("exponential_lpdf", list(1, -2), "exponential_lpdf: Inverse scale parameter is -2, but must be positive finite!")
   e("gamma_lpdf", list(1, -1, 1), "gamma_lpdf: Shape parameter is -1, but must be positive finite!")
-  e("gamma_lpdf", list(NaN, 1, 1), "gamma_lpdf: Random variable is nan, but must be not nan!")
+  e("gamma_lpdf", list(NaN, 1, 1), "gamma_lpdf: Random variable is nan, but must not be nan!")
   e("inv_gamma_lpdf", list(1, 1, 0), "inv_gamma_lpdf: Scale parameter is 0, but must be positive finite!")
   e("weibull_lpdf", list(1, 0, 1), "weibull_lpdf: Shape parameter is 0, but must be positive finite!")
   e("beta_lpdf", list(1.5, 1, 1), "beta_lpdf: Random variable is 1.5, but must be in the interval [0, 1]")
