@@ -155,12 +155,20 @@ typedef struct tm_dens {
   /* d[i]: partials for argument i, NULL unless it is autodiff; one entry per
   ** element (a scalar argument has one, accumulated over the broadcast). */
   double *d[TM_DENS_MAXARGS];
+  /* x[i][j * inc[i]]: element j of the broadcast of argument i as a double
+  ** (ints converted once), inc 0 for scalars; for kernels' inner loops. */
+  const double *x[TM_DENS_MAXARGS];
+  size_t inc[TM_DENS_MAXARGS];
 } tm_dens;
 
 /* Check that container arguments agree in size (names[i] is the argument's
 ** name in Stan's messages: "Random variable", "Location parameter"...),
-** allocate zeroed partials for autodiff arguments. */
+** allocate zeroed partials for autodiff arguments, and set x and inc. */
 int tm_dens_begin(tm_dens *D, const tm_call *c, const tm_v *a, int nargs, const char *const *names);
+/* The same, but the partials of container arguments are left uninitialised:
+** for kernels that assign every element (saves a pass over memory). */
+int tm_dens_begin_assign(tm_dens *D, const tm_call *c, const tm_v *a, int nargs,
+                         const char *const *names);
 /* Keep a term that depends on the arguments in mask (bit i = argument i)? */
 static inline int tm_dens_keep(const tm_dens *D, unsigned mask) {
   if (!D->propto) return 1;

@@ -8,7 +8,8 @@
 #include <string.h>
 #include "tm.h"
 
-int tm_dens_begin(tm_dens *D, const tm_call *c, const tm_v *a, int nargs, const char *const *names) {
+static int begin(tm_dens *D, const tm_call *c, const tm_v *a, int nargs, const char *const *names,
+                 int assign) {
   memset(D, 0, sizeof *D);
   D->fn = c->fn ? c->fn->name : "density";
   D->a = a;
@@ -27,11 +28,31 @@ int tm_dens_begin(tm_dens *D, const tm_call *c, const tm_v *a, int nargs, const 
   }
   D->n = n;
   for (int i = 0; i < nargs; i++) {
-    if (!a[i].adj) continue;
     size_t m = tm_is_scalar(&a[i]) ? 1 : tm_numel(&a[i]);
-    if (!(D->d[i] = ad_alloc_zeros(m ? m : 1))) return AD_EMEMORY;
+    D->inc[i] = tm_is_scalar(&a[i]) ? 0 : 1;
+    if (a[i].base == TM_INT) {
+      double *x = ad_alloc_doubles(m ? m : 1);
+      if (!x) return AD_EMEMORY;
+      for (size_t j = 0; j < m; j++) x[j] = (double)a[i].ival[j];
+      D->x[i] = x;
+    } else {
+      D->x[i] = a[i].val;
+    }
+    if (a[i].adj) {
+      D->d[i] = assign && m > 1 ? ad_alloc_doubles(m) : ad_alloc_zeros(m ? m : 1);
+      if (!D->d[i]) return AD_EMEMORY;
+    }
   }
   return AD_OK;
+}
+
+int tm_dens_begin(tm_dens *D, const tm_call *c, const tm_v *a, int nargs, const char *const *names) {
+  return begin(D, c, a, nargs, names, 0);
+}
+
+int tm_dens_begin_assign(tm_dens *D, const tm_call *c, const tm_v *a, int nargs,
+                         const char *const *names) {
+  return begin(D, c, a, nargs, names, 1);
 }
 
 int tm_dens_end(tm_dens *D, double logp, tm_v *out) {
