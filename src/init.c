@@ -1,12 +1,12 @@
 /*
-** r_init.c -- registration of the .Call entry points and load-time set-up.
+** init.c -- registration of the .Call entry points and load-time set-up.
 */
 #include <R.h>
 #include <Rinternals.h>
 #include <R_ext/Rdynload.h>
-#include "../ad/ad.h"
-#include "../math/tm.h"
-#include "r_entries.h"
+#include "ad/ad.h"
+#include "math/tm.h"
+#include "r/r_entries.h"
 
 #define ENTRY(name, n) {#name, (DL_FUNC)&name, n}
 static const R_CallMethodDef entries[] = {
