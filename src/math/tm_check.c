@@ -15,52 +15,55 @@ static void argname(char *buf, size_t size, const char *arg, const tm_v *v, size
   else snprintf(buf, size, "%s[%zu]", arg, i + 1);
 }
 
-typedef int (*pred)(double x, double lo, double hi);
-
 /* must: the requirement as Stan words it after "but must be " (or, when it
 ** starts with '-', after "but must "), including any final "!". */
-static int check_all(const char *fn, const char *arg, const tm_v *v, pred ok,
-                     double lo, double hi, const char *must) {
-  size_t n = tm_numel(v);
+static int report(const char *fn, const char *arg, const tm_v *v, size_t i, const char *must) {
+  char name[160];
+  double x = tm_get(v, i);
+  argname(name, sizeof name, arg, v, i);
+  if (must[0] == '-')
+    return ad_fail(AD_EDOMAIN, "%s: %s is %.17g, but must %s", fn, name, x, must + 1);
+  return ad_fail(AD_EDOMAIN, "%s: %s is %.17g, but must be %s", fn, name, x, must);
+}
+
+/* Each check is a tight loop over the values (the densities run them on
+** every element of every call, so no per-element indirection), and the
+** message is formatted only for the first failing element. */
+#define DEFINE_CHECK(NAME, OK, MUST)                                          \
+  int NAME(const char *fn, const char *arg, const tm_v *v) {                  \
+    size_t n = tm_is_scalar(v) ? 1 : tm_numel(v);                             \
+    if (v->base == TM_INT) {                                                  \
+      for (size_t i = 0; i < n; i++) {                                        \
+        double x = (double)v->ival[i];                                        \
+        if (!(OK)) return report(fn, arg, v, i, MUST);                        \
+      }                                                                       \
+    } else {                                                                  \
+      const double *p = v->val;                                               \
+      for (size_t i = 0; i < n; i++) {                                        \
+        double x = p[i];                                                      \
+        if (!(OK)) return report(fn, arg, v, i, MUST);                        \
+      }                                                                       \
+    }                                                                         \
+    return AD_OK;                                                             \
+  }
+
+DEFINE_CHECK(tm_check_finite, isfinite(x), "finite!")
+DEFINE_CHECK(tm_check_not_nan, !isnan(x), "-not be nan!")
+DEFINE_CHECK(tm_check_positive, x > 0, "positive!")
+DEFINE_CHECK(tm_check_positive_finite, x > 0 && isfinite(x), "positive finite!")
+DEFINE_CHECK(tm_check_nonnegative, x >= 0, "nonnegative!")
+
+int tm_check_bounded(const char *fn, const char *arg, const tm_v *v, double lo, double hi) {
+  size_t n = tm_is_scalar(v) ? 1 : tm_numel(v);
   for (size_t i = 0; i < n; i++) {
     double x = tm_get(v, i);
-    if (!ok(x, lo, hi)) {
-      char name[160];
-      argname(name, sizeof name, arg, v, i);
-      if (must[0] == '-')
-        return ad_fail(AD_EDOMAIN, "%s: %s is %.17g, but must %s", fn, name, x, must + 1);
-      return ad_fail(AD_EDOMAIN, "%s: %s is %.17g, but must be %s", fn, name, x, must);
+    if (!(x >= lo && x <= hi)) {
+      char must[96];
+      snprintf(must, sizeof must, "in the interval [%g, %g]", lo, hi);
+      return report(fn, arg, v, i, must);
     }
   }
   return AD_OK;
-}
-
-static int is_finite(double x, double lo, double hi) { (void)lo; (void)hi; return isfinite(x); }
-static int not_nan(double x, double lo, double hi) { (void)lo; (void)hi; return !isnan(x); }
-static int is_pos(double x, double lo, double hi) { (void)lo; (void)hi; return x > 0; }
-static int is_pos_finite(double x, double lo, double hi) { (void)lo; (void)hi; return x > 0 && isfinite(x); }
-static int is_nonneg(double x, double lo, double hi) { (void)lo; (void)hi; return x >= 0; }
-static int in_bounds(double x, double lo, double hi) { return x >= lo && x <= hi; }
-
-int tm_check_finite(const char *fn, const char *arg, const tm_v *v) {
-  return check_all(fn, arg, v, is_finite, 0, 0, "finite!");
-}
-int tm_check_not_nan(const char *fn, const char *arg, const tm_v *v) {
-  return check_all(fn, arg, v, not_nan, 0, 0, "-not be nan!");
-}
-int tm_check_positive(const char *fn, const char *arg, const tm_v *v) {
-  return check_all(fn, arg, v, is_pos, 0, 0, "positive!");
-}
-int tm_check_positive_finite(const char *fn, const char *arg, const tm_v *v) {
-  return check_all(fn, arg, v, is_pos_finite, 0, 0, "positive finite!");
-}
-int tm_check_nonnegative(const char *fn, const char *arg, const tm_v *v) {
-  return check_all(fn, arg, v, is_nonneg, 0, 0, "nonnegative!");
-}
-int tm_check_bounded(const char *fn, const char *arg, const tm_v *v, double lo, double hi) {
-  char must[96];
-  snprintf(must, sizeof must, "in the interval [%g, %g]", lo, hi);
-  return check_all(fn, arg, v, in_bounds, lo, hi, must);
 }
 
 int tm_check_size_match(const char *fn, const char *name1, size_t n1, const char *name2, size_t n2) {
