@@ -1,3 +1,632 @@
-/* tm_rng_fns.c -- placeholder table; the module's functions are being written. */
+/*
+** tm_rng_fns.c -- Stan's _rng functions.
+**
+** Univariate functions share one kernel driven by an rng_def: it checks the
+** arguments (per argument, in order, with Stan's messages), broadcasts them
+** as Stan does (all scalars give a scalar; any container gives an array of
+** its size) and calls the def's sampler once per element.  The samplers on
+** doubles live in tm_rng_dist.c.  Arguments are data to an _rng function:
+** autodiff arguments are read by value and no node is ever recorded.
+*/
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
 #include "tm_tables.h"
-const tm_fn tm_fns_rng[] = { {NULL, NULL, NULL, NULL} };
+#include "tm_special.h"
+#include "tm_rng_dist.h"
+
+#define POISSON_MAX_RATE 1073741824.0              /* 2^30, as Stan */
+#define CONSTRAINT_TOLERANCE 1e-8
+
+/* ---- argument checks ---- */
+enum {
+  CK_NONE, CK_FINITE, CK_POS_FINITE, CK_POSITIVE, CK_NONNEG, CK_NOT_NAN,
+  CK_PROB,        /* finite and in [0, 1] */
+  CK_RATE,        /* nonnegative and below 2^30 (poisson_rng) */
+  CK_LOG_RATE,    /* not NaN and below 30 log 2 (poisson_log_rng) */
+  CK_ABOVE_PREV,  /* finite and greater than the previous argument (uniform_rng) */
+  CK_GE_PREV,     /* at least the previous argument (discrete_range_rng) */
+  CK_UNIT_OPEN    /* in (0, 1) (beta_proportion_rng) */
+};
+
+/* A sampler: params p[] (one per argument, broadcast), draw in *x.  It may
+** fail, as Stan's neg_binomial_2_rng does when its gamma draw is too big. */
+typedef int (*rng_draw)(tm_rng *r, const double *p, double *x);
+
+typedef struct rng_def {
+  const char *name;
+  int nargs;
+  int is_int;                      /* result int (TM_INT) rather than real */
+  rng_draw draw;
+  const char *argname[3];
+  unsigned char check[3];
+} rng_def;
+
+static void elem_name(char *buf, size_t size, const char *arg, const tm_v *v, size_t i) {
+  if (tm_is_scalar(v)) snprintf(buf, size, "%s", arg);
+  else snprintf(buf, size, "%s[%zu]", arg, i + 1);
+}
+
+/* x < bound for every element, Stan's check_less. */
+static int check_less(const char *fn, const char *arg, const tm_v *v, double bound) {
+  size_t n = tm_numel(v);
+  for (size_t i = 0; i < n; i++) {
+    double x = tm_get(v, i);
+    if (!(x < bound)) {
+      char name[160];
+      elem_name(name, sizeof name, arg, v, i);
+      return ad_fail(AD_EDOMAIN, "%s: %s is %.17g, but must be less than %g", fn, name, x, bound);
+    }
+  }
+  return AD_OK;
+}
+
+/* y > low (or >= when ge) elementwise, low broadcast: Stan's check_greater
+** and check_greater_or_equal. */
+static int check_greater(const char *fn, const char *arg, const tm_v *y, const tm_v *low, int ge) {
+  size_t n = tm_numel(y), nl = tm_numel(low);
+  if (!tm_is_scalar(y) && !tm_is_scalar(low) && n != nl) return AD_OK;  /* size check reports it */
+  size_t m = tm_is_scalar(y) ? nl : n;
+  for (size_t i = 0; i < m; i++) {
+    double x = tm_get(y, i), lo = tm_get(low, i);
+    if (!(x > lo || (ge && x == lo))) {
+      char name[160];
+      elem_name(name, sizeof name, arg, y, i);
+      return ad_fail(AD_EDOMAIN, "%s: %s is %.17g, but must be greater than %s%.17g", fn, name, x,
+                     ge ? "or equal to " : "", lo);
+    }
+  }
+  return AD_OK;
+}
+
+static int check_arg(const rng_def *d, const tm_v *a, int i) {
+  const char *fn = d->name, *arg = d->argname[i];
+  int rc = AD_OK;
+  switch (d->check[i]) {
+  case CK_NONE: break;
+  case CK_FINITE: rc = tm_check_finite(fn, arg, &a[i]); break;
+  case CK_POS_FINITE: rc = tm_check_positive_finite(fn, arg, &a[i]); break;
+  case CK_POSITIVE: rc = tm_check_positive(fn, arg, &a[i]); break;
+  case CK_NONNEG: rc = tm_check_nonnegative(fn, arg, &a[i]); break;
+  case CK_NOT_NAN: rc = tm_check_not_nan(fn, arg, &a[i]); break;
+  case CK_PROB:
+    if (!(rc = tm_check_finite(fn, arg, &a[i]))) rc = tm_check_bounded(fn, arg, &a[i], 0, 1);
+    break;
+  case CK_RATE:
+    if (!(rc = tm_check_nonnegative(fn, arg, &a[i]))) rc = check_less(fn, arg, &a[i], POISSON_MAX_RATE);
+    break;
+  case CK_LOG_RATE:
+    if (!(rc = tm_check_not_nan(fn, arg, &a[i]))) rc = check_less(fn, arg, &a[i], 30 * TM_LOG_2);
+    break;
+  case CK_ABOVE_PREV:
+    if (!(rc = tm_check_finite(fn, arg, &a[i]))) rc = check_greater(fn, arg, &a[i], &a[i - 1], 0);
+    break;
+  case CK_GE_PREV: rc = check_greater(fn, arg, &a[i], &a[i - 1], 1); break;
+  case CK_UNIT_OPEN:
+    if (!(rc = tm_check_positive(fn, arg, &a[i]))) rc = check_less(fn, arg, &a[i], 1.0);
+    break;
+  }
+  return rc;
+}
+
+/* ---- results ---- */
+
+static int new_array(tm_v *out, int base, int inner_rows, size_t n) {
+  memset(out, 0, sizeof *out);
+  out->base = (unsigned char)base;
+  out->rows = inner_rows;
+  out->cols = 1;
+  out->narr = 1;
+  out->dim[0] = (int)n;
+  size_t m = n * (size_t)inner_rows;
+  if (base == TM_INT) out->ival = ad_alloc((m ? m : 1) * sizeof(int));
+  else out->val = ad_alloc_doubles(m ? m : 1);
+  return (out->ival || out->val) ? AD_OK : ad_fail(AD_EMEMORY, "out of memory");
+}
+
+static int need_rng(const tm_call *c, const char *fn) {
+  if (c->rng) return AD_OK;
+  return ad_fail(AD_EINVALID, "%s: no random number generator here", fn);
+}
+
+static int nargs_ok(const char *fn, int nargs, int want) {
+  if (nargs == want) return AD_OK;
+  return ad_fail(AD_EINVALID, "%s: expected %d arguments, got %d", fn, want, nargs);
+}
+
+/* An int result of a draw: the samplers keep within int range, but a
+** double is clamped rather than converted out of range. */
+static int to_int(double x) {
+  if (!(x < 2147483647.0)) return 2147483647;
+  return x > -2147483648.0 ? (int)x : -2147483647 - 1;
+}
+
+/* ---- the generic univariate kernel ---- */
+
+static int rng_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
+  const rng_def *d = c->fn->data;
+  int rc;
+  if ((rc = need_rng(c, d->name)) || (rc = nargs_ok(d->name, nargs, d->nargs))) return rc;
+  for (int i = 0; i < nargs; i++)
+    if ((rc = check_arg(d, a, i))) return rc;
+  int first = -1;
+  size_t n = 1;
+  for (int i = 0; i < nargs; i++) {
+    if (tm_is_scalar(&a[i])) continue;
+    if (first < 0) { first = i; n = tm_numel(&a[i]); continue; }
+    if ((rc = tm_check_size_match(d->name, d->argname[first], n, d->argname[i], tm_numel(&a[i]))))
+      return rc;
+  }
+  if (first < 0) {
+    if ((rc = d->is_int ? tm_new_int(out) : tm_new_real(out, 0))) return ad_fail(rc, "out of memory");
+  } else if ((rc = new_array(out, d->is_int ? TM_INT : TM_REAL, 1, n))) return rc;
+  double p[3] = {0, 0, 0}, x;
+  for (size_t j = 0; j < n; j++) {
+    for (int i = 0; i < nargs; i++) p[i] = tm_get(&a[i], j);
+    if ((rc = d->draw(c->rng, p, &x))) return rc;
+    if (d->is_int) out->ival[j] = to_int(x);
+    else out->val[j] = x;
+  }
+  return AD_OK;
+}
+
+/* ---- samplers of the univariate functions ---- */
+
+static int d_normal(tm_rng *r, const double *p, double *x) { *x = p[0] + p[1] * tm_rng_normal(r); return 0; }
+static int d_std_normal(tm_rng *r, const double *p, double *x) { (void)p; *x = tm_rng_normal(r); return 0; }
+static int d_student_t(tm_rng *r, const double *p, double *x) {
+  *x = p[1] + p[2] * tm_rd_student_t(r, p[0]);
+  return 0;
+}
+static int d_cauchy(tm_rng *r, const double *p, double *x) {
+  *x = p[0] + p[1] * tan(TM_PI * (tm_rng_uniform(r) - 0.5));
+  return 0;
+}
+/* an exponential with a random sign */
+static int d_double_exponential(tm_rng *r, const double *p, double *x) {
+  double e = tm_rd_exponential(r);
+  *x = p[0] + p[1] * (tm_rng_next(r) >> 63 ? e : -e);
+  return 0;
+}
+static int d_logistic(tm_rng *r, const double *p, double *x) {
+  double u = tm_rng_uniform(r);
+  *x = p[0] + p[1] * (log(u) - log1p(-u));
+  return 0;
+}
+static int d_lognormal(tm_rng *r, const double *p, double *x) { *x = exp(p[0] + p[1] * tm_rng_normal(r)); return 0; }
+static int d_exponential(tm_rng *r, const double *p, double *x) { *x = tm_rd_exponential(r) / p[0]; return 0; }
+static int d_gamma(tm_rng *r, const double *p, double *x) { *x = tm_rd_gamma(r, p[0]) / p[1]; return 0; }
+static int d_inv_gamma(tm_rng *r, const double *p, double *x) { *x = p[1] / tm_rd_gamma(r, p[0]); return 0; }
+static int d_weibull(tm_rng *r, const double *p, double *x) {
+  *x = p[1] * pow(tm_rd_exponential(r), 1.0 / p[0]);
+  return 0;
+}
+static int d_beta(tm_rng *r, const double *p, double *x) { *x = tm_rd_beta(r, p[0], p[1]); return 0; }
+static int d_uniform(tm_rng *r, const double *p, double *x) {
+  *x = p[0] + (p[1] - p[0]) * tm_rng_uniform(r);
+  return 0;
+}
+static int d_bernoulli(tm_rng *r, const double *p, double *x) { *x = tm_rng_uniform(r) < p[0]; return 0; }
+static int d_bernoulli_logit(tm_rng *r, const double *p, double *x) {
+  *x = tm_rng_uniform(r) < tm_inv_logit(p[0]);
+  return 0;
+}
+static int d_binomial(tm_rng *r, const double *p, double *x) { *x = tm_rd_binomial(r, (int)p[0], p[1]); return 0; }
+static int d_binomial_logit(tm_rng *r, const double *p, double *x) {
+  *x = tm_rd_binomial(r, (int)p[0], tm_inv_logit(p[1]));
+  return 0;
+}
+static int d_poisson(tm_rng *r, const double *p, double *x) { *x = tm_rd_poisson(r, p[0]); return 0; }
+static int d_poisson_log(tm_rng *r, const double *p, double *x) { *x = tm_rd_poisson(r, exp(p[0])); return 0; }
+
+/* Gamma-poisson mixture, with Stan's checks on the intermediate draw. */
+static int gamma_poisson(tm_rng *r, const char *fn, const char *scale_name, double shape, double scale, double *x) {
+  if (!(scale > 0 && isfinite(scale)))
+    return ad_fail(AD_EDOMAIN, "%s: %s is %.17g, but must be positive finite!", fn, scale_name, scale);
+  double lambda = tm_rd_gamma(r, shape) * scale;
+  const char *g = "Random number that came from gamma distribution";
+  if (!(lambda < POISSON_MAX_RATE))
+    return ad_fail(AD_EDOMAIN, "%s: %s is %.17g, but must be less than %g", fn, g, lambda, POISSON_MAX_RATE);
+  *x = tm_rd_poisson(r, lambda);
+  return 0;
+}
+static int d_neg_binomial(tm_rng *r, const double *p, double *x) {
+  return gamma_poisson(r, "neg_binomial_rng", "Inverse of the inverse scale parameter", p[0], 1.0 / p[1], x);
+}
+static int d_neg_binomial_2(tm_rng *r, const double *p, double *x) {
+  return gamma_poisson(r, "neg_binomial_2_rng", "Location parameter divided by the precision parameter",
+                       p[1], p[0] / p[1], x);
+}
+static int d_neg_binomial_2_log(tm_rng *r, const double *p, double *x) {
+  return gamma_poisson(r, "neg_binomial_2_log_rng",
+                       "Exponential of the log-location parameter divided by the precision parameter",
+                       p[1], exp(p[0]) / p[1], x);
+}
+
+static int d_chi_square(tm_rng *r, const double *p, double *x) { *x = 2.0 * tm_rd_gamma(r, 0.5 * p[0]); return 0; }
+static int d_inv_chi_square(tm_rng *r, const double *p, double *x) { *x = 0.5 / tm_rd_gamma(r, 0.5 * p[0]); return 0; }
+static int d_scaled_inv_chi_square(tm_rng *r, const double *p, double *x) {
+  *x = p[0] * p[1] * p[1] / (2.0 * tm_rd_gamma(r, 0.5 * p[0]));
+  return 0;
+}
+static int d_exp_mod_normal(tm_rng *r, const double *p, double *x) {
+  *x = p[0] + p[1] * tm_rng_normal(r) + tm_rd_exponential(r) / p[2];
+  return 0;
+}
+static int d_gumbel(tm_rng *r, const double *p, double *x) { *x = p[0] - p[1] * log(tm_rd_exponential(r)); return 0; }
+static int d_frechet(tm_rng *r, const double *p, double *x) { *x = p[1] * pow(tm_rd_exponential(r), -1.0 / p[0]); return 0; }
+static int d_rayleigh(tm_rng *r, const double *p, double *x) { *x = p[0] * sqrt(2.0 * tm_rd_exponential(r)); return 0; }
+static int d_pareto(tm_rng *r, const double *p, double *x) { *x = p[0] * exp(tm_rd_exponential(r) / p[1]); return 0; }
+static int d_pareto_type_2(tm_rng *r, const double *p, double *x) {
+  *x = p[0] + p[1] * expm1(tm_rd_exponential(r) / p[2]);
+  return 0;
+}
+static int d_loglogistic(tm_rng *r, const double *p, double *x) {
+  double u = tm_rng_uniform(r);
+  *x = p[0] * exp((log(u) - log1p(-u)) / p[1]);
+  return 0;
+}
+/* |Z0| picks the sign of a correlated Z1 (Azzalini's representation). */
+static int d_skew_normal(tm_rng *r, const double *p, double *x) {
+  double delta = p[2] / sqrt(1.0 + p[2] * p[2]);
+  double z0 = tm_rng_normal(r), z1 = delta * z0 + sqrt(1.0 - delta * delta) * tm_rng_normal(r);
+  *x = p[0] + p[1] * (z0 >= 0 ? z1 : -z1);
+  return 0;
+}
+static int d_beta_proportion(tm_rng *r, const double *p, double *x) {
+  *x = tm_rd_beta(r, p[0] * p[1], (1.0 - p[0]) * p[1]);
+  return 0;
+}
+static int d_beta_binomial(tm_rng *r, const double *p, double *x) {
+  *x = tm_rd_binomial(r, (int)p[0], tm_rd_beta(r, p[1], p[2]));
+  return 0;
+}
+static int d_discrete_range(tm_rng *r, const double *p, double *x) {
+  double width = p[1] - p[0] + 1.0;
+  *x = p[0] + fmin(floor(tm_rng_uniform(r) * width), width - 1.0);
+  return 0;
+}
+
+#define LOC "Location parameter"
+#define SCALE "Scale parameter"
+static const rng_def D_normal = {"normal_rng", 2, 0, d_normal, {LOC, SCALE}, {CK_FINITE, CK_POS_FINITE}};
+static const rng_def D_std_normal = {"std_normal_rng", 0, 0, d_std_normal, {NULL}, {CK_NONE}};
+static const rng_def D_student_t = {"student_t_rng", 3, 0, d_student_t,
+  {"Degrees of freedom parameter", LOC, SCALE}, {CK_POS_FINITE, CK_FINITE, CK_POS_FINITE}};
+static const rng_def D_cauchy = {"cauchy_rng", 2, 0, d_cauchy, {LOC, SCALE}, {CK_FINITE, CK_POS_FINITE}};
+static const rng_def D_double_exponential = {"double_exponential_rng", 2, 0, d_double_exponential,
+  {LOC, SCALE}, {CK_FINITE, CK_POS_FINITE}};
+static const rng_def D_logistic = {"logistic_rng", 2, 0, d_logistic, {LOC, SCALE}, {CK_FINITE, CK_POS_FINITE}};
+static const rng_def D_lognormal = {"lognormal_rng", 2, 0, d_lognormal, {LOC, SCALE}, {CK_FINITE, CK_POS_FINITE}};
+static const rng_def D_exponential = {"exponential_rng", 1, 0, d_exponential,
+  {"Inverse scale parameter"}, {CK_POS_FINITE}};
+static const rng_def D_gamma = {"gamma_rng", 2, 0, d_gamma,
+  {"Shape parameter", "Inverse scale parameter"}, {CK_POS_FINITE, CK_POS_FINITE}};
+static const rng_def D_inv_gamma = {"inv_gamma_rng", 2, 0, d_inv_gamma,
+  {"Shape parameter", SCALE}, {CK_POS_FINITE, CK_POS_FINITE}};
+static const rng_def D_weibull = {"weibull_rng", 2, 0, d_weibull,
+  {"Shape parameter", SCALE}, {CK_POS_FINITE, CK_POS_FINITE}};
+static const rng_def D_beta = {"beta_rng", 2, 0, d_beta,
+  {"First shape parameter", "Second shape parameter"}, {CK_POS_FINITE, CK_POS_FINITE}};
+static const rng_def D_uniform = {"uniform_rng", 2, 0, d_uniform,
+  {"Lower bound parameter", "Upper bound parameter"}, {CK_FINITE, CK_ABOVE_PREV}};
+static const rng_def D_bernoulli = {"bernoulli_rng", 1, 1, d_bernoulli, {"Probability parameter"}, {CK_PROB}};
+static const rng_def D_bernoulli_logit = {"bernoulli_logit_rng", 1, 1, d_bernoulli_logit,
+  {"Logit transformed probability parameter"}, {CK_FINITE}};
+static const rng_def D_binomial = {"binomial_rng", 2, 1, d_binomial,
+  {"Population size parameter", "Probability parameter"}, {CK_NONNEG, CK_PROB}};
+static const rng_def D_binomial_logit = {"binomial_logit_rng", 2, 1, d_binomial_logit,
+  {"Population size parameter", "Logit transformed probability parameter"}, {CK_NONNEG, CK_FINITE}};
+static const rng_def D_poisson = {"poisson_rng", 1, 1, d_poisson, {"Rate parameter"}, {CK_RATE}};
+static const rng_def D_poisson_log = {"poisson_log_rng", 1, 1, d_poisson_log, {"Log rate parameter"}, {CK_LOG_RATE}};
+static const rng_def D_chi_square = {"chi_square_rng", 1, 0, d_chi_square,
+  {"Degrees of freedom parameter"}, {CK_POS_FINITE}};
+static const rng_def D_inv_chi_square = {"inv_chi_square_rng", 1, 0, d_inv_chi_square,
+  {"Degrees of freedom parameter"}, {CK_POS_FINITE}};
+static const rng_def D_scaled_inv_chi_square = {"scaled_inv_chi_square_rng", 2, 0, d_scaled_inv_chi_square,
+  {"Degrees of freedom parameter", SCALE}, {CK_POS_FINITE, CK_POS_FINITE}};
+static const rng_def D_exp_mod_normal = {"exp_mod_normal_rng", 3, 0, d_exp_mod_normal,
+  {LOC, SCALE, "Inv_scale parameter"}, {CK_FINITE, CK_POS_FINITE, CK_POS_FINITE}};
+static const rng_def D_gumbel = {"gumbel_rng", 2, 0, d_gumbel, {LOC, SCALE}, {CK_FINITE, CK_POS_FINITE}};
+static const rng_def D_frechet = {"frechet_rng", 2, 0, d_frechet,
+  {"Shape parameter", SCALE}, {CK_POS_FINITE, CK_POS_FINITE}};
+static const rng_def D_rayleigh = {"rayleigh_rng", 1, 0, d_rayleigh, {SCALE}, {CK_POS_FINITE}};
+static const rng_def D_pareto = {"pareto_rng", 2, 0, d_pareto,
+  {SCALE, "Shape parameter"}, {CK_POS_FINITE, CK_POS_FINITE}};
+static const rng_def D_pareto_type_2 = {"pareto_type_2_rng", 3, 0, d_pareto_type_2,
+  {LOC, SCALE, "Shape parameter"}, {CK_FINITE, CK_POS_FINITE, CK_POS_FINITE}};
+static const rng_def D_loglogistic = {"loglogistic_rng", 2, 0, d_loglogistic,
+  {SCALE, "Shape parameter"}, {CK_POS_FINITE, CK_POS_FINITE}};
+static const rng_def D_skew_normal = {"skew_normal_rng", 3, 0, d_skew_normal,
+  {LOC, SCALE, "Shape parameter"}, {CK_FINITE, CK_POS_FINITE, CK_FINITE}};
+static const rng_def D_beta_proportion = {"beta_proportion_rng", 2, 0, d_beta_proportion,
+  {LOC, "Precision parameter"}, {CK_UNIT_OPEN, CK_POS_FINITE}};
+static const rng_def D_beta_binomial = {"beta_binomial_rng", 3, 1, d_beta_binomial,
+  {"Population size parameter", "First prior sample size parameter", "Second prior sample size parameter"},
+  {CK_NONNEG, CK_POS_FINITE, CK_POS_FINITE}};
+static const rng_def D_discrete_range = {"discrete_range_rng", 2, 1, d_discrete_range,
+  {"Lower bound parameter", "Upper bound parameter"}, {CK_NONE, CK_GE_PREV}};
+static const rng_def D_neg_binomial = {"neg_binomial_rng", 2, 1, d_neg_binomial,
+  {"Shape parameter", "Inverse scale parameter"}, {CK_POS_FINITE, CK_POS_FINITE}};
+static const rng_def D_neg_binomial_2 = {"neg_binomial_2_rng", 2, 1, d_neg_binomial_2,
+  {LOC, "Precision parameter"}, {CK_POS_FINITE, CK_POS_FINITE}};
+static const rng_def D_neg_binomial_2_log = {"neg_binomial_2_log_rng", 2, 1, d_neg_binomial_2_log,
+  {"Log-location parameter", "Inverse dispersion parameter"}, {CK_FINITE, CK_POS_FINITE}};
+
+/* ---- multivariate ---- */
+
+/* The location argument of multi_normal(_cholesky)_rng: one vector or row
+** vector, or an array of them; all must have the same size. */
+typedef struct { int narr, count, k; } locs;
+
+static int loc_shape(const char *fn, const tm_v *mu, locs *s) {
+  if (mu->narr > 1 || (mu->base != TM_VECTOR && mu->base != TM_ROW_VECTOR))
+    return ad_fail(AD_EINVALID, "%s: Location parameter must be a vector, row_vector or an array of them", fn);
+  s->narr = mu->narr;
+  s->count = mu->narr ? mu->dim[0] : 1;
+  s->k = mu->base == TM_VECTOR ? mu->rows : mu->cols;
+  return AD_OK;
+}
+
+static int check_symmetric(const char *fn, const char *arg, const tm_v *S) {
+  int n = S->rows;
+  for (int j = 0; j < n; j++)
+    for (int i = j + 1; i < n; i++) {
+      double a = S->val[i + (size_t)j * n], b = S->val[j + (size_t)i * n];
+      if (!(fabs(a - b) <= CONSTRAINT_TOLERANCE))
+        return ad_fail(AD_EDOMAIN, "%s: %s is not symmetric. %s[%d,%d] = %.17g, but %s[%d,%d] = %.17g",
+                       fn, arg, arg, j + 1, i + 1, b, arg, i + 1, j + 1, a);
+    }
+  return AD_OK;
+}
+
+/* out[k] = mu[k] + sum_j L[k, j] z[j] for each location; L is used whole
+** (not only its lower triangle), as Stan's multi_normal_cholesky_rng does. */
+static int mvn_draws(tm_rng *r, const tm_v *mu, const locs *s, const double *L, tm_v *out) {
+  int rc, k = s->k;
+  if (s->narr) rc = new_array(out, TM_VECTOR, k, (size_t)s->count);
+  else rc = tm_new_vector(out, k, 0);
+  if (rc) return ad_fail(AD_EMEMORY, "out of memory");
+  double *z = ad_alloc_doubles(k ? (size_t)k : 1);
+  if (!z) return ad_fail(AD_EMEMORY, "out of memory");
+  for (int m = 0; m < s->count; m++) {
+    double *o = out->val + (size_t)m * k;
+    for (int j = 0; j < k; j++) z[j] = tm_rng_normal(r);
+    for (int i = 0; i < k; i++) {
+      double acc = mu->val[(size_t)m * k + i];
+      for (int j = 0; j < k; j++) acc += L[i + (size_t)j * k] * z[j];
+      o[i] = acc;
+    }
+  }
+  return AD_OK;
+}
+
+static int multi_normal_common(const tm_call *c, const tm_v *a, int nargs, tm_v *out, int chol) {
+  const char *fn = chol ? "multi_normal_cholesky_rng" : "multi_normal_rng";
+  const char *sname = chol ? "Cholesky factor of covariance matrix" : "Covariance matrix";
+  int rc;
+  locs s = {0, 0, 0};
+  if ((rc = need_rng(c, fn)) || (rc = nargs_ok(fn, nargs, 2)) || (rc = loc_shape(fn, &a[0], &s))) return rc;
+  const tm_v *S = &a[1];
+  if (S->narr || S->base != TM_MATRIX) return ad_fail(AD_EINVALID, "%s: %s must be a matrix", fn, sname);
+  if (s.narr && s.count == 0) s.k = S->rows;   /* no locations: an empty array */
+  if (!chol && S->rows <= 0)
+    return ad_fail(AD_EINVALID, "%s: Covariance matrix rows is %d, but must be positive!", fn, S->rows);
+  if ((rc = tm_check_size_match(fn, "Rows of location parameter", (size_t)s.k, chol ? "Rows of Cholesky factor" : "Rows of Sigma", (size_t)S->rows)))
+    return rc;
+  if ((rc = tm_check_square(fn, sname, S)) || (rc = tm_check_finite(fn, "Location parameter", &a[0])))
+    return rc;
+  const double *L = S->val;
+  if (!chol) {
+    if ((rc = tm_check_not_nan(fn, sname, S)) || (rc = check_symmetric(fn, sname, S))) return rc;
+    double *F = ad_alloc_doubles((size_t)s.k * (size_t)s.k);
+    if (!F) return ad_fail(AD_EMEMORY, "out of memory");
+    if (tm_rd_cholesky(s.k, S->val, F))
+      return ad_fail(AD_EDOMAIN, "%s: Covariance matrix is not positive definite", fn);
+    L = F;
+  }
+  return mvn_draws(c->rng, &a[0], &s, L, out);
+}
+
+static int k_multi_normal(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
+  return multi_normal_common(c, a, nargs, out, 0);
+}
+static int k_multi_normal_cholesky(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
+  return multi_normal_common(c, a, nargs, out, 1);
+}
+
+/* Normalised gammas; in log space when a shape is below 1, where the gamma
+** draws themselves may underflow (Stan's method). */
+static int k_dirichlet(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
+  const char *fn = "dirichlet_rng";
+  int rc;
+  if ((rc = need_rng(c, fn)) || (rc = nargs_ok(fn, nargs, 1))) return rc;
+  if ((rc = tm_check_positive_finite(fn, "prior sample sizes", &a[0]))) return rc;
+  int k = (int)tm_numel(&a[0]);
+  if ((rc = tm_new_vector(out, k, 0))) return ad_fail(AD_EMEMORY, "out of memory");
+  if (k == 0) return AD_OK;
+  double amin = a[0].val[0];
+  for (int i = 1; i < k; i++) amin = fmin(amin, a[0].val[i]);
+  if (amin < 1) {
+    double lse = -INFINITY;
+    for (int i = 0; i < k; i++) {
+      out->val[i] = tm_rd_log_gamma(c->rng, a[0].val[i]);
+      lse = tm_log_sum_exp2(lse, out->val[i]);
+    }
+    for (int i = 0; i < k; i++) out->val[i] = exp(out->val[i] - lse);
+  } else {
+    double sum = 0;
+    for (int i = 0; i < k; i++) sum += out->val[i] = tm_rd_gamma(c->rng, a[0].val[i]);
+    for (int i = 0; i < k; i++) out->val[i] /= sum;
+  }
+  return AD_OK;
+}
+
+/* Canonical partial correlations from beta draws, turned into the Cholesky
+** factor of a correlation matrix (Stan's lkj_corr_cholesky_rng and
+** read_corr_L: the C-vine / onion construction of Lewandowski, Kurowicka
+** and Joe 2009). */
+static int lkj_chol(const tm_call *c, const tm_v *a, int nargs, tm_v *out, const char *fn) {
+  int rc;
+  if ((rc = need_rng(c, fn)) || (rc = nargs_ok(fn, nargs, 2))) return rc;
+  if ((rc = tm_check_nonnegative(fn, "Dimension", &a[0])) || (rc = tm_check_positive_finite(fn, "Shape parameter", &a[1])))
+    return rc;
+  int K = tm_geti(&a[0], 0);
+  double eta = tm_get(&a[1], 0);
+  if ((rc = tm_new_matrix(out, K, K, 0))) return ad_fail(AD_EMEMORY, "out of memory");
+  double *L = out->val;
+  for (size_t i = 0; i < (size_t)K * K; i++) L[i] = 0;
+  if (K == 0) return AD_OK;
+  L[0] = 1;
+  if (K == 1) return AD_OK;
+  double *acc = ad_alloc_doubles((size_t)K);   /* 1 - squared norm so far, per row */
+  if (!acc) return ad_fail(AD_EMEMORY, "out of memory");
+  for (int i = 0; i < K; i++) acc[i] = 1;
+  double alpha = eta + 0.5 * (K - 1);
+  for (int j = 0; j < K - 1; j++) {            /* column j */
+    alpha -= 0.5;
+    if (j > 0) L[j + (size_t)j * K] = sqrt(acc[j]);
+    for (int i = j + 1; i < K; i++) {
+      double cpc = 2.0 * tm_rd_beta(c->rng, alpha, alpha) - 1.0;
+      L[i + (size_t)j * K] = cpc * sqrt(acc[i]);
+      acc[i] *= 1.0 - cpc * cpc;
+    }
+  }
+  L[(K - 1) + (size_t)(K - 1) * K] = sqrt(acc[K - 1]);
+  return AD_OK;
+}
+
+static int k_lkj_corr_cholesky(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
+  return lkj_chol(c, a, nargs, out, "lkj_corr_cholesky_rng");
+}
+
+/* L L' of the Cholesky draw. */
+static int k_lkj_corr(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
+  tm_v Lv;
+  int rc = lkj_chol(c, a, nargs, &Lv, "lkj_corr_rng");
+  if (rc) return rc;
+  int K = Lv.rows;
+  if ((rc = tm_new_matrix(out, K, K, 0))) return ad_fail(AD_EMEMORY, "out of memory");
+  for (int i = 0; i < K; i++)
+    for (int j = 0; j <= i; j++) {
+      double s = 0;
+      for (int k = 0; k <= j; k++) s += Lv.val[i + (size_t)k * K] * Lv.val[j + (size_t)k * K];
+      out->val[i + (size_t)j * K] = out->val[j + (size_t)i * K] = i == j ? 1.0 : s;
+    }
+  return AD_OK;
+}
+
+/* ---- categorical ---- */
+
+static int check_simplex(const char *fn, const char *arg, const tm_v *v) {
+  int rc = tm_check_nonzero_size(fn, arg, v);
+  if (rc) return rc;
+  size_t n = tm_numel(v);
+  double sum = 0;
+  for (size_t i = 0; i < n; i++) sum += v->val[i];
+  if (!(fabs(1.0 - sum) <= CONSTRAINT_TOLERANCE))
+    return ad_fail(AD_EDOMAIN, "%s: %s is not a valid simplex. sum(%s) = %.10g, but should be 1", fn, arg, arg, sum);
+  for (size_t i = 0; i < n; i++)
+    if (!(v->val[i] >= 0))
+      return ad_fail(AD_EDOMAIN, "%s: %s is not a valid simplex. %s[%zu] = %.17g, but should be greater than or equal to 0",
+                     fn, arg, arg, i + 1, v->val[i]);
+  return AD_OK;
+}
+
+/* Inversion on the cumulative sum; the last category takes any u beyond
+** the rounded total. */
+static int categorical_draw(tm_rng *r, const double *theta, int k) {
+  double u = tm_rng_uniform(r), cum = 0;
+  for (int i = 0; i < k - 1; i++) {
+    cum += theta[i];
+    if (u <= cum) return i + 1;
+  }
+  return k;
+}
+
+static int k_categorical(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
+  const char *fn = "categorical_rng";
+  int rc;
+  if ((rc = need_rng(c, fn)) || (rc = nargs_ok(fn, nargs, 1))) return rc;
+  if ((rc = check_simplex(fn, "Probabilities parameter", &a[0]))) return rc;
+  if ((rc = tm_new_int(out))) return ad_fail(AD_EMEMORY, "out of memory");
+  out->ival[0] = categorical_draw(c->rng, a[0].val, (int)tm_numel(&a[0]));
+  return AD_OK;
+}
+
+static int k_categorical_logit(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
+  const char *fn = "categorical_logit_rng";
+  int rc;
+  if ((rc = need_rng(c, fn)) || (rc = nargs_ok(fn, nargs, 1))) return rc;
+  if ((rc = tm_check_finite(fn, "Log odds parameter", &a[0])) ||
+      (rc = tm_check_nonzero_size(fn, "Log odds parameter", &a[0])))
+    return rc;
+  int k = (int)tm_numel(&a[0]);
+  double *theta = ad_alloc_doubles((size_t)k), mx = -INFINITY, sum = 0;
+  if (!theta) return ad_fail(AD_EMEMORY, "out of memory");
+  for (int i = 0; i < k; i++) mx = fmax(mx, a[0].val[i]);
+  for (int i = 0; i < k; i++) sum += theta[i] = exp(a[0].val[i] - mx);
+  for (int i = 0; i < k; i++) theta[i] /= sum;
+  if ((rc = tm_new_int(out))) return ad_fail(AD_EMEMORY, "out of memory");
+  out->ival[0] = categorical_draw(c->rng, theta, k);
+  return AD_OK;
+}
+
+/* ---- the table ---- */
+#define R1 "real(real); array[] real(reals)"
+#define R2 "real(real, real); array[] real(reals, reals)"
+#define R3 "real(real, real, real); array[] real(reals, reals, reals)"
+#define I1 "int(real); array[] int(reals)"
+#define I2 "int(real, real); array[] int(reals, reals)"
+#define IN "int(int, real); array[] int(ints, reals)"
+#define IN2 "int(int, real, real); array[] int(ints, reals, reals)"
+#define II "int(int, int); array[] int(ints, ints)"
+#define MVN "vector(vector, matrix); vector(row_vector, matrix); " \
+  "array[] vector(array[] vector, matrix); array[] vector(array[] row_vector, matrix)"
+
+const tm_fn tm_fns_rng[] = {
+  {"bernoulli_logit_rng", I1, rng_kernel, &D_bernoulli_logit},
+  {"bernoulli_rng", I1, rng_kernel, &D_bernoulli},
+  {"beta_binomial_rng", IN2, rng_kernel, &D_beta_binomial},
+  {"beta_proportion_rng", R2, rng_kernel, &D_beta_proportion},
+  {"beta_rng", R2, rng_kernel, &D_beta},
+  {"binomial_logit_rng", IN, rng_kernel, &D_binomial_logit},
+  {"binomial_rng", IN, rng_kernel, &D_binomial},
+  {"categorical_logit_rng", "int(vector)", k_categorical_logit, NULL},
+  {"categorical_rng", "int(vector)", k_categorical, NULL},
+  {"cauchy_rng", R2, rng_kernel, &D_cauchy},
+  {"chi_square_rng", R1, rng_kernel, &D_chi_square},
+  {"dirichlet_rng", "vector(vector)", k_dirichlet, NULL},
+  {"discrete_range_rng", II, rng_kernel, &D_discrete_range},
+  {"double_exponential_rng", R2, rng_kernel, &D_double_exponential},
+  {"exp_mod_normal_rng", R3, rng_kernel, &D_exp_mod_normal},
+  {"exponential_rng", R1, rng_kernel, &D_exponential},
+  {"frechet_rng", R2, rng_kernel, &D_frechet},
+  {"gamma_rng", R2, rng_kernel, &D_gamma},
+  {"gumbel_rng", R2, rng_kernel, &D_gumbel},
+  {"inv_chi_square_rng", R1, rng_kernel, &D_inv_chi_square},
+  {"inv_gamma_rng", R2, rng_kernel, &D_inv_gamma},
+  {"lkj_corr_cholesky_rng", "matrix(int, real)", k_lkj_corr_cholesky, NULL},
+  {"lkj_corr_rng", "matrix(int, real)", k_lkj_corr, NULL},
+  {"logistic_rng", R2, rng_kernel, &D_logistic},
+  {"loglogistic_rng", R2, rng_kernel, &D_loglogistic},
+  {"lognormal_rng", R2, rng_kernel, &D_lognormal},
+  {"multi_normal_cholesky_rng", MVN, k_multi_normal_cholesky, NULL},
+  {"multi_normal_rng", MVN, k_multi_normal, NULL},
+  {"neg_binomial_2_log_rng", I2, rng_kernel, &D_neg_binomial_2_log},
+  {"neg_binomial_2_rng", I2, rng_kernel, &D_neg_binomial_2},
+  {"neg_binomial_rng", I2, rng_kernel, &D_neg_binomial},
+  {"normal_rng", R2, rng_kernel, &D_normal},
+  {"pareto_rng", R2, rng_kernel, &D_pareto},
+  {"pareto_type_2_rng", R3, rng_kernel, &D_pareto_type_2},
+  {"poisson_log_rng", I1, rng_kernel, &D_poisson_log},
+  {"poisson_rng", I1, rng_kernel, &D_poisson},
+  {"rayleigh_rng", R1, rng_kernel, &D_rayleigh},
+  {"scaled_inv_chi_square_rng", R2, rng_kernel, &D_scaled_inv_chi_square},
+  {"skew_normal_rng", R3, rng_kernel, &D_skew_normal},
+  {"std_normal_rng", "real()", rng_kernel, &D_std_normal},
+  {"student_t_rng", R3, rng_kernel, &D_student_t},
+  {"uniform_rng", R2, rng_kernel, &D_uniform},
+  {"weibull_rng", R2, rng_kernel, &D_weibull},
+  {NULL, NULL, NULL, NULL}
+};
