@@ -1,55 +1,8 @@
 # Multivariate densities of tm_dens_multi.c.
 
-# Derivatives along a linear parametrization vec(arg i) = D %*% theta (the
-# same helper as in test-matrix.R; test files must stand alone).  Used where
-# moving one element at a time leaves the domain: a symmetric Sigma (D
-# duplicates the free lower triangle into both triangles; the kernel's
-# symmetric gradient times D is the derivative along symmetric directions),
-# a lower-triangular L for lkj_corr_cholesky (D selects the lower triangle),
-# and a simplex for dirichlet (D spans the directions that keep the sum).
-dup_matrix <- function(k) {
-  idx <- which(lower.tri(diag(k), diag = TRUE))
-  D <- matrix(0, k * k, length(idx))
-  for (p in seq_along(idx)) {
-    r <- (idx[p] - 1) %% k + 1; cc <- (idx[p] - 1) %/% k + 1
-    D[(cc - 1) * k + r, p] <- 1
-    D[(r - 1) * k + cc, p] <- 1
-  }
-  D
-}
-lower_select <- function(k) {
-  idx <- which(lower.tri(diag(k), diag = TRUE))
-  D <- matrix(0, k * k, length(idx))
-  D[cbind(idx, seq_along(idx))] <- 1
-  D
-}
-expect_gradient_linear <- function(fn, args, types, i, D, ad = rep(FALSE, length(args)),
-                                   propto = FALSE, tol = 1e-6) {
-  x0 <- as.numeric(unlist(args[[i]]))
-  ad[i] <- TRUE
-  theta <- qr.solve(D, x0)   # least squares
-  offset <- x0 - as.numeric(D %*% theta)   # nonzero for an affine parametrization (simplex)
-  r <- tp_call(fn, args, types, ad, propto)
-  Jad <- r$jacobian[[i]] %*% D
-  f <- function(th) {
-    a <- args
-    a[[i]] <- rebuild(args[[i]], offset + as.numeric(D %*% th))
-    unlist(tp_call(fn, a, types, rep(FALSE, length(a)), propto)$value)
-  }
-  Jfd <- matrix(0, length(f(theta)), length(theta))
-  for (j in seq_along(theta)) {
-    h <- 1e-3 * max(abs(theta[j]), 1e-2)
-    d <- function(h) {
-      tp <- theta; tp[j] <- tp[j] + h
-      tm <- theta; tm[j] <- tm[j] - h
-      (f(tp) - f(tm)) / (2 * h)
-    }
-    Jfd[, j] <- (4 * d(h / 2) - d(h)) / 3
-  }
-  err <- abs(Jad - Jfd) / pmax(abs(Jfd), 1e-3)
-  expect_true(all(err < tol), label = sprintf("%s: argument %d along D (max rel err %.3g)", fn, i, max(err)))
-  invisible(r)
-}
+# Gradients along linear parametrizations (helper-linear.R) are used where
+# moving one element at a time leaves the domain: a symmetric Sigma, a
+# lower-triangular L for lkj_corr_cholesky, and a simplex for dirichlet.
 
 set.seed(7)
 spd <- function(k) { X <- matrix(rnorm(k * k), k); crossprod(X) / k + diag(k) }
