@@ -24,21 +24,26 @@ value_at <- function(fn, args, types, i, x, propto = FALSE, ad = rep(FALSE, leng
   unlist(tp_call(fn, args, types, ad, propto)$value)
 }
 
-# Central differences with one Richardson step: error O(h^4).
-fd_jacobian <- function(fn, args, types, i, propto = FALSE, ad = rep(FALSE, length(args))) {
-  x0 <- as.numeric(unlist(args[[i]]))
-  f0 <- value_at(fn, args, types, i, x0, propto, ad)
+# Central differences with one Richardson step: error O(h^4).  f maps a
+# numeric vector to a numeric vector; the result has one row per output.
+fd_jac <- function(f, x0) {
+  f0 <- f(x0)
   J <- matrix(0, length(f0), length(x0))
   for (j in seq_along(x0)) {
     h <- 1e-3 * max(abs(x0[j]), 1e-2)
     d <- function(h) {
       xp <- x0; xp[j] <- xp[j] + h
       xm <- x0; xm[j] <- xm[j] - h
-      (value_at(fn, args, types, i, xp, propto, ad) - value_at(fn, args, types, i, xm, propto, ad)) / (2 * h)
+      (f(xp) - f(xm)) / (2 * h)
     }
     J[, j] <- (4 * d(h / 2) - d(h)) / 3
   }
   J
+}
+
+# Finite-difference Jacobian of a library function in its argument i.
+fd_jacobian <- function(fn, args, types, i, propto = FALSE, ad = rep(FALSE, length(args))) {
+  fd_jac(function(x) value_at(fn, args, types, i, x, propto, ad), as.numeric(unlist(args[[i]])))
 }
 
 # Expect the autodiff Jacobian of every argument marked in `ad` to match

@@ -7,21 +7,6 @@ tr_value <- function(name, x, params = list(), shape = "real", types = NULL) {
   c(unlist(r$value), r$lp)
 }
 
-# Central differences with one Richardson step: error O(h^4).
-tr_fd <- function(f, x0) {
-  f0 <- f(x0)
-  J <- matrix(0, length(f0), length(x0))
-  for (j in seq_along(x0)) {
-    h <- 1e-3 * max(abs(x0[j]), 1e-2)
-    d <- function(h) {
-      xp <- x0; xp[j] <- xp[j] + h
-      xm <- x0; xm[j] <- xm[j] - h
-      (f(xp) - f(xm)) / (2 * h)
-    }
-    J[, j] <- (4 * d(h / 2) - d(h)) / 3
-  }
-  J
-}
 
 # log |det| of the Jacobian of x -> the independent constrained coordinates
 # `keep` (indices into the flattened value) equals the transform's lp.
@@ -29,7 +14,7 @@ expect_logdet <- function(name, x, params = list(), shape, keep = NULL, tol = 1e
   r <- tp_transform(name, x, params, shape)
   v <- unlist(r$value)
   if (is.null(keep)) keep <- seq_along(v)
-  J <- tr_fd(function(u) unlist(tp_transform(name, u, params, shape)$value)[keep], x)
+  J <- fd_jac(function(u) unlist(tp_transform(name, u, params, shape)$value)[keep], x)
   expect_equal(nrow(J), length(x), label = paste(name, "independent coordinates"))
   ld <- as.numeric(determinant(J, logarithm = TRUE)$modulus)
   expect_equal(r$lp, ld, tolerance = tol, label = paste(name, shape, "lp"),
@@ -52,7 +37,7 @@ expect_tr_gradient <- function(name, x, params = list(), shape = "real",
       if (!is.null(dim(inputs[[i]]))) dim(a[[i]]) <- dim(inputs[[i]])
       tr_value(name, a[[1]], a[-1], shape, types)
     }
-    fd <- tr_fd(f, as.numeric(inputs[[i]]))
+    fd <- fd_jac(f, as.numeric(inputs[[i]]))
     J <- r$jacobian[[i]]
     expect_false(is.null(J), label = paste(name, "Jacobian for input", i))
     err <- abs(J - fd) / pmax(abs(fd), 1e-3)
