@@ -7,6 +7,10 @@
 #include "ad/ad.h"
 #include "math/tm.h"
 #include "r/r_entries.h"
+#include "r/r_entries_parse.h"
+#include "r/r_entries_data.h"
+#include "r/r_entries_model.h"
+#include "r/r_entries_check.h"
 
 #define ENTRY(name, n) {#name, (DL_FUNC)&name, n}
 static const R_CallMethodDef entries[] = {
@@ -14,6 +18,10 @@ static const R_CallMethodDef entries[] = {
   ENTRY(tp_rng, 5),
   ENTRY(tp_functions, 0),
   R_ENTRIES_EXTRA
+  R_ENTRIES_PARSE
+  R_ENTRIES_DATA
+  R_ENTRIES_MODEL
+  R_ENTRIES_CHECK
   {NULL, NULL, 0}
 };
 

@@ -9,7 +9,8 @@ bash "$here/tools/deps.sh" || { echo "dependency installation failed"; echo "0 p
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
-export _R_CHECK_FORCE_SUGGESTS_=false _R_CHECK_SYSTEM_CLOCK_=FALSE
+# NOT_CRAN: run the snapshot tests of messages too (testthat skips them on CRAN)
+export _R_CHECK_FORCE_SUGGESTS_=false _R_CHECK_SYSTEM_CLOCK_=FALSE NOT_CRAN=true
 echo "== R CMD build"
 if ! R CMD build "$here" > build.log 2>&1; then
   cat build.log; echo "0 passed, 1 failed"; exit 1

@@ -1,31 +1,25 @@
-# tapestry's bundled example: the log density and gradient of the
-# conjugate normal model (inst/extdata/conjugate_normal.stan) at the points
-# where Stan itself computed them, from the package's C math library.
+# tapestry's bundled example: the Stan program inst/extdata/conjugate_normal.stan,
+# parsed and bound to its data with no compiler, evaluated at the points where
+# Stan itself computed its log density and gradient.
 #
 #   model { mu ~ normal(mu0, tau0); y ~ normal(mu, sigma); }
 #
-# `~` drops constant terms, so both densities are evaluated with
-# propto = TRUE; mu is the only parameter and is unconstrained.
+# `~` drops constant terms, as in Stan; mu is the only parameter and is
+# unconstrained, so the unconstrained vector is mu itself.
 library(tapestry)
 
 ext <- function(f) system.file("extdata", f, package = "tapestry", mustWork = TRUE)
-data <- jsonlite::fromJSON(ext("conjugate_normal.data.json"))
+mod <- tapestry_model(ext("conjugate_normal.stan"))
+ctx <- mod$bind(ext("conjugate_normal.data.json"), seed = 1)
+print(ctx)
 ref <- jsonlite::fromJSON(ext("conjugate_normal.reference.json"), simplifyVector = FALSE)
 
-log_density <- function(mu) {
-  prior <- tp_call("normal_lpdf", list(mu, data$mu0, data$tau0),
-                   c("real", "real", "real"), ad = c(TRUE, FALSE, FALSE), propto = TRUE)
-  lik <- tp_call("normal_lpdf", list(data$y, mu, data$sigma),
-                 c("vector", "real", "real"), ad = c(FALSE, TRUE, FALSE), propto = TRUE)
-  c(log_prob = prior$value + lik$value,
-    gradient = prior$jacobian[[1]][1, 1] + lik$jacobian[[2]][1, 1])
-}
-
 rows <- lapply(ref$points, function(p) {
-  got <- log_density(p$upars)
+  g <- ctx$grad_log_prob(p$upars)
   data.frame(mu = p$upars,
-             log_prob = got[["log_prob"]], stan_log_prob = p$log_prob,
-             gradient = got[["gradient"]], stan_gradient = p$gradient)
+             log_prob = attr(g, "log_prob"), stan_log_prob = p$log_prob,
+             gradient = as.vector(g), stan_gradient = p$gradient,
+             y_rep = ctx$constrain_variables(p$upars)$y_rep)
 })
 result <- do.call(rbind, rows)
 print(result, digits = 15, row.names = FALSE)

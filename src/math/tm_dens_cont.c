@@ -20,55 +20,14 @@
 #include "tm_tables.h"
 #include "tm_special.h"
 
-/* ---- argument checks, run in Stan's order ---- */
-enum { CK_END = 0, CK_NOT_NAN, CK_FINITE, CK_POS, CK_POS_FINITE, CK_NONNEG, CK_UNIT, CK_GREATER };
+#include "tm_dens_def.h"
 
-typedef struct { unsigned char arg, kind; } dens_check;
-
-typedef struct dens_def {
-  int nargs;
-  const char *names[4];        /* Stan's argument names, for messages */
-  dens_check checks[6];        /* ends with CK_END */
-  /* cauchy and double_exponential return 0 for an all-constant propto
-  ** call before checking their arguments */
-  int late_checks;
-  int (*body)(tm_dens *D, double *logp);
-  /* the body assigns every element of container partials (no += ) */
-  int assigns;
-} dens_def;
-
-/* Stan's check_greater: argument `arg` must exceed argument arg - 1,
-** element by element over the broadcast (uniform's bounds). */
-static int check_greater(const tm_dens *D, const char *const *names, int arg) {
-  const tm_v *hi = &D->a[arg], *lo = &D->a[arg - 1];
-  for (size_t j = 0; j < D->n; j++) {
-    double h = tm_get(hi, j), l = tm_get(lo, j);
-    if (h > l) continue;
-    char name[160];
-    if (tm_is_scalar(hi)) snprintf(name, sizeof name, "%s", names[arg]);
-    else snprintf(name, sizeof name, "%s[%zu]", names[arg], j + 1);
-    return ad_fail(AD_EDOMAIN, "%s: %s is %.17g, but must be greater than %.17g", D->fn, name, h, l);
-  }
-  return AD_OK;
-}
+/* the definitions and their checks live in tm_dens_def.h, shared with the cdfs */
+typedef tm_dens_def dens_def;
+typedef tm_dens_check dens_check;
 
 static int run_checks(const dens_def *f, const tm_dens *D) {
-  for (const dens_check *k = f->checks; k->kind != CK_END; k++) {
-    const char *fn = D->fn, *nm = f->names[k->arg];
-    const tm_v *v = &D->a[k->arg];
-    int rc = AD_OK;
-    switch (k->kind) {
-    case CK_NOT_NAN:    rc = tm_check_not_nan(fn, nm, v); break;
-    case CK_FINITE:     rc = tm_check_finite(fn, nm, v); break;
-    case CK_POS:        rc = tm_check_positive(fn, nm, v); break;
-    case CK_POS_FINITE: rc = tm_check_positive_finite(fn, nm, v); break;
-    case CK_NONNEG:     rc = tm_check_nonnegative(fn, nm, v); break;
-    case CK_UNIT:       rc = tm_check_bounded(fn, nm, v, 0, 1); break;
-    case CK_GREATER:    rc = check_greater(D, f->names, k->arg); break;
-    }
-    if (rc) return rc;
-  }
-  return AD_OK;
+  return tm_dens_run_checks(D, f->names, f->checks);
 }
 
 /* `reals`: int, real, a 1-d array of them, vector or row vector. */
@@ -298,11 +257,12 @@ static int logistic_body(tm_dens *D, double *logp) {
   return AD_OK;
 }
 
-/* lognormal(y | mu, sigma).  Stan Math keeps -log(sqrt(2 pi)) even under
-** propto (it is not guarded by include_summand there); we follow it. */
+/* lognormal(y | mu, sigma).  Under propto -log(sqrt(2 pi)) is dropped, as
+** Stan 2.21 does (include_summand<propto>), which the reference values of
+** the shared models were computed with. */
 static int lognormal_body(tm_dens *D, double *logp) {
   if (any_below(D, 0, 0, 1)) { *logp = -INFINITY; return AD_OK; }
-  double lp = -TM_LOG_SQRT_2PI * (double)D->n;
+  double lp = D->propto ? 0.0 : -TM_LOG_SQRT_2PI * (double)D->n;
   for (size_t j = 0; j < D->n; j++) {
     double y = at(D, 0, j), inv_s = 1 / at(D, 2, j);
     double lm = log(y) - at(D, 1, j);
@@ -494,3 +454,8 @@ const tm_fn tm_fns_dens_cont[] = {
   {"uniform_lpdf",            SIG3, dens_kernel, &d_uniform},
   {NULL, NULL, NULL, NULL}
 };
+
+/* the kernel for definitions made in other modules */
+int tm_dens_def_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
+  return dens_kernel(c, a, nargs, out);
+}

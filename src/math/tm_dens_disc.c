@@ -20,6 +20,8 @@
 #include <string.h>
 #include "tm_tables.h"
 #include "tm_special.h"
+#include "tm_special_dist.h"
+#include "tm_dens_elem.h"
 
 /* ---- shared pieces ---- */
 
@@ -60,43 +62,17 @@ static double digamma_diff(double n, double phi) {
 ** (as R's dpois and dbinom do): the Stirling remainder and the deviance
 ** bd0 carry the cancellation analytically. */
 
-/* log(n!) - log(sqrt(2 pi n) (n/e)^n) */
-static double stirlerr(double n) {
-  const double S0 = 1.0 / 12, S1 = 1.0 / 360, S2 = 1.0 / 1260, S3 = 1.0 / 1680, S4 = 1.0 / 1188;
-  if (n <= 15) return tm_lgamma(n + 1) - (n + 0.5) * log(n) + n - TM_LOG_SQRT_2PI;
-  double nn = n * n;
-  if (n > 500) return (S0 - S1 / nn) / n;
-  if (n > 80) return (S0 - (S1 - S2 / nn) / nn) / n;
-  if (n > 35) return (S0 - (S1 - (S2 - S3 / nn) / nn) / nn) / n;
-  return (S0 - (S1 - (S2 - (S3 - S4 / nn) / nn) / nn) / nn) / n;
-}
-
-/* x log(x / np) + np - x, by its series when x is near np */
-static double bd0(double x, double np) {
-  if (fabs(x - np) < 0.1 * (x + np)) {
-    double v = (x - np) / (x + np), s = (x - np) * v, ej = 2 * x * v;
-    v *= v;
-    for (int j = 1; j < 1000; j++) {
-      ej *= v;
-      double s1 = s + ej / (2 * j + 1);
-      if (s1 == s) return s1;
-      s = s1;
-    }
-    return s;
-  }
-  double r = x / np;
-  return x * (isfinite(r) && r > 0 ? log(r) : log(x) - log(np)) + np - x;
-}
+/* tm_stirlerr and tm_bd0 (tm_special_dist.c) are the pieces. */
 
 /* log Poisson(n | lambda), n >= 1, 0 < lambda < inf */
 static double poisson_saddle(double n, double lam) {
-  return -stirlerr(n) - bd0(n, lam) - 0.5 * (TM_LOG_2PI + log(n));
+  return -tm_stirlerr(n) - tm_bd0(n, lam) - 0.5 * (TM_LOG_2PI + log(n));
 }
 
 /* log Binomial(n | N, p), 0 < n < N, with q = 1 - p given separately so
 ** neither tail rounds away */
 static double binomial_saddle(double n, double N, double p, double q) {
-  double lc = stirlerr(N) - stirlerr(n) - stirlerr(N - n) - bd0(n, N * p) - bd0(N - n, N * q);
+  double lc = tm_stirlerr(N) - tm_stirlerr(n) - tm_stirlerr(N - n) - tm_bd0(n, N * p) - tm_bd0(N - n, N * q);
   return lc - 0.5 * (TM_LOG_2PI + log(n) + log1p(-n / N));
 }
 
@@ -129,23 +105,7 @@ static int not_int(const char *fn, const char *arg) {
 
 /* ---- elementwise masses ---- */
 
-/* One element: argument values in, log mass and wanted partials out. */
-typedef struct elem {
-  double x[3];      /* the arguments' values at this element */
-  unsigned keep;    /* bit i: keep terms that depend on argument i */
-  unsigned need;    /* bit i: write d[i], the partial in argument i */
-  double d[3];
-} elem;
-#define KEEP(e, mask) ((e)->keep & (mask))
-#define NEED(e, i) ((e)->need >> (i) & 1u)
-
-typedef struct elem_def {
-  int nargs;
-  unsigned ints;                    /* bit i: argument i is an int outcome or size */
-  const char *names[3];             /* Stan's names, for size messages */
-  int (*check)(const tm_dens *D);
-  double (*term)(elem *e);
-} elem_def;
+/* elem, elem_def, KEEP and NEED: tm_dens_elem.h */
 
 static int elementwise(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   const elem_def *def = c->fn->data;
@@ -597,3 +557,13 @@ const tm_fn tm_fns_dens_disc[] = {
   {"categorical_logit_lpmf",   "real(ints, vector)",       categorical_logit, NULL},
   {NULL, NULL, NULL, NULL}
 };
+
+/* the kernel for descriptions made in other modules (tm_dens_elem.h) */
+int tm_dens_elem_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
+  return elementwise(c, a, nargs, out);
+}
+
+/* Stan's check_simplex, for other modules (tm_dens_elem.h) */
+int tm_dens_check_simplex(const char *fn, const char *arg, const tm_v *v) {
+  return check_simplex(fn, arg, v);
+}

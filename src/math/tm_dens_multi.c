@@ -14,6 +14,7 @@
 #include "tm_tables.h"
 #include "tm_special.h"
 #include "tm_linalg.h"
+#include "tm_dens_multi.h"
 
 #define AT TM_AT
 
@@ -336,3 +337,6 @@ const tm_fn tm_fns_dens_multi[] = {
   {"dirichlet_lpdf", "real(vectors, vectors)", k_dirichlet, NULL},
   {NULL, NULL, NULL, NULL}
 };
+
+/* LKJ's constant for lkj_corr_lpdf (tm_dens_multi2.c, tm_dens_multi.h) */
+double tm_lkj_constant(double eta, int K, double *deta) { return lkj_constant(eta, K, deta); }

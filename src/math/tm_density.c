@@ -5,8 +5,10 @@
 ** accumulates its value and, for autodiff arguments only, the partials with
 ** tm_dens_add; tm_dens_end then records one node for the whole call.
 */
+#include <stdio.h>
 #include <string.h>
 #include "tm.h"
+#include "tm_dens_def.h"
 
 static int begin(tm_dens *D, const tm_call *c, const tm_v *a, int nargs, const char *const *names,
                  int assign) {
@@ -70,4 +72,38 @@ int tm_dens_end(tm_dens *D, double logp, tm_v *out) {
   int rc = ad_operands_node(k, ops, logp, &r);
   if (rc) return rc;
   return tm_set_var(out, r);
+}
+
+/* Stan's check_greater: argument `arg` must exceed argument arg - 1,
+** element by element over the broadcast (uniform's bounds). */
+static int check_greater(const tm_dens *D, const char *const *names, int arg) {
+  const tm_v *hi = &D->a[arg], *lo = &D->a[arg - 1];
+  for (size_t j = 0; j < D->n; j++) {
+    double h = tm_get(hi, j), l = tm_get(lo, j);
+    if (h > l) continue;
+    char name[160];
+    if (tm_is_scalar(hi)) snprintf(name, sizeof name, "%s", names[arg]);
+    else snprintf(name, sizeof name, "%s[%zu]", names[arg], j + 1);
+    return ad_fail(AD_EDOMAIN, "%s: %s is %.17g, but must be greater than %.17g", D->fn, name, h, l);
+  }
+  return AD_OK;
+}
+
+int tm_dens_run_checks(const tm_dens *D, const char *const *names, const tm_dens_check *checks) {
+  for (const tm_dens_check *k = checks; k->kind != CK_END; k++) {
+    const char *fn = D->fn, *nm = names[k->arg];
+    const tm_v *v = &D->a[k->arg];
+    int rc = AD_OK;
+    switch (k->kind) {
+    case CK_NOT_NAN:    rc = tm_check_not_nan(fn, nm, v); break;
+    case CK_FINITE:     rc = tm_check_finite(fn, nm, v); break;
+    case CK_POS:        rc = tm_check_positive(fn, nm, v); break;
+    case CK_POS_FINITE: rc = tm_check_positive_finite(fn, nm, v); break;
+    case CK_NONNEG:     rc = tm_check_nonnegative(fn, nm, v); break;
+    case CK_UNIT:       rc = tm_check_bounded(fn, nm, v, 0, 1); break;
+    case CK_GREATER:    rc = check_greater(D, names, k->arg); break;
+    }
+    if (rc) return rc;
+  }
+  return AD_OK;
 }

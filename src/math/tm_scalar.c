@@ -19,6 +19,7 @@
 #include <string.h>
 #include "tm_tables.h"
 #include "tm_special.h"
+#include "tm_scalar.h"
 
 #define TWO_OVER_SQRT_PI 1.128379167095512573896158903122
 
@@ -82,16 +83,7 @@ static const char *elem_suffix(char *buf, size_t size, const tm_v *v, size_t i) 
 
 /* ---- unary functions ---- */
 
-typedef struct unary_def {
-  double (*f)(double x);
-  double (*df)(double x, double fx);
-  /* Stan's domain check, when it has one: fail when bad(x), the message
-  ** ending in "must <must>". */
-  int (*bad)(double x);
-  const char *must;
-  /* int -> int version (minus, abs), or NULL: ints then promote to real */
-  int (*fi)(const char *fn, int x, int *r);
-} unary_def;
+typedef tm_unary_def unary_def;      /* tm_scalar.h */
 
 static int unary_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   const unary_def *d = c->fn->data;
@@ -109,7 +101,7 @@ static int unary_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
     for (size_t i = 0; i < n; i++) {
       double x = tm_get(a, i);
       if (d->bad(x))
-        return ad_fail(AD_EDOMAIN, "%s: x%s is %.17g, but must %s", fn,
+        return ad_fail(AD_EDOMAIN, "%s: %s%s is %.17g, but must %s", fn, d->xname ? d->xname : "x",
                        elem_suffix(at, sizeof at, a, i), x, d->must);
     }
   if (tm_is_scalar(a)) {
@@ -243,16 +235,7 @@ static const unary_def def_exp = U(exp, d_exp), def_log = U(log, d_log),
 
 /* ---- binary functions ---- */
 
-typedef struct binary_def {
-  double (*f)(double x, double y);
-  double (*dx)(double x, double y, double f);
-  double (*dy)(double x, double y, double f);
-  /* Stan's domain checks, or NULL; at is "[i]" or "" for messages */
-  int (*check)(const char *fn, const char *at, double x, double y);
-  /* int op int -> int (the arithmetic operators), or NULL: ints promote */
-  int (*fi)(const char *fn, int x, int y, int *r);
-  int y_scalar;              /* divide: the second argument must be a scalar */
-} binary_def;
+typedef tm_binary_def binary_def;    /* tm_scalar.h */
 
 static int same_kind(const tm_v *x, const tm_v *y) {
   if (x->base != y->base && !(x->base <= TM_REAL && y->base <= TM_REAL)) return 0;
@@ -619,3 +602,11 @@ const tm_fn tm_fns_scalar[] = {
    log_mix_kernel, NULL},
   {NULL, NULL, NULL, NULL}
 };
+
+/* the generic kernels for defs made in other modules (tm_scalar.h) */
+int tm_unary_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
+  return unary_kernel(c, a, nargs, out);
+}
+int tm_binary_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
+  return binary_kernel(c, a, nargs, out);
+}

@@ -13,4 +13,14 @@ extern const tm_fn tm_fns_dens_cont[];   /* tm_dens_cont.c: univariate continuou
 extern const tm_fn tm_fns_dens_disc[];   /* tm_dens_disc.c: discrete masses */
 extern const tm_fn tm_fns_dens_multi[];  /* tm_dens_multi.c: multivariate densities */
 extern const tm_fn tm_fns_rng[];         /* tm_rng_fns.c: _rng functions */
+extern const tm_fn tm_fns_cdf[];         /* tm_cdf.c: _cdf, _lcdf, _lccdf */
+extern const tm_fn tm_fns_scalar2[];     /* tm_scalar2.c: rounding, steps, more binary functions, constants */
+extern const tm_fn tm_fns_build[];       /* tm_build.c: zeros, ones, linspaced, one_hot, reverse, append_array */
+extern const tm_fn tm_fns_sort[];        /* tm_sort.c: sort_asc/desc, sort_indices_*, rank */
+extern const tm_fn tm_fns_matrix_ops[];  /* tm_matrix_ops.c: crossprod, quad_form, trace, dot products by column... */
+extern const tm_fn tm_fns_solve[];       /* tm_solve.c: mdivide_*, inverse(_spd), determinants */
+extern const tm_fn tm_fns_eigen[];       /* tm_eigen.c: eigenvalues_sym, eigenvectors_sym */
+extern const tm_fn tm_fns_dens_cont2[];  /* tm_dens_cont2.c: gumbel, pareto, frechet, ..., von_mises */
+extern const tm_fn tm_fns_dens_disc2[];  /* tm_dens_disc2.c: beta_binomial, neg_binomial, ordered_*, multinomial */
+extern const tm_fn tm_fns_dens_multi2[]; /* tm_dens_multi2.c: lkj_corr, multi_student_t */
 #endif

@@ -24,8 +24,7 @@ ref <- list(
 ref_sum <- function(fn, args) sum(do.call(ref[[fn]], args))
 
 # Stan Math's summands: each with the arguments it depends on.  Under propto
-# a summand is dropped when none of them is autodiff.  (lognormal's
-# -log(sqrt(2 pi)) is not guarded in Stan Math, so it goes with the kernel.)
+# a summand is dropped when none of them is autodiff.
 term <- function(deps, f) list(deps = deps, f = f)
 l2pi <- 0.5 * log(2 * pi)
 terms <- list(
@@ -49,7 +48,8 @@ terms <- list(
                          z <- (y - mu) / s
                          -z - 2 * log1p(exp(-z))
                        })),
-  lognormal_lpdf = list(term(1:3, function(y, mu, s) -l2pi - 0.5 * ((log(y) - mu) / s)^2),
+  lognormal_lpdf = list(term(integer(), function(y, mu, s) -l2pi + 0 * y),
+                        term(1:3, function(y, mu, s) -0.5 * ((log(y) - mu) / s)^2),
                         term(3, function(y, mu, s) -log(s)),
                         term(1, function(y, mu, s) -log(y))),
   exponential_lpdf = list(term(2, function(y, b) log(b)),

@@ -1,0 +1,185 @@
+# Model objects: a parsed and checked Stan program held in C memory.
+
+#' Create a Stan model object
+#'
+#' Parses and checks a Stan program. No C++ compiler is involved: the program
+#' is held in memory as a checked syntax tree, and the model's log density and
+#' its gradient are computed by an interpreter once data are bound to it with
+#' the model's `$bind()` method. The interface follows 'cmdstanr'.
+#'
+#' Syntax errors signal a condition of class `tapestry_syntax_error`, other
+#' errors in the program (an undeclared variable, a type mismatch) one of
+#' class `tapestry_semantic_error`; both also have class `tapestry_error`.
+#' The message gives the file, line and column, and quotes the line. Warnings
+#' of the checker (deprecated syntax, for instance) are R warnings of class
+#' `tapestry_warning`.
+#'
+#' @param file Path to a Stan program (a `.stan` file).
+#' @param code The Stan program as a string (or a character vector of lines),
+#'   instead of `file`.
+#' @return A [TapestryModel] object.
+#' @seealso [TapestryModel] for the methods of the model object,
+#'   [TapestryContext] for those of the data context made by `$bind()`.
+#' @examples
+#' file <- system.file("extdata", "eight_schools.stan", package = "tapestry")
+#' mod <- tapestry_model(file)
+#' mod
+#' str(mod$variables()$parameters)
+#'
+#' mod2 <- tapestry_model(code = "
+#'   parameters { real y; }
+#'   model { y ~ normal(0, 1); }
+#' ")
+#' mod2$check_syntax()
+#' @importFrom R6 R6Class
+#' @md
+#' @export
+tapestry_model <- function(file = NULL, code = NULL) {
+  if (is.null(file) && is.null(code)) {
+    abort_arg("Give the Stan program as `file` (a path) or as `code` (a string).")
+  }
+  if (!is.null(file) && !is.null(code)) {
+    abort_arg("Give the Stan program as `file` or as `code`, not both.")
+  }
+  if (!is.null(file)) {
+    check_string(file, "file")
+    if (!file.exists(file) || dir.exists(file)) {
+      abort_arg(sprintf("Stan file '%s' does not exist.", file))
+    }
+    code <- read_program(file)
+  } else {
+    if (!is.character(code) || length(code) == 0L || anyNA(code)) {
+      abort_arg("`code` must be a character string holding a Stan program.")
+    }
+    code <- paste(code, collapse = "\n")
+  }
+  TapestryModel$new(file, code)
+}
+
+#' A Stan model
+#'
+#' @description
+#' A model object holds a parsed and checked Stan program. Create it with
+#' [tapestry_model()]; bind data to it with `$bind()` to get a
+#' [TapestryContext], which evaluates the log density and its gradient.
+#'
+#' @examples
+#' file <- system.file("extdata", "eight_schools.stan", package = "tapestry")
+#' mod <- tapestry_model(file)
+#' mod$variables()$parameters$tau
+#' data <- list(J = 8, y = c(28, 8, -3, 7, -1, 1, 18, 12),
+#'              sigma = c(15, 10, 16, 11, 9, 11, 10, 18))
+#' ctx <- mod$bind(data)
+#' ctx$log_prob(rep(0.1, ctx$num_upars()))
+#' @md
+TapestryModel <- R6::R6Class("TapestryModel",
+  cloneable = FALSE,
+  public = list(
+    #' @description Use [tapestry_model()] to create a model object.
+    #' @param file Path of the program, or `NULL`.
+    #' @param code The program's text.
+    initialize = function(file, code) {
+      private$file_ <- if (is.null(file)) NULL else normalizePath(file)
+      private$code_ <- code
+      private$name_ <- if (is.null(file)) "string" else basename(file)
+      private$ptr_ <- private$parse(warn = TRUE)
+    },
+
+    #' @description The Stan program.
+    #' @return A character vector with one element per line of the program.
+    code = function() {
+      strsplit(private$code_, "\n", fixed = TRUE)[[1]]
+    },
+
+    #' @description The path of the Stan file.
+    #' @return The absolute path, or `NULL` for a model given as `code`.
+    file = function() {
+      private$file_
+    },
+
+    #' @description Name of the model, from its file name (without `.stan`),
+    #'   or `"string"` for a model given as `code`.
+    #' @return A string.
+    model_name = function() {
+      sub("\\.stan$", "", private$name_)
+    },
+
+    #' @description Prints the Stan program.
+    #' @param ... Ignored.
+    print = function(...) {
+      cat(self$code(), sep = "\n")
+      invisible(self)
+    },
+
+    #' @description The variables the program declares, as 'cmdstanr'
+    #'   reports them.
+    #' @return A list with elements `data`, `parameters`,
+    #'   `transformed_parameters` and `generated_quantities`, each a named
+    #'   list with one element per variable: a list of `type` (the Stan type
+    #'   without sizes, such as `"array[] real"` or `"vector"`), `dimensions`
+    #'   (the number of dimensions: array dimensions plus one for a vector,
+    #'   two for a matrix) and `constraint` (the constraint keyword, such as
+    #'   `"lower"`, `"simplex"` or `"cholesky_factor_corr"`, or `NA`). Sizes
+    #'   are known only once data are bound; see
+    #'   [TapestryContext]'s `$print()`.
+    variables = function() {
+      .Call(C_tp_model_variables, private$program())
+    },
+
+    #' @description Parses and checks the program again, showing its
+    #'   warnings.
+    #' @param quiet When `FALSE`, a message says that the program is
+    #'   correct.
+    #' @return `TRUE`, invisibly; an error of class `tapestry_syntax_error`
+    #'   or `tapestry_semantic_error` when the program is not correct.
+    check_syntax = function(quiet = FALSE) {
+      check_flag(quiet, "quiet")
+      private$parse(warn = TRUE)
+      if (!quiet) message("Stan program is syntactically correct")
+      invisible(TRUE)
+    },
+
+    #' @description Binds data to the model: checks them against the data
+    #'   block's declarations and runs the transformed data block once.
+    #' @param data A named list (numbers, vectors, matrices and arrays; an
+    #'   array of vectors may also be a list of vectors) or the path of a
+    #'   JSON data file in 'CmdStan''s format. `NULL` or an empty list for a
+    #'   program without data.
+    #' @param seed Seed of the random numbers drawn in transformed data (and
+    #'   the default for generated quantities), a non-negative whole number.
+    #' @return A [TapestryContext] object. Errors in the data (a missing
+    #'   variable, wrong dimensions, a violated bound, a non-integer value
+    #'   for an `int`) signal a condition of class `tapestry_data_error`.
+    bind = function(data = NULL, seed = 0) {
+      TapestryContext$new(self, private$program(), data, seed)
+    }
+  ),
+  private = list(
+    file_ = NULL,
+    code_ = NULL,
+    name_ = NULL,
+    ptr_ = NULL,
+
+    parse = function(warn) {
+      ptr <- .Call(C_tp_model_new, private$code_, private$name_)
+      w <- attr(ptr, "warnings")
+      if (warn && length(w) > 0L) {
+        warning(warningCondition(paste(w, collapse = "\n"),
+                                 class = "tapestry_warning"))
+      }
+      ptr
+    },
+
+    # A model saved and loaded in a new session has lost its C memory: parse
+    # the program again (quietly: its warnings were shown when it was made).
+    program = function() {
+      if (!.Call(C_tp_ptr_ok, private$ptr_)) private$ptr_ <- private$parse(warn = FALSE)
+      private$ptr_
+    }
+  )
+)
+
+read_program <- function(file) {
+  text <- readLines(file, warn = FALSE, encoding = "UTF-8")
+  paste0(paste(text, collapse = "\n"), "\n")
+}

@@ -1,0 +1,228 @@
+/*
+** lc_hof.c -- the higher-order builtins the interpreter runs itself:
+** reduce_sum, reduce_sum_static, map_rect and parallel_map.  Their first
+** argument names a user-defined function; the checker picks the definition
+** whose parameters accept what the builtin will pass it, and says which
+** argument does not fit when none does.
+**
+**   reduce_sum(f, array[] T x, int grainsize, s1, ...): real
+**     f: real f(array[] T slice, int start, int end, s1, ...)
+**   map_rect(f, vector phi, array[] vector theta, data array[,] real x_r,
+**            data array[,] int x_i): vector
+**     f: vector f(vector, vector, data array[] real, data array[] int)
+**   parallel_map(f, int grainsize, a1, ...): vector
+**     vectors, row vectors and one-dimensional arrays are mapped over (f
+**     gets one element), every other argument is passed whole.
+*/
+#include <string.h>
+#include "lc.h"
+
+int lc_hof_kind(const char *name) {
+  if (!name) return 0;
+  if (!strcmp(name, "reduce_sum")) return LN_BI_REDUCE_SUM;
+  if (!strcmp(name, "reduce_sum_static")) return LN_BI_REDUCE_SUM_STATIC;
+  if (!strcmp(name, "map_rect")) return LN_BI_MAP_RECT;
+  if (!strcmp(name, "parallel_map")) return LN_BI_PARALLEL_MAP;
+  return 0;
+}
+
+static const char *ordinal(int k, char *buf, size_t size) {
+  const char *sfx = (k % 100 >= 11 && k % 100 <= 13) ? "th" : k % 10 == 1 ? "st" : k % 10 == 2 ? "nd" : k % 10 == 3 ? "rd" : "th";
+  buf[0] = 0;
+  lc_cat(buf, size, "%d%s", k, sfx);
+  return buf;
+}
+
+/* What the builtin passes to f: types, whether each must be data, and the
+** builtin's argument each comes from (0 when it is the builtin's own, such
+** as reduce_sum's start and end). */
+#define MAXP 64
+typedef struct want {
+  int n;
+  ln_type t[MAXP];
+  unsigned char data[MAXP];
+  int from[MAXP];
+  ln_type ret;
+} want;
+
+/* Why f does not accept w; NULL when it does. */
+static const char *misfit(const ln_func *f, const want *w, ln_expr **args, int *bad) {
+  *bad = -1;
+  if (f->ret.base != w->ret.base || f->ret.narr != w->ret.narr) return "return";
+  if (f->nparams != w->n) return "count";
+  for (int k = 0; k < w->n; k++) {
+    ln_decl *pd = f->params ? f->params[k] : NULL;
+    if (!pd || lc_assign_cost(pd->type, w->t[k]) < 0) { *bad = k; return "type"; }
+    if (pd->type.data_only && w->from[k] && args[w->from[k]]->dep) { *bad = k; return "data"; }
+  }
+  return NULL;
+}
+
+static int explain(lc_ctx *c, ln_expr *e, const ln_func *f, const want *w, const char *why, int k) {
+  char t1[64], t2[64], t3[64], o[16];
+  const char *bi = e->name, *fn = f->name;
+  if (!strcmp(why, "return"))
+    return lc_error(c, e->line, e->col, "%s: function %s must return %s, but it returns %s", bi, fn,
+                    lc_type_name(w->ret, t1, sizeof t1), lc_type_name(f->ret, t2, sizeof t2));
+  if (!strcmp(why, "count"))
+    return lc_error(c, e->line, e->col, "%s: function %s takes %d argument%s, but %s passes it %d",
+                    bi, fn, f->nparams, f->nparams == 1 ? "" : "s", bi, w->n);
+  ln_decl *pd = f->params ? f->params[k] : NULL;
+  const char *pname = pd && pd->name ? pd->name : "?";
+  ln_expr *a = w->from[k] ? e->args[w->from[k]] : e;
+  if (!strcmp(why, "data"))
+    return lc_error(c, a->line, a->col,
+                    "%s: argument %d passed to parameter '%s' of %s must be data only, but it depends on parameters",
+                    bi, w->from[k] + 1, pname, fn);
+  if (w->from[k])
+    return lc_error(c, a->line, a->col,
+                    "%s: argument %d has type %s, so %s passes %s to the %s parameter '%s' of %s, declared %s",
+                    bi, w->from[k] + 1, lc_type_name(a->type, t1, sizeof t1), bi,
+                    lc_type_name(w->t[k], t2, sizeof t2), ordinal(k + 1, o, sizeof o), pname, fn,
+                    pd ? lc_type_name(pd->type, t3, sizeof t3) : "?");
+  return lc_error(c, e->line, e->col, "%s: the %s parameter '%s' of %s must be %s",
+                  bi, ordinal(k + 1, o, sizeof o), pname, fn, lc_type_name(w->t[k], t1, sizeof t1));
+}
+
+/* The definition of fname that accepts w, or a reported error. */
+static int pick(lc_ctx *c, ln_expr *e, ln_expr *fe, const want *w) {
+  int n, k;
+  ln_func **fs = lc_funcs(c, fe->name, &n);
+  const ln_func *first = NULL;
+  const char *why = NULL;
+  int whyk = -1;
+  for (int i = 0; i < n; i++) {
+    if (!fs[i]->body) continue;
+    const char *m = misfit(fs[i], w, e->args, &k);
+    if (!m) {
+      fe->ufn = fs[i];
+      e->ufn = fs[i];
+      return AD_OK;
+    }
+    if (!first) { first = fs[i]; why = m; whyk = k; }
+  }
+  if (!first)
+    return lc_error(c, fe->line, fe->col, "%s: '%s' is not a defined function", e->name, fe->name);
+  return explain(c, e, first, w, why, whyk);
+}
+
+static int need(lc_ctx *c, ln_expr *e, int k, int ok, const char *what) {
+  if (ok) return AD_OK;
+  char tb[64];
+  ln_expr *a = e->args[k];
+  return lc_error(c, a->line, a->col, "%s: argument %d must be %s; found %s", e->name, k + 1, what,
+                  lc_type_name(a->type, tb, sizeof tb));
+}
+
+static int reduce_sum(lc_ctx *c, ln_expr *e, want *w) {
+  int rc;
+  if (e->nargs < 3)
+    return lc_error(c, e->line, e->col, "%s takes a function, the sliced array, the grainsize and the "
+                    "shared arguments: %s(f, x, grainsize, ...)", e->name, e->name);
+  ln_type x = e->args[1]->type;
+  if ((rc = need(c, e, 1, lc_is_numeric(x) && x.narr >= 1, "an array (the argument sliced)"))) return rc;
+  if ((rc = need(c, e, 2, e->args[2]->type.base == TM_INT && e->args[2]->type.narr == 0,
+                 "an int (the grainsize)"))) return rc;
+  if (e->nargs > MAXP) return lc_error(c, e->line, e->col, "%s: too many arguments", e->name);
+  w->ret = lc_mk(TM_REAL, 0);
+  w->n = e->nargs;
+  w->t[0] = x; w->from[0] = 1;
+  w->t[1] = lc_mk(TM_INT, 0); w->from[1] = 0;
+  w->t[2] = lc_mk(TM_INT, 0); w->from[2] = 0;
+  for (int k = 3; k < e->nargs; k++) { w->t[k] = e->args[k]->type; w->from[k] = k; }
+  e->type = lc_mk(TM_REAL, 0);
+  return AD_OK;
+}
+
+static int map_rect(lc_ctx *c, ln_expr *e, want *w) {
+  int rc;
+  if (e->nargs != 5)
+    return lc_error(c, e->line, e->col,
+                    "map_rect takes 5 arguments: map_rect(f, vector phi, array[] vector theta, "
+                    "data array[,] real x_r, data array[,] int x_i)");
+  ln_type *t[5];
+  for (int k = 1; k < 5; k++) t[k] = &e->args[k]->type;
+  if ((rc = need(c, e, 1, t[1]->base == TM_VECTOR && t[1]->narr == 0, "a vector (phi)")) ||
+      (rc = need(c, e, 2, t[2]->base == TM_VECTOR && t[2]->narr == 1, "an array[] vector (theta)")) ||
+      (rc = need(c, e, 3, lc_assign_cost(lc_mk(TM_REAL, 2), *t[3]) >= 0, "an array[,] real (x_r)")) ||
+      (rc = need(c, e, 4, t[4]->base == TM_INT && t[4]->narr == 2, "an array[,] int (x_i)")))
+    return rc;
+  for (int k = 3; k < 5; k++)
+    if (e->args[k]->dep)
+      return lc_error(c, e->args[k]->line, e->args[k]->col,
+                      "map_rect: argument %d (%s) must be data only, but it depends on parameters",
+                      k + 1, k == 3 ? "x_r" : "x_i");
+  w->ret = lc_mk(TM_VECTOR, 0);
+  w->n = 4;
+  w->t[0] = lc_mk(TM_VECTOR, 0); w->from[0] = 1;
+  w->t[1] = lc_mk(TM_VECTOR, 0); w->from[1] = 2;
+  w->t[2] = lc_mk(TM_REAL, 1); w->from[2] = 3;
+  w->t[3] = lc_mk(TM_INT, 1); w->from[3] = 4;
+  e->type = lc_mk(TM_VECTOR, 0);
+  return AD_OK;
+}
+
+static int parallel_map(lc_ctx *c, ln_expr *e, want *w) {
+  int rc, mapped = 0;
+  if (e->nargs < 3)
+    return lc_error(c, e->line, e->col,
+                    "parallel_map takes a function, the grainsize and the arguments: parallel_map(f, grainsize, a1, ...)");
+  if ((rc = need(c, e, 1, e->args[1]->type.base == TM_INT && e->args[1]->type.narr == 0, "an int (the grainsize)")))
+    return rc;
+  if (e->nargs - 2 > MAXP) return lc_error(c, e->line, e->col, "parallel_map: too many arguments");
+  w->ret = lc_mk(TM_REAL, 0);
+  w->n = e->nargs - 2;
+  for (int k = 2; k < e->nargs; k++) {
+    ln_type t = e->args[k]->type;
+    if (!lc_is_numeric(t)) return need(c, e, k, 0, "an int or real value or container");
+    if (t.narr == 0 && (t.base == TM_VECTOR || t.base == TM_ROW_VECTOR)) { t = lc_mk(TM_REAL, 0); mapped = 1; }
+    else if (t.narr == 1) { t = lc_mk(t.base, 0); mapped = 1; }
+    w->t[k - 2] = t;
+    w->from[k - 2] = k;
+  }
+  if (!mapped)
+    return lc_error(c, e->line, e->col,
+                    "parallel_map needs at least one argument to map over: a vector, a row_vector "
+                    "or a one-dimensional array");
+  e->type = lc_mk(TM_VECTOR, 0);
+  return AD_OK;
+}
+
+/* The rest, once the arguments are typed (a leaf: the want lives here). */
+static int hof_types(lc_ctx *c, ln_expr *e, int which) {
+  want w;
+  int rc;
+  memset(&w, 0, sizeof w);
+  if (which == LN_BI_MAP_RECT) rc = map_rect(c, e, &w);
+  else if (which == LN_BI_PARALLEL_MAP) rc = parallel_map(c, e, &w);
+  else rc = reduce_sum(c, e, &w);
+  if (rc) return rc;
+  if ((rc = pick(c, e, e->args[0], &w))) return rc;
+  if ((rc = lc_suffix_rules(c, e->args[0]->name, e->args[0]->line, e->args[0]->col))) return rc;
+  int dep = 0;
+  for (int k = 1; k < e->nargs; k++) dep |= e->args[k]->dep;
+  e->dep = dep;
+  e->builtin = which;
+  e->fn = NULL;
+  return AD_OK;
+}
+
+int lc_hof(lc_ctx *c, ln_expr *e, int which) {
+  int rc, n;
+  if (e->bar) return lc_error(c, e->line, e->col, "%s cannot use the vertical bar (|)", e->name);
+  if (e->nargs < 1 || !e->args || !e->args[0])
+    return lc_error(c, e->line, e->col, "%s needs a function as its first argument", e->name);
+  ln_expr *fe = e->args[0];
+  if ((fe->kind != LE_VAR && fe->kind != LE_FUNCREF) || !fe->name || lc_lookup(c, fe->name) ||
+      !lc_funcs(c, fe->name, &n))
+    return lc_error(c, fe->line, fe->col,
+                    "the first argument of %s must be the name of a user-defined function", e->name);
+  fe->kind = LE_FUNCREF;
+  fe->type = lc_mk(LN_FUNCREF, 0);
+  fe->dep = 0;
+  for (int i = 1; i < e->nargs; i++) {
+    if ((rc = lc_expr(c, e->args[i]))) return rc;
+    if (!lc_is_numeric(e->args[i]->type)) return need(c, e, i, 0, "an int or real value or container");
+  }
+  return hof_types(c, e, which);
+}

@@ -1,0 +1,155 @@
+/*
+** li_int.h -- the interpreter's internals, shared by src/lang/li_*.c.
+**
+** Values are tm_v (tm.h).  A variable lives in a slot of a frame: the
+** global frame (data, transformed data, parameters, transformed parameters,
+** generated quantities) or the local frame of a block or function call.  A
+** slot owns its storage; expressions yield tm_v views or fresh values from
+** the active arena, and assignment copies into the slot's storage.
+**
+** Mutation on the tape.  A container variable with adjoints is written in
+** place: assigning element i records a node whose reverse step hands
+** adj[i] to the assigned value and zeroes it, so that uses of the previous
+** value (swept later, since they were recorded earlier) start from zero.
+** This is exact as long as no recorded node reads the variable's values in
+** its reverse step.  A slot is marked `shared` when a view of its storage
+** (other than a single scalar element, whose uses only keep adjoint
+** pointers and precomputed partials) goes to a kernel; the next write then
+** first moves the variable to fresh storage ("copy on write"), leaving the
+** old values intact for the nodes that read them.
+*/
+#ifndef LI_INT_H
+#define LI_INT_H
+
+#include "li.h"
+
+typedef struct li_slot {
+  tm_v v;                   /* the value; storage owned by the slot */
+  unsigned char set;        /* 1: declared (storage allocated); 2: in the context's
+                               frame, the shape of a variable declared later */
+  unsigned char shared;     /* a view of the storage was handed to a kernel */
+} li_slot;
+
+/* Evaluation of one block, function body or expression. */
+typedef struct li_run {
+  const li_ctx *ctx;
+  const ln_program *p;
+  int ad;                   /* recording on the tape */
+  int blk;                  /* LN_BLK_* being evaluated */
+  li_slot *globals;
+  li_slot *locals;          /* frame of the current block or function call */
+  int fn_ad;                /* inside a function whose arguments include autodiff values */
+  int fn_dep;               /* inside a function whose arguments include parameter-dependent values */
+  int depth;                /* user function call depth */
+  int jacobian;
+  int fn_propto;            /* _lupdf calls drop constants here (not inside an _lpdf called as such) */             /* add the log Jacobians (jacobian += too) */
+  /* library functions the interpreter calls itself, found once */
+  const tm_fn *fn_sum, *fn_minus, *fn_log_diff_exp;
+  /* target: terms in order, summed at the end (tm_v reals) */
+  tm_v *terms;
+  size_t nterms, capterms;
+  tm_rng *rng;
+  li_print *print;
+  /* control flow out of a statement */
+  int flow;                 /* LI_FLOW_* */
+  tm_v ret;                 /* return value */
+  /* where the current statement is, for messages */
+  int line, col;
+  int located;              /* the failure message already names its line */
+} li_run;
+
+enum { LI_FLOW_NONE = 0, LI_FLOW_BREAK, LI_FLOW_CONTINUE, LI_FLOW_RETURN };
+
+struct li_ctx {
+  const ln_program *p;
+  ad_stack *store;          /* arena of data and transformed data values */
+  li_slot *globals;         /* data and transformed data set; shapes of the others */
+  li_var *vars;             /* parameters, transformed parameters, generated quantities */
+  int nvars;
+  size_t nupars;
+  const tm_fn *fn_sum, *fn_minus, *fn_log_diff_exp;
+};
+
+/* ---- li_value.c: storage, promotion, copying ---- */
+/* Storage for a value of `shape` (base, narr, dim, rows, cols) with adjoints
+** when ad; reals start as NaN and ints as INT_MIN, as Stan's. */
+int li_alloc(tm_v *out, const tm_v *shape, int ad);
+/* v as the type t (int -> real promotion of scalars and arrays); a view
+** when no conversion is needed. */
+int li_promote(li_run *r, const tm_v *v, ln_type t, tm_v *out);
+/* A fresh copy (new storage, and on the tape one node passing adjoints back). */
+int li_copy(li_run *r, const tm_v *v, tm_v *out);
+/* Gather: out (shape set, storage allocated here) takes n elements of src
+** at offs[k] (offsets into src's flat storage).  One node on the tape. */
+int li_gather(li_run *r, const tm_v *src, const size_t *offs, size_t n, tm_v *out);
+/* Writes n values of src (contiguous, same base) into slot storage at offs
+** (NULL: 0..n-1), with the adjoint hand-over on the tape. */
+int li_store(li_run *r, li_slot *s, const size_t *offs, const tm_v *src, size_t n);
+/* One node: *sadj[k] += oadj[k] for k < n (sadj[k] NULL: skipped). */
+int li_record_pack(size_t n, const double *oadj, double **sadj);
+/* Before writing: copy on write when the slot is shared. */
+int li_unshare(li_run *r, li_slot *s);
+/* Add a target term. */
+int li_add_term(li_run *r, const tm_v *t);
+/* Sum of the terms (a real, autodiff on the tape). */
+int li_sum_terms(li_run *r, tm_v *out);
+/* Mark a value as parameter-dependent for propto on doubles. */
+static inline int li_nonconst(const tm_v *v) { return v->adj != NULL || v->dep; }
+
+/* ---- li_expr.c ---- */
+int li_eval(li_run *r, const ln_expr *e, tm_v *out);
+int li_eval_int(li_run *r, const ln_expr *e, int *out);
+int li_eval_real(li_run *r, const ln_expr *e, double *out);   /* value only */
+/* Call a library function on evaluated arguments (sets dep on doubles). */
+int li_invoke(li_run *r, const tm_fn *fn, int propto, const tm_v *args, int nargs, tm_v *out);
+
+/* ---- li_index.c ---- */
+int li_index_rvalue(li_run *r, const ln_expr *e, tm_v *out);
+/* lhs (LE_VAR or LE_INDEX) = v */
+int li_assign(li_run *r, const ln_expr *lhs, const tm_v *v);
+li_slot *li_slot_of(li_run *r, const ln_expr *var);
+
+/* ---- li_stmt.c ---- */
+int li_exec(li_run *r, const ln_stmt *s);
+int li_exec_block_body(li_run *r, const ln_stmt *blk);
+/* Shape of a declaration from its size expressions (evaluated). */
+int li_decl_shape(li_run *r, const ln_decl *d, tm_v *shape);
+/* Allocate and initialise a declared variable in its slot. */
+int li_declare(li_run *r, const ln_decl *d, const tm_v *shape);
+/* Check a transformed parameter / transformed data / GQ value against its
+** declared constraint. */
+int li_check_constraint(li_run *r, const ln_decl *d, const tm_v *v);
+/* Evaluate the bound parameters of a declaration's transform into params[]
+** (lower, upper / offset, multiplier); *np their number. */
+int li_transform_params(li_run *r, const ln_decl *d, tm_v *params, int *np);
+
+/* ---- li_call.c ---- */
+int li_call_user(li_run *r, const ln_func *f, const tm_v *args, int nargs, int propto, tm_v *out);
+int li_call_builtin(li_run *r, const ln_expr *e, tm_v *out);
+
+/* ---- li_error.c ---- */
+/* Append the position of the current statement to the failure message
+** (once), returning rc. */
+int li_locate(li_run *r, int rc);
+int li_fail_at(li_run *r, int code, const char *fmt, ...)
+#ifdef __GNUC__
+  __attribute__((format(printf, 3, 4)))
+#endif
+  ;
+void li_printf(li_run *r, const char *fmt, ...)
+#ifdef __GNUC__
+  __attribute__((format(printf, 2, 3)))
+#endif
+  ;
+
+/* ---- li_ctx.c ---- */
+/* Run state of a fresh evaluation: a copy of the context's frame. */
+int li_run_init(li_run *r, const li_ctx *c, int ad, tm_rng *rng, li_print *print);
+/* A fresh local frame for block blk. */
+int li_enter_block(li_run *r, int blk);
+/* Check the constraints of the top-level declarations of block blk. */
+int li_check_block_decls(li_run *r, int blk);
+/* "array[3] vector[2]", "cov_matrix[4]": a declaration with its sizes. */
+char *li_decl_text(const ln_decl *d, const tm_v *shape, char *buf, size_t size);
+
+#endif

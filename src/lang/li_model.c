@@ -1,0 +1,211 @@
+/*
+** li_model.c -- what a context computes: the log density and its gradient,
+** the constrained values (write_array), and the unconstrained vector of given
+** parameter values.
+*/
+#include <stdio.h>
+#include <string.h>
+#include "li_int.h"
+#include "../math/tm_transform.h"
+
+static const tm_transform *transform_of(const ln_decl *d) {
+  return tm_transform_find(d->transform ? d->transform : "identity");
+}
+
+/* Parameters from the unconstrained vector (val, adj: adj NULL on doubles),
+** with the log Jacobians as target terms when jacobian. */
+static int read_params(li_run *r, double *val, double *adj, int jacobian) {
+  const li_ctx *c = r->ctx;
+  int rc;
+  r->blk = LN_BLK_PARAMS;
+  for (int i = 0; i < c->nvars; i++) {
+    const li_var *v = &c->vars[i];
+    if (v->block != LN_BLK_PARAMS) continue;
+    const ln_decl *d = v->decl;
+    li_slot *s = &r->globals[d->slot];
+    tm_v x = tm_vector_view(val + v->offset, adj ? adj + v->offset : NULL, (int)v->nfree);
+    x.dep = 1;
+    tm_v params[2], y = v->shape, lp;
+    int np;
+    r->line = d->line; r->col = d->col;
+    if ((rc = li_transform_params(r, d, params, &np))) return rc;
+    if ((rc = tm_transform_constrain(transform_of(d), &x, params, &y, jacobian ? &lp : NULL)))
+      return li_locate(r, rc);
+    y.dep = 1;
+    s->v = y;
+    s->set = 1;
+    s->shared = 1;   /* parameters are never written; and a transform's node may read them */
+    if (jacobian) {
+      lp.dep = 1;
+      if ((rc = li_add_term(r, &lp))) return rc;
+    }
+  }
+  return AD_OK;
+}
+
+static int run_block(li_run *r, int blk) {
+  const ln_stmt *b = r->p->block[blk];
+  if (!b) return AD_OK;
+  int rc = li_enter_block(r, blk);
+  if (!rc) rc = li_exec_block_body(r, b);
+  r->flow = LI_FLOW_NONE;
+  if (!rc && blk != LN_BLK_MODEL) rc = li_check_block_decls(r, blk);
+  return rc;
+}
+
+static int fail(int rc, char *err, size_t errsize) {
+  if (err && errsize) snprintf(err, errsize, "%s", ad_errmsg());
+  ad_stack_recover(ad_active);
+  return rc;
+}
+
+int li_log_prob(const li_ctx *c, const double *upars, int jacobian, double *lp, double *grad,
+                li_print *print, char *err, size_t errsize) {
+  li_run r;
+  size_t n = c->nupars;
+  double *val = NULL, *adj = NULL;
+  int ad = grad != NULL, rc;
+  if ((rc = li_run_init(&r, c, ad, NULL, print))) return fail(rc, err, errsize);
+  r.jacobian = jacobian;
+  if (ad) rc = ad_leaves(n, upars, &val, &adj);
+  else if (!(val = ad_alloc_doubles(n ? n : 1))) rc = ad_fail(AD_EMEMORY, "out of memory");
+  else memcpy(val, upars, n * sizeof(double));
+  if (rc) return fail(rc, err, errsize);
+  tm_v total;
+  if ((rc = read_params(&r, val, adj, jacobian)) || (rc = run_block(&r, LN_BLK_TPARAMS)) ||
+      (rc = run_block(&r, LN_BLK_MODEL)) || (rc = li_sum_terms(&r, &total)))
+    return fail(rc, err, errsize);
+  *lp = total.val[0];
+  if (ad) {
+    if (total.adj) {
+      ad_var y = {total.val, total.adj};
+      ad_grad(y);
+      memcpy(grad, adj, n * sizeof(double));
+    } else {
+      memset(grad, 0, n * sizeof(double));
+    }
+  }
+  ad_stack_recover(ad_active);
+  return AD_OK;
+}
+
+/* Stan's output order: column-major over all the variable's dimensions
+** (array dimensions, then rows and columns), the first index fastest.
+** Storage keeps arrays leading index first and matrices column-major. */
+static size_t output_offset(const tm_v *s, size_t k, int *idx) {
+  int nd = 0, ext[TM_MAXARR + 2];
+  for (int i = 0; i < s->narr; i++) ext[nd++] = s->dim[i];
+  if (s->base == TM_MATRIX) { ext[nd++] = s->rows; ext[nd++] = s->cols; }
+  else if (s->base == TM_VECTOR) ext[nd++] = s->rows;
+  else if (s->base == TM_ROW_VECTOR) ext[nd++] = s->cols;
+  for (int i = 0; i < nd; i++) {
+    idx[i] = ext[i] ? (int)(k % (size_t)ext[i]) : 0;
+    k = ext[i] ? k / (size_t)ext[i] : 0;
+  }
+  size_t inner_off = 0, inner = (size_t)s->rows * (size_t)s->cols;
+  int na = s->narr;
+  if (s->base == TM_MATRIX) inner_off = (size_t)idx[na] + (size_t)idx[na + 1] * (size_t)s->rows;
+  else if (nd > na) inner_off = (size_t)idx[na];
+  size_t a = 0;
+  for (int i = 0; i < na; i++) a = a * (size_t)s->dim[i] + (size_t)idx[i];
+  return a * inner + inner_off;
+}
+
+static double *write_var(const li_var *v, const tm_v *val, double *out) {
+  int idx[TM_MAXARR + 2];
+  for (size_t k = 0; k < v->numel; k++) *out++ = tm_get(val, output_offset(&v->shape, k, idx));
+  return out;
+}
+
+int li_write_array(const li_ctx *c, const double *upars, int tparams, int gqs, tm_rng *rng,
+                   double *out, li_print *print, char *err, size_t errsize) {
+  li_run r;
+  size_t n = c->nupars;
+  int rc;
+  if ((rc = li_run_init(&r, c, 0, rng, print))) return fail(rc, err, errsize);
+  double *val = ad_alloc_doubles(n ? n : 1);
+  if (!val) return fail(ad_fail(AD_EMEMORY, "out of memory"), err, errsize);
+  memcpy(val, upars, n * sizeof(double));
+  if ((rc = read_params(&r, val, NULL, 0))) return fail(rc, err, errsize);
+  if ((tparams || gqs) && (rc = run_block(&r, LN_BLK_TPARAMS))) return fail(rc, err, errsize);
+  if (gqs && (rc = run_block(&r, LN_BLK_GQ))) return fail(rc, err, errsize);
+  for (int i = 0; i < c->nvars; i++) {
+    const li_var *v = &c->vars[i];
+    if ((v->block == LN_BLK_TPARAMS && !tparams) || (v->block == LN_BLK_GQ && !gqs)) continue;
+    out = write_var(v, &r.globals[v->decl->slot].v, out);
+  }
+  ad_stack_recover(ad_active);
+  return AD_OK;
+}
+
+int li_unconstrain(const li_ctx *c, const ld_set *vals, double *upars, char *err, size_t errsize) {
+  li_run r;
+  int rc;
+  if ((rc = li_run_init(&r, c, 0, NULL, NULL))) return fail(rc, err, errsize);
+  r.blk = LN_BLK_PARAMS;
+  for (int i = 0; i < c->nvars; i++) {
+    const li_var *v = &c->vars[i];
+    if (v->block != LN_BLK_PARAMS) continue;
+    const ln_decl *d = v->decl;
+    const ld_value *given = ld_find(vals, d->name);
+    char text[160];
+    li_decl_text(d, &v->shape, text, sizeof text);
+    if (!given) {
+      snprintf(err, errsize, "parameter '%s' (declared %s) not found", d->name, text);
+      ad_stack_recover(ad_active);
+      return AD_EINVALID;
+    }
+    li_slot *s = &r.globals[d->slot];
+    if ((rc = ld_bind_value(given, d->name, text, &v->shape, &s->v, err, errsize))) {
+      ad_stack_recover(ad_active);
+      return rc;
+    }
+    s->set = 1;
+    tm_v params[2], x;
+    int np;
+    if ((rc = li_transform_params(&r, d, params, &np))) return fail(rc, err, errsize);
+    if ((rc = tm_transform_free(transform_of(d), &s->v, params, &x))) {
+      char msg[512];
+      snprintf(msg, sizeof msg, "%s", ad_errmsg());
+      snprintf(err, errsize, "parameter '%s': %s", d->name, msg);
+      ad_stack_recover(ad_active);
+      return rc;
+    }
+    memcpy(upars + v->offset, x.val, v->nfree * sizeof(double));
+  }
+  ad_stack_recover(ad_active);
+  return AD_OK;
+}
+
+static int elementwise_transform(const ln_decl *d) {
+  const char *t = d->transform;
+  return !t || !strcmp(t, "lower") || !strcmp(t, "upper") || !strcmp(t, "lower_upper") ||
+         !strcmp(t, "offset_multiplier");
+}
+
+char *li_elem_name(const li_var *v, size_t k, int free, char *buf, size_t size) {
+  const tm_v *s = &v->shape;
+  int scalar = s->narr == 0 && (s->base == TM_INT || s->base == TM_REAL);
+  if (scalar) { snprintf(buf, size, "%s", v->name); return buf; }
+  if (free && !elementwise_transform(v->decl)) {
+    snprintf(buf, size, "%s[%zu]", v->name, k + 1);
+    return buf;
+  }
+  int idx[TM_MAXARR + 2], nd = s->narr + (s->base == TM_MATRIX ? 2 : s->base == TM_INT || s->base == TM_REAL ? 0 : 1);
+  if (free) {
+    /* storage order: array indices leading first, then the column-major inner part */
+    size_t inner = (size_t)s->rows * (size_t)s->cols, a = inner ? k / inner : 0, in = inner ? k % inner : 0;
+    for (int i = s->narr - 1; i >= 0; i--) {
+      idx[i] = s->dim[i] ? (int)(a % (size_t)s->dim[i]) : 0;
+      a = s->dim[i] ? a / (size_t)s->dim[i] : 0;
+    }
+    if (s->base == TM_MATRIX) { idx[s->narr] = (int)(in % (size_t)s->rows); idx[s->narr + 1] = (int)(in / (size_t)s->rows); }
+    else if (nd > s->narr) idx[s->narr] = (int)in;
+  } else {
+    output_offset(s, k, idx);
+  }
+  size_t m = (size_t)snprintf(buf, size, "%s[", v->name);
+  for (int i = 0; i < nd && m < size; i++) m += (size_t)snprintf(buf + m, size - m, "%s%d", i ? "," : "", idx[i] + 1);
+  if (m < size) snprintf(buf + m, size - m, "]");
+  return buf;
+}

@@ -1,0 +1,406 @@
+/*
+** li_stmt.c -- execution of statements and declarations.
+*/
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include "li_int.h"
+#include "../math/tm_transform.h"
+
+static const double zero = 0.0, one = 1.0;
+
+int li_decl_shape(li_run *r, const ln_decl *d, tm_v *shape) {
+  int rc, k;
+  memset(shape, 0, sizeof *shape);
+  shape->base = d->type.base;
+  shape->narr = d->type.narr;
+  shape->rows = shape->cols = 1;
+  for (int i = 0; i < d->type.narr; i++) {
+    if (!d->dims[i]) return li_fail_at(r, AD_EINVALID, "'%s' has no size", d->name);
+    if ((rc = li_eval_int(r, d->dims[i], &k))) return rc;
+    if (k < 0) return li_fail_at(r, AD_EINVALID, "'%s': array size %d is negative", d->name, k);
+    shape->dim[i] = k;
+  }
+  int s1 = 1, s2 = -1;
+  if (d->size1 && (rc = li_eval_int(r, d->size1, &s1))) return rc;
+  if (d->size2 && (rc = li_eval_int(r, d->size2, &s2))) return rc;
+  if (s1 < 0 || (d->size2 && s2 < 0))
+    return li_fail_at(r, AD_EINVALID, "'%s': size %d is negative", d->name, s1 < 0 ? s1 : s2);
+  switch (d->type.base) {
+  case TM_VECTOR: shape->rows = s1; break;
+  case TM_ROW_VECTOR: shape->cols = s1; break;
+  case TM_MATRIX: shape->rows = s1; shape->cols = d->size2 ? s2 : s1; break;
+  default: break;
+  }
+  return AD_OK;
+}
+
+static int ad_typed(const li_run *r, const ln_decl *d) {
+  if (d->type.base == TM_INT || !r->ad) return 0;
+  if (d->block == LN_BLK_FUNCTIONS) return r->fn_ad;
+  return d->dep || r->blk == LN_BLK_TPARAMS || r->blk == LN_BLK_MODEL;
+}
+
+static int dep_typed(const li_run *r, const ln_decl *d) {
+  if (d->type.base == TM_INT) return 0;
+  if (d->block == LN_BLK_FUNCTIONS) return r->fn_dep;
+  return d->dep || d->block == LN_BLK_PARAMS || d->block == LN_BLK_TPARAMS || d->block == LN_BLK_MODEL;
+}
+
+static li_slot *decl_slot(li_run *r, const ln_decl *d) {
+  return d->scope == LN_SCOPE_GLOBAL ? &r->globals[d->slot] : &r->locals[d->slot];
+}
+
+/* An LE_VAR naming declaration d, to assign through li_assign. */
+static void var_of(const ln_decl *d, ln_expr *x) {
+  memset(x, 0, sizeof *x);
+  x->kind = LE_VAR;
+  x->name = d->name;
+  x->scope = d->scope;
+  x->slot = d->slot;
+  x->type = d->type;
+  x->decl = (ln_decl *)d;
+}
+
+int li_declare(li_run *r, const ln_decl *d, const tm_v *shape) {
+  li_slot *s = decl_slot(r, d);
+  int rc = li_alloc(&s->v, shape, ad_typed(r, d));
+  if (rc) return rc;
+  s->v.dep = (unsigned char)dep_typed(r, d);
+  s->set = 1;
+  s->shared = 0;
+  if (!d->init) return AD_OK;
+  tm_v v;
+  ln_expr x;
+  if ((rc = li_eval(r, d->init, &v))) return rc;
+  var_of(d, &x);
+  return li_assign(r, &x, &v);
+}
+
+int li_transform_params(li_run *r, const ln_decl *d, tm_v *params, int *np) {
+  int rc;
+  *np = 0;
+  if (!d->transform) return AD_OK;
+  if (!strcmp(d->transform, "lower") || !strcmp(d->transform, "lower_upper")) {
+    if ((rc = li_eval(r, d->lower, &params[(*np)++]))) return rc;
+  }
+  if (!strcmp(d->transform, "upper") || !strcmp(d->transform, "lower_upper")) {
+    if ((rc = li_eval(r, d->upper, &params[(*np)++]))) return rc;
+  }
+  if (!strcmp(d->transform, "offset_multiplier")) {
+    if (d->offset) { if ((rc = li_eval(r, d->offset, &params[0]))) return rc; }
+    else params[0] = tm_real_view((double *)&zero, NULL);
+    if (d->multiplier) { if ((rc = li_eval(r, d->multiplier, &params[1]))) return rc; }
+    else params[1] = tm_real_view((double *)&one, NULL);
+    *np = 2;
+  }
+  return AD_OK;
+}
+
+int li_check_constraint(li_run *r, const ln_decl *d, const tm_v *v) {
+  if (!d->transform || !strcmp(d->transform, "offset_multiplier")) return AD_OK;
+  tm_v params[2];
+  int np, rc;
+  if ((rc = li_transform_params(r, d, params, &np))) return rc;
+  int bounds = !strcmp(d->transform, "lower") || !strcmp(d->transform, "upper") ||
+               !strcmp(d->transform, "lower_upper");
+  if (bounds) {
+    char err[512];
+    const tm_v *lo = NULL, *hi = NULL;
+    if (!strcmp(d->transform, "lower")) lo = &params[0];
+    else if (!strcmp(d->transform, "upper")) hi = &params[0];
+    else { lo = &params[0]; hi = &params[1]; }
+    if (ld_check_bounds(d->name, v, lo, hi, err, sizeof err))
+      return li_fail_at(r, AD_EDOMAIN, "%s", err);
+    return AD_OK;
+  }
+  const tm_transform *t = tm_transform_find(d->transform);
+  if (!t) return li_fail_at(r, AD_EINVALID, "unknown constraint '%s'", d->transform);
+  tm_v plain = *v, x;
+  plain.adj = NULL;
+  if ((rc = tm_transform_free(t, &plain, params, &x))) {
+    char msg[512];
+    snprintf(msg, sizeof msg, "%s", ad_errmsg());
+    return li_fail_at(r, AD_EDOMAIN, "variable '%s' is not a valid %s: %s", d->name, d->transform, msg);
+  }
+  return AD_OK;
+}
+
+/* ---- print ---- */
+
+static void print_value(li_run *r, const tm_v *v) {
+  if (v->narr > 0) {
+    li_printf(r, "[");
+    for (int i = 0; i < v->dim[0]; i++) {
+      tm_v e = tm_elem(v, i);
+      if (i) li_printf(r, ",");
+      print_value(r, &e);
+    }
+    li_printf(r, "]");
+    return;
+  }
+  if (tm_is_scalar(v)) {
+    if (v->base == TM_INT) li_printf(r, "%d", v->ival[0]);
+    else li_printf(r, "%g", v->val[0]);
+    return;
+  }
+  if (v->base == TM_MATRIX) {
+    li_printf(r, "[");
+    for (int i = 0; i < v->rows; i++) {
+      li_printf(r, "%s[", i ? "," : "");
+      for (int j = 0; j < v->cols; j++) li_printf(r, "%s%g", j ? "," : "", v->val[i + (size_t)j * v->rows]);
+      li_printf(r, "]");
+    }
+    li_printf(r, "]");
+    return;
+  }
+  size_t n = tm_numel(v);
+  li_printf(r, "[");
+  for (size_t i = 0; i < n; i++) li_printf(r, "%s%g", i ? "," : "", v->val[i]);
+  li_printf(r, "]");
+}
+
+static int print_args(li_run *r, const ln_stmt *s) {
+  for (int i = 0; i < s->nargs; i++) {
+    const ln_expr *e = s->args[i];
+    if (e->kind == LE_STRING) { li_printf(r, "%s", e->name); continue; }
+    tm_v v;
+    int rc = li_eval(r, e, &v);
+    if (rc) return rc;
+    print_value(r, &v);
+  }
+  return AD_OK;
+}
+
+/* reject() and fatal_error(): the message is the arguments printed. */
+static int raise_msg(li_run *r, const ln_stmt *s, int code) {
+  char buf[1024];
+  li_print p = {buf, sizeof buf, 0}, *saved = r->print;
+  buf[0] = '\0';
+  r->print = &p;
+  int rc = print_args(r, s);
+  r->print = saved;
+  if (rc) return rc;
+  return li_fail_at(r, code, "%s", buf);
+}
+
+/* ---- ~ ---- */
+
+static int call_density(li_run *r, const ln_stmt *s, const tm_fn *fn, const tm_v *args, int nargs, int propto, tm_v *out) {
+  if (s->ufn && fn == s->fn) return li_call_user(r, s->ufn, args, nargs, propto, out);
+  return li_invoke(r, fn, propto, args, nargs, out);
+}
+
+/* T[lo, hi]: outside the bounds the density is zero; inside, subtract
+** the log of the probability of [lo, hi] (for a discrete y, of lo..hi). */
+static int add_truncation(li_run *r, const ln_stmt *s, tm_v *args, int nargs) {
+  tm_v lo, hi, cl, ch, t;
+  int rc, haslo = s->lo != NULL, hashi = s->hi != NULL;
+  double y = tm_get(&args[0], 0);
+  if (haslo && (rc = li_eval(r, s->lo, &lo))) return rc;
+  if (hashi && (rc = li_eval(r, s->hi, &hi))) return rc;
+  if ((haslo && y < tm_get(&lo, 0)) || (hashi && y > tm_get(&hi, 0))) {
+    tm_v ninf;
+    if ((rc = tm_set_real(&ninf, -INFINITY))) return rc;
+    return li_add_term(r, &ninf);
+  }
+  tm_v *a = ad_alloc((size_t)nargs * sizeof(tm_v));
+  if (!a) return ad_fail(AD_EMEMORY, "out of memory");
+  memcpy(a, args, (size_t)nargs * sizeof(tm_v));
+  if (haslo && s->discrete) {
+    /* P(y >= lo) = 1 - P(y <= lo - 1) */
+    if ((rc = tm_new_int(&t))) return rc;
+    t.ival[0] = (int)tm_get(&lo, 0) - 1;
+    lo = t;
+  }
+  const tm_fn *cdf = s->cdf, *ccdf = s->ccdf;
+  if (haslo && hashi) {
+    a[0] = hi;
+    if ((rc = li_invoke(r, cdf, 0, a, nargs, &ch))) return rc;
+    a[0] = lo;
+    if ((rc = li_invoke(r, cdf, 0, a, nargs, &cl))) return rc;
+    tm_v two[2] = {ch, cl};
+    if ((rc = li_invoke(r, r->fn_log_diff_exp, 0, two, 2, &t))) return rc;
+  } else if (haslo) {
+    a[0] = lo;
+    if ((rc = li_invoke(r, ccdf, 0, a, nargs, &t))) return rc;
+  } else {
+    a[0] = hi;
+    if ((rc = li_invoke(r, cdf, 0, a, nargs, &t))) return rc;
+  }
+  tm_v neg;
+  if ((rc = li_invoke(r, r->fn_minus, 0, &t, 1, &neg))) return rc;
+  return li_add_term(r, &neg);
+}
+
+static int exec_tilde(li_run *r, const ln_stmt *s) {
+  int n = s->nargs + 1, rc;
+  tm_v *a = ad_alloc((size_t)n * sizeof(tm_v)), lp;
+  if (!a) return ad_fail(AD_EMEMORY, "out of memory");
+  if ((rc = li_eval(r, s->e, &a[0]))) return rc;
+  for (int i = 0; i < s->nargs; i++)
+    if ((rc = li_eval(r, s->args[i], &a[i + 1]))) return rc;
+  if ((rc = call_density(r, s, s->fn, a, n, 1, &lp))) return rc;
+  if ((rc = li_add_term(r, &lp))) return rc;
+  if (s->trunc && (s->lo || s->hi)) return add_truncation(r, s, a, n);
+  return AD_OK;
+}
+
+static int add_target(li_run *r, const ln_expr *e) {
+  tm_v v;
+  int rc = li_eval(r, e, &v);
+  if (rc) return rc;
+  if (!tm_is_scalar(&v)) {
+    tm_v sum;
+    if ((rc = li_invoke(r, r->fn_sum, 0, &v, 1, &sum))) return rc;
+    v = sum;
+  }
+  return li_add_term(r, &v);
+}
+
+/* ---- loops ---- */
+
+/* Runs the body; 1 when the loop must stop (break or return). */
+static int loop_body(li_run *r, const ln_stmt *body, int *stop) {
+  int rc = li_exec(r, body);
+  *stop = 0;
+  if (rc) return rc;
+  if (r->flow == LI_FLOW_BREAK) { r->flow = LI_FLOW_NONE; *stop = 1; }
+  else if (r->flow == LI_FLOW_CONTINUE) r->flow = LI_FLOW_NONE;
+  else if (r->flow == LI_FLOW_RETURN) *stop = 1;
+  return AD_OK;
+}
+
+static int exec_for(li_run *r, const ln_stmt *s) {
+  int lo, hi, rc, stop;
+  if ((rc = li_eval_int(r, s->lo, &lo)) || (rc = li_eval_int(r, s->hi, &hi))) return rc;
+  li_slot *slot = decl_slot(r, s->decl);
+  if ((rc = tm_new_int(&slot->v))) return rc;
+  slot->set = 1;
+  for (long long i = lo; i <= hi; i++) {
+    slot->v.ival[0] = (int)i;
+    if ((rc = loop_body(r, s->body[0], &stop))) return rc;
+    if (stop) break;
+  }
+  return AD_OK;
+}
+
+static int exec_foreach(li_run *r, const ln_stmt *s) {
+  tm_v c;
+  int rc, stop;
+  if ((rc = li_eval(r, s->e, &c))) return rc;
+  li_slot *slot = decl_slot(r, s->decl);
+  slot->set = 1;
+  slot->shared = 0;
+  if (c.narr > 0) {
+    for (int i = 0; i < c.dim[0]; i++) {
+      slot->v = tm_elem(&c, i);
+      if ((rc = loop_body(r, s->body[0], &stop))) return rc;
+      if (stop) break;
+    }
+    return AD_OK;
+  }
+  size_t n = tm_numel(&c);
+  for (size_t i = 0; i < n; i++) {
+    slot->v = tm_real_view(c.val + i, c.adj ? c.adj + i : NULL);
+    slot->v.dep = c.dep;
+    if ((rc = loop_body(r, s->body[0], &stop))) return rc;
+    if (stop) break;
+  }
+  return AD_OK;
+}
+
+static int truth_of(li_run *r, const ln_expr *e, int *t) {
+  tm_v v;
+  int rc = li_eval(r, e, &v);
+  if (rc) return rc;
+  *t = v.base == TM_INT ? v.ival[0] != 0 : tm_get(&v, 0) != 0.0;
+  return AD_OK;
+}
+
+int li_exec_block_body(li_run *r, const ln_stmt *blk) {
+  for (int i = 0; i < blk->nbody; i++) {
+    int rc = li_exec(r, blk->body[i]);
+    if (rc) return rc;
+    if (r->flow) return AD_OK;
+  }
+  return AD_OK;
+}
+
+int li_exec(li_run *r, const ln_stmt *s) {
+  int rc, t, stop;
+  tm_v v;
+  r->line = s->line;
+  r->col = s->col;
+  switch (s->kind) {
+  case LS_DECL: {
+    tm_v shape;
+    const ln_decl *d = s->decl;
+    if (d->scope == LN_SCOPE_GLOBAL && r->ctx && r->globals[d->slot].set == 2) {
+      shape = r->globals[d->slot].v;   /* sizes evaluated at binding */
+    } else if ((rc = li_decl_shape(r, d, &shape))) {
+      return rc;
+    }
+    return li_declare(r, d, &shape);
+  }
+  case LS_ASSIGN:
+    if ((rc = li_eval(r, s->e, &v))) return rc;
+    if (s->op != LN_OP_NONE) {
+      tm_v two[2], res;
+      if ((rc = li_eval(r, s->lhs, &two[0]))) return rc;
+      two[1] = v;
+      if ((rc = li_invoke(r, s->fn, 0, two, 2, &res))) return rc;
+      v = res;
+    }
+    return li_assign(r, s->lhs, &v);
+  case LS_TILDE:
+    return exec_tilde(r, s);
+  case LS_TARGET:
+    return add_target(r, s->e);
+  case LS_JACOBIAN:
+    if (!r->jacobian) return AD_OK;
+    return add_target(r, s->e);
+  case LS_FOR:
+    return exec_for(r, s);
+  case LS_FOREACH:
+    return exec_foreach(r, s);
+  case LS_WHILE:
+    for (;;) {
+      if ((rc = truth_of(r, s->e, &t))) return rc;
+      if (!t) break;
+      if ((rc = loop_body(r, s->body[0], &stop))) return rc;
+      if (stop) break;
+    }
+    return AD_OK;
+  case LS_IF:
+    if ((rc = truth_of(r, s->e, &t))) return rc;
+    if (t) return li_exec(r, s->body[0]);
+    return s->els ? li_exec(r, s->els) : AD_OK;
+  case LS_BREAK:
+    r->flow = LI_FLOW_BREAK;
+    return AD_OK;
+  case LS_CONTINUE:
+    r->flow = LI_FLOW_CONTINUE;
+    return AD_OK;
+  case LS_RETURN:
+    if (s->e && (rc = li_eval(r, s->e, &r->ret))) return rc;
+    r->flow = LI_FLOW_RETURN;
+    return AD_OK;
+  case LS_BLOCK:
+  case LS_PROFILE:
+    return li_exec_block_body(r, s);
+  case LS_PRINT:
+    if ((rc = print_args(r, s))) return rc;
+    li_printf(r, "\n");
+    return AD_OK;
+  case LS_REJECT:
+    return raise_msg(r, s, AD_EDOMAIN);
+  case LS_FATAL:
+    return raise_msg(r, s, AD_EFATAL);
+  case LS_CALL:
+    return li_eval(r, s->e, &v);
+  case LS_EMPTY:
+  default:
+    return AD_OK;
+  }
+}

@@ -1,0 +1,410 @@
+/*
+** ln_ast.c -- the program's node memory, names of operators, blocks and
+** types, and the tree dump.
+**
+** Every node, string and list of a program lives in one pool of zeroed
+** chunks that is freed at once: no node has an owner, so the parser may
+** bail out anywhere and ln_program_free still frees everything.
+*/
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ln.h"
+
+/* ---- pool ---- */
+typedef struct ln_chunk {
+  struct ln_chunk *next;
+  size_t used, cap;
+} ln_chunk;
+
+struct ln_pool {
+  ln_chunk *head;
+  size_t bytes;
+};
+
+#define LN_ALIGN 16u
+#define LN_CHUNK_HDR ((sizeof(ln_chunk) + LN_ALIGN - 1) / LN_ALIGN * LN_ALIGN)
+#define LN_CHUNK_MIN (64u * 1024u)
+
+void *ln_alloc(ln_program *p, size_t n) {
+  if (!p) return NULL;
+  if (!p->pool) {
+    p->pool = calloc(1, sizeof *p->pool);
+    if (!p->pool) return NULL;
+  }
+  if (n > SIZE_MAX / 4) return NULL;
+  n = (n + LN_ALIGN - 1) / LN_ALIGN * LN_ALIGN;
+  if (n == 0) n = LN_ALIGN;
+  ln_chunk *c = p->pool->head;
+  if (!c || c->cap - c->used < n) {
+    size_t cap = n > LN_CHUNK_MIN ? n : LN_CHUNK_MIN;
+    c = calloc(1, LN_CHUNK_HDR + cap);
+    if (!c) return NULL;
+    c->cap = cap;
+    c->next = p->pool->head;
+    p->pool->head = c;
+    p->pool->bytes += cap;
+  }
+  void *r = (char *)c + LN_CHUNK_HDR + c->used;
+  c->used += n;
+  return r;
+}
+
+char *ln_strdup(ln_program *p, const char *s, size_t n) {
+  if (n == SIZE_MAX) return NULL;
+  char *r = ln_alloc(p, n + 1);
+  if (!r) return NULL;
+  if (n) memcpy(r, s, n);
+  r[n] = '\0';
+  return r;
+}
+
+void ln_program_free(ln_program *p) {
+  if (!p) return;
+  if (p->pool) {
+    ln_chunk *c = p->pool->head;
+    while (c) {
+      ln_chunk *next = c->next;
+      free(c);
+      c = next;
+    }
+    free(p->pool);
+  }
+  free(p->filename);
+  free(p->source);
+  free(p->warnings);
+  free(p);
+}
+
+/* ---- names ---- */
+const char *ln_op_text(int op) {
+  static const char *t[] = {
+    "", "+", "-", "*", "/", "%/%", "%", "\\", ".*", "./", "^", ".^",
+    "==", "!=", "<", "<=", ">", ">=", "&&", "||", "-", "!", "+", "'"
+  };
+  return op >= 0 && op < (int)(sizeof t / sizeof t[0]) ? t[op] : "?";
+}
+
+const char *ln_block_name(int blk) {
+  static const char *t[] = {
+    "functions", "data", "transformed data", "parameters",
+    "transformed parameters", "model", "generated quantities"
+  };
+  return blk >= 0 && blk < LN_NBLOCKS ? t[blk] : "?";
+}
+
+static const char *base_name(int base) {
+  switch (base) {
+  case TM_INT: return "int";
+  case TM_REAL: return "real";
+  case TM_VECTOR: return "vector";
+  case TM_ROW_VECTOR: return "row_vector";
+  case TM_MATRIX: return "matrix";
+  case LN_VOID: return "void";
+  case LN_STRING: return "string";
+  case LN_FUNCREF: return "function";
+  case LN_ERRTYPE: return "(error)";
+  default: return "?";
+  }
+}
+
+char *ln_type_text(ln_type t, char *buf, size_t size) {
+  if (!buf || size == 0) return buf;
+  if (t.narr == 0) {
+    snprintf(buf, size, "%s", base_name(t.base));
+    return buf;
+  }
+  char commas[TM_MAXARR + 1];
+  int k = t.narr > TM_MAXARR ? TM_MAXARR : t.narr;
+  for (int i = 0; i < k - 1; i++) commas[i] = ',';
+  commas[k - 1] = '\0';
+  snprintf(buf, size, "array[%s] %s", commas, base_name(t.base));
+  return buf;
+}
+
+/* ---- dump ---- */
+typedef struct dbuf {
+  char *s;
+  size_t n, cap;
+  int oom;
+} dbuf;
+
+static void put(dbuf *b, const char *s, size_t n) {
+  if (b->oom) return;
+  if (b->n + n + 1 > b->cap) {
+    size_t cap = b->cap ? b->cap : 1024;
+    while (cap < b->n + n + 1) cap *= 2;
+    char *r = realloc(b->s, cap);
+    if (!r) { b->oom = 1; return; }
+    b->s = r; b->cap = cap;
+  }
+  memcpy(b->s + b->n, s, n);
+  b->n += n;
+  b->s[b->n] = '\0';
+}
+
+static void puts_(dbuf *b, const char *s) { put(b, s, strlen(s)); }
+
+#ifdef __GNUC__
+__attribute__((format(printf, 2, 3)))
+#endif
+static void putf(dbuf *b, const char *fmt, ...) {
+  char tmp[256];
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+  va_end(ap);
+  if (n < 0) return;
+  put(b, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
+}
+
+/* A string literal, quoted, with bytes outside printable ASCII escaped. */
+static void put_quoted(dbuf *b, const char *s) {
+  puts_(b, "\"");
+  for (; s && *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '"' || c == '\\') putf(b, "\\%c", c);
+    else if (c >= 0x20 && c < 0x7f) put(b, (const char *)&c, 1);
+    else putf(b, "\\x%02X", c);
+  }
+  puts_(b, "\"");
+}
+
+static void dump_type(dbuf *b, ln_type t) {
+  char tb[64];
+  ln_type_text(t, tb, sizeof tb);
+  if (t.narr) put_quoted(b, tb);
+  else puts_(b, tb);
+}
+
+static void dump_expr(dbuf *b, const ln_expr *e);
+
+static void dump_opt(dbuf *b, const ln_expr *e) {
+  if (e) dump_expr(b, e);
+  else puts_(b, "_");
+}
+
+static void dump_args(dbuf *b, ln_expr *const *args, int n) {
+  for (int i = 0; i < n; i++) { puts_(b, " "); dump_expr(b, args[i]); }
+}
+
+static void dump_expr(dbuf *b, const ln_expr *e) {
+  if (!e) { puts_(b, "_"); return; }
+  switch (e->kind) {
+  case LE_INT: putf(b, "(int %d)", e->ival); break;
+  case LE_REAL: puts_(b, "(real "); puts_(b, e->name ? e->name : "?"); puts_(b, ")"); break;
+  case LE_STRING: puts_(b, "(string "); put_quoted(b, e->name); puts_(b, ")"); break;
+  case LE_VAR: case LE_FUNCREF: putf(b, "(var %s)", e->name); break;
+  case LE_CALL:
+    putf(b, "(call %s", e->name);
+    for (int i = 0; i < e->nargs; i++) {
+      puts_(b, " ");
+      dump_expr(b, e->args[i]);
+      if (i == 0 && e->bar) puts_(b, " |");
+    }
+    puts_(b, ")");
+    break;
+  case LE_BINOP:
+    putf(b, "(binop %s ", ln_op_text(e->op));
+    dump_expr(b, e->args[0]); puts_(b, " "); dump_expr(b, e->args[1]);
+    puts_(b, ")");
+    break;
+  case LE_UNOP:
+    putf(b, "(%s ", e->op == LN_OP_TRANSPOSE ? "transpose" : "unop");
+    if (e->op != LN_OP_TRANSPOSE) putf(b, "%s ", ln_op_text(e->op));
+    dump_expr(b, e->args[0]);
+    puts_(b, ")");
+    break;
+  case LE_COND:
+    puts_(b, "(cond ");
+    dump_expr(b, e->args[0]); puts_(b, " ");
+    dump_expr(b, e->args[1]); puts_(b, " ");
+    dump_expr(b, e->args[2]); puts_(b, ")");
+    break;
+  case LE_INDEX:
+    puts_(b, "(index ");
+    dump_expr(b, e->args[0]);
+    for (int i = 0; i < e->nidx; i++) {
+      const ln_index *x = &e->idx[i];
+      switch (x->kind) {
+      case LI_SINGLE: puts_(b, " (single "); dump_expr(b, x->a); break;
+      case LI_MULTI: puts_(b, " (multi "); dump_expr(b, x->a); break;
+      case LI_ALL: puts_(b, " (all"); break;
+      case LI_RANGE: puts_(b, " (range "); dump_expr(b, x->a); puts_(b, " "); dump_expr(b, x->b); break;
+      case LI_FROM: puts_(b, " (from "); dump_expr(b, x->a); break;
+      case LI_TO: puts_(b, " (to "); dump_expr(b, x->b ? x->b : x->a); break;
+      default: puts_(b, " (?"); break;
+      }
+      puts_(b, ")");
+    }
+    puts_(b, ")");
+    break;
+  case LE_ARRAY: puts_(b, "(array"); dump_args(b, e->args, e->nargs); puts_(b, ")"); break;
+  case LE_ROWVEC: puts_(b, "(rowvec"); dump_args(b, e->args, e->nargs); puts_(b, ")"); break;
+  case LE_TARGET: puts_(b, "(target)"); break;
+  default: putf(b, "(? %d)", e->kind); break;
+  }
+}
+
+static void indent(dbuf *b, int depth) {
+  puts_(b, "\n");
+  for (int i = 0; i < depth; i++) puts_(b, "  ");
+}
+
+static void dump_decl(dbuf *b, const ln_decl *d, int is_arg) {
+  puts_(b, is_arg ? "(arg " : "(decl ");
+  if (is_arg && d->type.data_only) puts_(b, "data ");
+  dump_type(b, d->type);
+  putf(b, " %s", d->name ? d->name : "?");
+  if (is_arg) { puts_(b, ")"); return; }
+  if (d->type.narr) {
+    puts_(b, " (dims");
+    for (int i = 0; i < d->type.narr && i < TM_MAXARR; i++) { puts_(b, " "); dump_opt(b, d->dims[i]); }
+    puts_(b, ")");
+  }
+  if (d->size1) {
+    puts_(b, " (size ");
+    dump_expr(b, d->size1);
+    if (d->size2) { puts_(b, " "); dump_expr(b, d->size2); }
+    puts_(b, ")");
+  }
+  if (d->transform) putf(b, " (transform %s)", d->transform);
+  if (d->lower) { puts_(b, " (lower "); dump_expr(b, d->lower); puts_(b, ")"); }
+  if (d->upper) { puts_(b, " (upper "); dump_expr(b, d->upper); puts_(b, ")"); }
+  if (d->offset) { puts_(b, " (offset "); dump_expr(b, d->offset); puts_(b, ")"); }
+  if (d->multiplier) { puts_(b, " (multiplier "); dump_expr(b, d->multiplier); puts_(b, ")"); }
+  if (d->init) { puts_(b, " (init "); dump_expr(b, d->init); puts_(b, ")"); }
+  if (d->old_syntax) puts_(b, " old-syntax");
+  puts_(b, ")");
+}
+
+static void dump_stmt(dbuf *b, const ln_stmt *s, int depth);
+
+static void dump_body(dbuf *b, ln_stmt *const *body, int n, int depth) {
+  for (int i = 0; i < n; i++) { indent(b, depth); dump_stmt(b, body[i], depth); }
+}
+
+static void dump_stmt(dbuf *b, const ln_stmt *s, int depth) {
+  if (!s) { puts_(b, "_"); return; }
+  switch (s->kind) {
+  case LS_DECL: dump_decl(b, s->decl, 0); break;
+  case LS_ASSIGN:
+    putf(b, "(assign %s= ", s->op ? ln_op_text(s->op) : "");
+    dump_expr(b, s->lhs); puts_(b, " "); dump_expr(b, s->e); puts_(b, ")");
+    break;
+  case LS_TILDE:
+    puts_(b, "(tilde ");
+    dump_expr(b, s->e);
+    putf(b, " %s", s->name);
+    dump_args(b, s->args, s->nargs);
+    if (s->trunc) {
+      puts_(b, " (T "); dump_opt(b, s->lo); puts_(b, " "); dump_opt(b, s->hi); puts_(b, ")");
+    }
+    puts_(b, ")");
+    break;
+  case LS_TARGET: puts_(b, "(target+= "); dump_expr(b, s->e); puts_(b, ")"); break;
+  case LS_JACOBIAN: puts_(b, "(jacobian+= "); dump_expr(b, s->e); puts_(b, ")"); break;
+  case LS_FOR:
+    putf(b, "(for %s ", s->name);
+    dump_expr(b, s->lo); puts_(b, " "); dump_expr(b, s->hi);
+    dump_body(b, s->body, s->nbody, depth + 1);
+    puts_(b, ")");
+    break;
+  case LS_FOREACH:
+    putf(b, "(foreach %s ", s->name);
+    dump_expr(b, s->e);
+    dump_body(b, s->body, s->nbody, depth + 1);
+    puts_(b, ")");
+    break;
+  case LS_WHILE:
+    puts_(b, "(while ");
+    dump_expr(b, s->e);
+    dump_body(b, s->body, s->nbody, depth + 1);
+    puts_(b, ")");
+    break;
+  case LS_IF:
+    puts_(b, "(if ");
+    dump_expr(b, s->e);
+    dump_body(b, s->body, s->nbody, depth + 1);
+    if (s->els) {
+      indent(b, depth + 1);
+      puts_(b, "(else");
+      indent(b, depth + 2);
+      dump_stmt(b, s->els, depth + 2);
+      puts_(b, ")");
+    }
+    puts_(b, ")");
+    break;
+  case LS_BREAK: puts_(b, "(break)"); break;
+  case LS_CONTINUE: puts_(b, "(continue)"); break;
+  case LS_RETURN:
+    puts_(b, "(return");
+    if (s->e) { puts_(b, " "); dump_expr(b, s->e); }
+    puts_(b, ")");
+    break;
+  case LS_BLOCK:
+    puts_(b, "(block");
+    dump_body(b, s->body, s->nbody, depth + 1);
+    puts_(b, ")");
+    break;
+  case LS_PRINT: case LS_REJECT: case LS_FATAL:
+    puts_(b, s->kind == LS_PRINT ? "(print" : s->kind == LS_REJECT ? "(reject" : "(fatal_error");
+    dump_args(b, s->args, s->nargs);
+    puts_(b, ")");
+    break;
+  case LS_PROFILE:
+    puts_(b, "(profile ");
+    put_quoted(b, s->name);
+    dump_body(b, s->body, s->nbody, depth + 1);
+    puts_(b, ")");
+    break;
+  case LS_CALL: puts_(b, "(call-stmt "); dump_expr(b, s->e); puts_(b, ")"); break;
+  case LS_EMPTY: puts_(b, "(empty)"); break;
+  default: putf(b, "(? %d)", s->kind); break;
+  }
+}
+
+static void dump_func(dbuf *b, const ln_func *f) {
+  puts_(b, "(function ");
+  dump_type(b, f->ret);
+  putf(b, " %s (", f->name ? f->name : "?");
+  for (int i = 0; i < f->nparams; i++) {
+    if (i) puts_(b, " ");
+    dump_decl(b, f->params[i], 1);
+  }
+  puts_(b, ")");
+  if (f->body) {
+    indent(b, 3);
+    dump_stmt(b, f->body, 3);
+  } else {
+    puts_(b, " forward");
+  }
+  puts_(b, ")");
+}
+
+char *ln_dump(const ln_program *p) {
+  dbuf b = {NULL, 0, 0, 0};
+  puts_(&b, "(program");
+  if (p) {
+    if (p->block[LN_BLK_FUNCTIONS] || p->nfuncs) {
+      puts_(&b, "\n  (functions");
+      for (int i = 0; i < p->nfuncs; i++) { indent(&b, 2); dump_func(&b, p->funcs[i]); }
+      puts_(&b, ")");
+    }
+    for (int k = LN_BLK_DATA; k < LN_NBLOCKS; k++) {
+      const ln_stmt *blk = p->block[k];
+      if (!blk) continue;
+      char name[32];
+      snprintf(name, sizeof name, "%s", ln_block_name(k));
+      for (char *c = name; *c; c++) if (*c == ' ') *c = '_';
+      putf(&b, "\n  (%s", name);
+      dump_body(&b, blk->body, blk->nbody, 2);
+      puts_(&b, ")");
+    }
+  }
+  puts_(&b, ")\n");
+  if (b.oom) { free(b.s); return NULL; }
+  return b.s;
+}

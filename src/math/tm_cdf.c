@@ -1,0 +1,424 @@
+/*
+** tm_cdf.c -- cumulative distribution functions: X_cdf, X_lcdf and X_lccdf
+** of the univariate distributions, for truncation (y ~ normal(mu, s) T[L, U])
+** and censoring.
+**
+** Each distribution is one function that returns, for one element of the
+** broadcast, log F or log(1 - F) and the partials of that log in each
+** argument; one kernel runs it over the broadcast on the density frame
+** (tm_dens: broadcasting, one node per call) and forms what Stan returns
+** for containers: the sum of the logs for _lcdf and _lccdf, the product of
+** the cdfs for _cdf (whose partials are the product times the log partials).
+**
+** The tails are what truncation needs, so each function takes the form that
+** keeps its digits there: log Phi through erfcx, Cauchy's cdf as an atan2
+** angle, log1m_exp for 1 - exp(-u), the incomplete gamma and beta functions
+** as logs.  An element outside the support gives log(0) = -inf for the
+** call, with zero partials, as Stan's explicit returns do.
+*/
+#include <math.h>
+#include <string.h>
+#include "tm_tables.h"
+#include "tm_special.h"
+#include "tm_special_dist.h"
+#include "tm_dens_def.h"
+
+enum { M_LCDF, M_LCCDF, M_CDF };
+
+/* log F (upper = 0) or log(1 - F) (upper = 1) at x[0..nargs-1], with
+** d[i] = d(that log) / dx[i]; d of int arguments is ignored. */
+typedef double (*cdf_elem)(const double *x, int upper, double *d);
+
+typedef struct cdf_def {
+  int nargs;
+  unsigned ints;               /* bit i: argument i is an int (a count or size) */
+  const char *names[4];
+  tm_dens_check checks[5];
+  cdf_elem f;
+} cdf_def;
+
+typedef struct cdf_fn { const cdf_def *def; int mode; } cdf_fn;
+
+static int check_types(const char *fn, const cdf_def *f, const tm_v *a, int nargs) {
+  char buf[64];
+  if (nargs != f->nargs)
+    return ad_fail(AD_EINVALID, "%s: expected %d arguments, got %d", fn, f->nargs, nargs);
+  for (int i = 0; i < nargs; i++) {
+    const tm_v *v = &a[i];
+    if (f->ints >> i & 1u) {
+      if (v->base != TM_INT || v->narr > 1)
+        return ad_fail(AD_EINVALID, "%s: %s has type %s, but must be int or array[] int", fn,
+                       f->names[i], tm_type_name(v, buf, sizeof buf));
+      continue;
+    }
+    int ok = v->base <= TM_REAL ? v->narr <= 1
+           : (v->base == TM_VECTOR || v->base == TM_ROW_VECTOR) && v->narr == 0;
+    if (!ok)
+      return ad_fail(AD_EINVALID, "%s: %s has type %s, but must be real, array[] real, vector or row_vector",
+                     fn, f->names[i], tm_type_name(v, buf, sizeof buf));
+  }
+  return AD_OK;
+}
+
+static void zero_partials(tm_dens *D) {
+  for (int i = 0; i < D->nargs; i++)
+    if (D->d[i]) memset(D->d[i], 0, (tm_is_scalar(&D->a[i]) ? 1 : D->n) * sizeof(double));
+}
+
+static int cdf_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
+  const cdf_fn *F = c->fn->data;
+  const cdf_def *f = F->def;
+  int rc = check_types(c->fn->name, f, a, nargs);
+  if (rc) return rc;
+  tm_dens D;
+  if ((rc = tm_dens_begin(&D, c, a, nargs, f->names))) return rc;
+  if ((rc = tm_dens_run_checks(&D, f->names, f->checks))) return rc;
+  int upper = F->mode == M_LCCDF, dep = 0;
+  for (int i = 0; i < nargs; i++) dep |= a[i].dep;
+  double s = 0, x[4], d[4];
+  for (size_t j = 0; j < D.n && s > -INFINITY; j++) {
+    for (int i = 0; i < nargs; i++) { x[i] = D.x[i][j * D.inc[i]]; d[i] = 0; }
+    s += f->f(x, upper, d);
+    for (int i = 0; i < nargs; i++) tm_dens_add(&D, i, j, d[i]);
+  }
+  if (s == -INFINITY) zero_partials(&D);
+  if (F->mode == M_CDF) {
+    s = exp(s);                /* Stan: the product of the cdfs; 1 when empty */
+    for (int i = 0; i < nargs; i++)
+      if (D.d[i]) {
+        size_t m = tm_is_scalar(&a[i]) ? 1 : D.n;
+        for (size_t k = 0; k < m; k++) D.d[i][k] *= s;
+      }
+  }
+  rc = tm_dens_end(&D, s, out);
+  if (!rc && !out->adj) out->dep = (unsigned char)dep;
+  return rc;
+}
+
+/* ---- location-scale families: g = d(log value) / dz, z = (y - mu) / sigma ---- */
+
+static void loc_scale(double g, double z, double sigma, double *d) {
+  if (g == 0) return;          /* z may be infinite there */
+  d[0] = g / sigma;
+  d[1] = -g / sigma;
+  d[2] = -g * z / sigma;
+}
+
+static double normal_z(double z, int upper, double *g) {
+  if (upper) { *g = -tm_dlog_Phi(-z); return tm_log_Phi(-z); }
+  *g = tm_dlog_Phi(z);
+  return tm_log_Phi(z);
+}
+
+static double normal_e(const double *x, int upper, double *d) {
+  double z = (x[0] - x[1]) / x[2], g, v = normal_z(z, upper, &g);
+  loc_scale(g, z, x[2], d);
+  return v;
+}
+
+static double std_normal_e(const double *x, int upper, double *d) {
+  double g, v = normal_z(x[0], upper, &g);
+  d[0] = g;
+  return v;
+}
+
+static double lognormal_e(const double *x, int upper, double *d) {
+  double y = x[0];
+  if (y == 0) return upper ? 0 : -INFINITY;
+  double z = (log(y) - x[1]) / x[2], g, v = normal_z(z, upper, &g);
+  loc_scale(g, z, x[2], d);
+  if (g != 0) d[0] /= y;
+  return v;
+}
+
+/* F = atan2(1, -z) / pi: 1/2 + atan(z) / pi without its cancellation for z << 0 */
+static double cauchy_e(const double *x, int upper, double *d) {
+  double z = (x[0] - x[1]) / x[2];
+  double p = atan2(1, upper ? z : -z) / TM_PI;
+  double g = 1 / (TM_PI * (1 + z * z) * p);
+  loc_scale(upper ? -g : g, z, x[2], d);
+  return log(p);
+}
+
+static double logistic_e(const double *x, int upper, double *d) {
+  double z = (x[0] - x[1]) / x[2];
+  if (upper) {
+    loc_scale(-tm_inv_logit(z), z, x[2], d);
+    return tm_log1m_inv_logit(z);
+  }
+  loc_scale(tm_inv_logit(-z), z, x[2], d);
+  return tm_log_inv_logit(z);
+}
+
+/* F = exp(z) / 2 below mu, 1 - exp(-z) / 2 above */
+static double double_exponential_e(const double *x, int upper, double *d) {
+  double z = (x[0] - x[1]) / x[2], v, g;
+  if ((z < 0) != upper) {      /* the tail: log(1/2) + -|z| */
+    v = -TM_LOG_2 - fabs(z);
+    g = upper ? -1 : 1;
+  } else {                     /* log(1 - exp(-|z|) / 2) */
+    double e = exp(-fabs(z));
+    v = log1p(-0.5 * e);
+    g = e / (2 - e) * (upper ? -1 : 1);
+  }
+  loc_scale(g, z, x[2], d);
+  return v;
+}
+
+/* F = exp(-exp(-z)) */
+static double gumbel_e(const double *x, int upper, double *d) {
+  double z = (x[0] - x[1]) / x[2], e = exp(-z), v, g;
+  if (!upper) { v = -e; g = e; }
+  else {
+    v = tm_log1m_exp(-e);
+    g = isinf(e) ? 0 : e == 0 ? 0 : -e / expm1(e);
+  }
+  loc_scale(g, z, x[2], d);
+  return v;
+}
+
+/* ---- 1 - exp(-u) families: lcdf = log1m_exp(-u), lccdf = -u ---- */
+
+/* value and d(value)/du */
+static double one_minus_exp(double u, int upper, double *g) {
+  if (upper) { *g = -1; return -u; }
+  *g = isinf(u) ? 0 : 1 / expm1(u);
+  return tm_log1m_exp(-u);
+}
+
+static double exponential_e(const double *x, int upper, double *d) {
+  double y = x[0], b = x[1], g, v = one_minus_exp(b * y, upper, &g);
+  if (g != 0) { d[0] = g * b; d[1] = g * y; }
+  return v;
+}
+
+/* u = (y / sigma)^alpha */
+static double weibull_e(const double *x, int upper, double *d) {
+  double y = x[0], al = x[1], s = x[2];
+  if (y == 0) return upper ? 0 : -INFINITY;
+  double u = pow(y / s, al), g, v = one_minus_exp(u, upper, &g);
+  if (g != 0 && isfinite(u)) {
+    d[0] = g * al * u / y;
+    d[1] = g * u * log(y / s);
+    d[2] = -g * al * u / s;
+  }
+  return v;
+}
+
+/* u = y^2 / (2 sigma^2) */
+static double rayleigh_e(const double *x, int upper, double *d) {
+  double y = x[0], s = x[1];
+  if (y == 0) return upper ? 0 : -INFINITY;
+  double r = y / s, u = 0.5 * r * r, g, v = one_minus_exp(u, upper, &g);
+  if (g != 0 && isfinite(u)) {
+    d[0] = g * r / s;
+    d[1] = -g * r * r / s;
+  }
+  return v;
+}
+
+/* 1 - F = (y_min / y)^alpha above y_min */
+static double pareto_e(const double *x, int upper, double *d) {
+  double y = x[0], ym = x[1], al = x[2];
+  if (y < ym) return upper ? 0 : -INFINITY;
+  if (isinf(y)) return upper ? -INFINITY : 0;
+  double lr = log(ym / y), L = al * lr, g;
+  double v = upper ? L : tm_log1m_exp(L);
+  g = upper ? 1 : -1 / expm1(-L);
+  if (isfinite(g)) {
+    d[0] = -g * al / y;
+    d[1] = g * al / ym;
+    d[2] = g * lr;
+  }
+  return v;
+}
+
+static double uniform_e(const double *x, int upper, double *d) {
+  double y = x[0], lo = x[1], hi = x[2], w = hi - lo;
+  if (y < lo) return upper ? 0 : -INFINITY;
+  if (y >= hi) return upper ? -INFINITY : 0;
+  if (upper) {
+    d[0] = -1 / (hi - y);
+    d[1] = 1 / w;
+    d[2] = 1 / (hi - y) - 1 / w;
+    return log((hi - y) / w);
+  }
+  d[0] = 1 / (y - lo);
+  d[1] = -1 / (y - lo) + 1 / w;
+  d[2] = -1 / w;
+  return log((y - lo) / w);
+}
+
+/* ---- discrete ---- */
+
+static double bernoulli_e(const double *x, int upper, double *d) {
+  double n = x[0], th = x[1];
+  if (n < 0) return upper ? 0 : -INFINITY;
+  if (n >= 1) return upper ? -INFINITY : 0;
+  if (upper) { d[1] = 1 / th; return log(th); }
+  d[1] = -1 / (1 - th);
+  return log1p(-th);
+}
+
+/* F(n) = Q(n + 1, lambda); dF / dlambda = -Poisson(n | lambda) */
+static double poisson_e(const double *x, int upper, double *d) {
+  double n = x[0], lam = x[1], lp, lq;
+  if (n < 0) return upper ? 0 : -INFINITY;
+  tm_log_gamma_pq(n + 1, lam, &lp, &lq);
+  double v = upper ? lp : lq;
+  if (isfinite(v)) {
+    double g = exp(tm_log_dpois(n, lam) - v);
+    d[1] = upper ? g : -g;
+  }
+  return v;
+}
+
+/* x log y with 0 log 0 = 0 */
+static double xlogy(double x, double y) { return x == 0 ? 0 : x * log(y); }
+
+/* F(n) = I_{1 - theta}(N - n, n + 1);
+** dF / dtheta = -theta^n (1 - theta)^(N - n - 1) / B(N - n, n + 1) */
+static double binomial_e(const double *x, int upper, double *d) {
+  double n = x[0], N = x[1], th = x[2], li, lj;
+  if (n < 0) return upper ? 0 : -INFINITY;
+  if (n >= N) return upper ? -INFINITY : 0;
+  tm_log_inc_beta(N - n, n + 1, 1 - th, th, &li, &lj);
+  double v = upper ? lj : li;
+  if (isfinite(v)) {
+    double ld = xlogy(n, th) + xlogy(N - n - 1, 1 - th) - tm_lbeta(N - n, n + 1);
+    double g = exp(ld - v);
+    d[2] = upper ? g : -g;
+  }
+  return v;
+}
+
+/* neg_binomial_2(n | mu, phi): the sum of the masses, each with its partials,
+** so the gradient in phi needs no derivative of the incomplete beta function
+** in its parameter.  Terms by the ratio of successive masses
+** p(k + 1) / p(k) = (k + phi) / (k + 1) * mu / (mu + phi), in logs with a
+** running maximum; the partials of log p(k) by the running sum of
+** 1 / (phi + j) (digamma(k + phi) - digamma(phi)).  The upper tail is summed
+** directly (to where its terms no longer count) when the lower sum exceeds
+** one half, so log(1 - F) keeps its digits too. */
+typedef struct nb_sum { double m, s, gmu, gphi; } nb_sum;
+
+static void nb_add(nb_sum *S, double lp, double dmu, double dphi) {
+  if (lp > S->m) {
+    double r = exp(S->m - lp);
+    S->s *= r; S->gmu *= r; S->gphi *= r;
+    S->m = lp;
+  }
+  double w = exp(lp - S->m);
+  S->s += w;
+  S->gmu += w * dmu;
+  S->gphi += w * dphi;
+}
+
+static double neg_binomial_2_e(const double *x, int upper, double *d) {
+  double n = x[0], mu = x[1], phi = x[2];
+  if (n < 0) return upper ? 0 : -INFINITY;
+  /* log(mu / (mu + phi)) and log(phi / (mu + phi)), each from the smaller ratio */
+  double lq = mu < phi ? log(mu / (mu + phi)) : log1p(-phi / (mu + phi));
+  double lphi = phi < mu ? log(phi / (mu + phi)) : log1p(-mu / (mu + phi));
+  double lp = phi * lphi;      /* log p(0) */
+  double dg = 0;               /* digamma(k + phi) - digamma(phi) */
+  nb_sum lo = {-INFINITY, 0, 0, 0};
+  double k;
+  for (k = 0; k <= n; k++) {
+    double dmu = k / mu - (k + phi) / (mu + phi);
+    double dphi = dg + lphi + (mu - k) / (mu + phi);
+    nb_add(&lo, lp, dmu, dphi);
+    dg += 1 / (phi + k);
+    lp += log((k + phi) / (k + 1)) + lq;
+  }
+  double lF = lo.m + log(lo.s);
+  if (lF < -TM_LOG_2) {        /* F < 1/2: 1 - F by log1m_exp is accurate */
+    double gmu = lo.gmu / lo.s, gphi = lo.gphi / lo.s;
+    if (!upper) { d[1] = gmu; d[2] = gphi; return lF; }
+    double r = exp(lF) / -expm1(lF);     /* F / (1 - F) */
+    d[1] = -gmu * r;
+    d[2] = -gphi * r;
+    return tm_log1m_exp(lF);
+  }
+  /* the upper tail: k > n, continuing the recurrence until the terms stop
+  ** counting (they fall geometrically once k exceeds the mode) */
+  nb_sum hi = {-INFINITY, 0, 0, 0};
+  for (int it = 0; it < 10000000; it++, k++) {
+    double dmu = k / mu - (k + phi) / (mu + phi);
+    double dphi = dg + lphi + (mu - k) / (mu + phi);
+    nb_add(&hi, lp, dmu, dphi);
+    double lr = log((k + phi) / (k + 1)) + lq;      /* log p(k + 1) / p(k) */
+    /* past the mode the rest is below p(k) / (1 - r), r the larger of this
+    ** ratio and its limit mu / (mu + phi) */
+    if (k > (phi - 1) * mu / phi && lp - tm_log1m_exp(lr > lq ? lr : lq) < hi.m + log(hi.s) - 40) break;
+    dg += 1 / (phi + k);
+    lp += lr;
+  }
+  double lG = hi.s > 0 ? hi.m + log(hi.s) : -INFINITY;
+  if (upper) {
+    if (hi.s > 0) { d[1] = hi.gmu / hi.s; d[2] = hi.gphi / hi.s; }
+    return lG;
+  }
+  /* log F = log1m_exp(log G); d log F = -G / F d log G */
+  if (hi.s > 0) {
+    double r = exp(lG - lF);
+    d[1] = -r * hi.gmu / hi.s;
+    d[2] = -r * hi.gphi / hi.s;
+  }
+  return tm_log1m_exp(lG);
+}
+
+/* ---- definitions: Stan's argument names and checks ---- */
+
+#define Y "Random variable"
+#define LOC "Location parameter"
+#define SCALE "Scale parameter"
+#define SHAPE "Shape parameter"
+
+static const cdf_def
+  d_normal = {3, 0, {Y, LOC, SCALE}, {{0, CK_NOT_NAN}, {1, CK_FINITE}, {2, CK_POS}}, normal_e},
+  d_std_normal = {1, 0, {Y}, {{0, CK_NOT_NAN}}, std_normal_e},
+  d_lognormal = {3, 0, {Y, LOC, SCALE}, {{0, CK_NONNEG}, {1, CK_FINITE}, {2, CK_POS_FINITE}}, lognormal_e},
+  d_cauchy = {3, 0, {Y, LOC, SCALE}, {{0, CK_NOT_NAN}, {1, CK_FINITE}, {2, CK_POS_FINITE}}, cauchy_e},
+  d_logistic = {3, 0, {Y, LOC, SCALE}, {{0, CK_NOT_NAN}, {1, CK_FINITE}, {2, CK_POS_FINITE}}, logistic_e},
+  d_double_exponential = {3, 0, {Y, LOC, SCALE},
+    {{0, CK_NOT_NAN}, {1, CK_FINITE}, {2, CK_POS_FINITE}}, double_exponential_e},
+  d_gumbel = {3, 0, {Y, LOC, SCALE}, {{0, CK_NOT_NAN}, {1, CK_FINITE}, {2, CK_POS}}, gumbel_e},
+  d_exponential = {2, 0, {Y, "Inverse scale parameter"}, {{0, CK_NONNEG}, {1, CK_POS_FINITE}}, exponential_e},
+  d_weibull = {3, 0, {Y, SHAPE, SCALE}, {{0, CK_NONNEG}, {1, CK_POS_FINITE}, {2, CK_POS_FINITE}}, weibull_e},
+  d_rayleigh = {2, 0, {Y, SCALE}, {{0, CK_NONNEG}, {1, CK_POS}}, rayleigh_e},
+  d_pareto = {3, 0, {Y, SCALE, SHAPE}, {{0, CK_NONNEG}, {1, CK_POS_FINITE}, {2, CK_POS_FINITE}}, pareto_e},
+  d_uniform = {3, 0, {Y, "Lower bound parameter", "Upper bound parameter"},
+    {{0, CK_NOT_NAN}, {1, CK_FINITE}, {2, CK_FINITE}, {2, CK_GREATER}}, uniform_e},
+  d_bernoulli = {2, 1u, {Y, "Probability parameter"}, {{1, CK_UNIT}}, bernoulli_e},
+  d_poisson = {2, 1u, {Y, "Rate parameter"}, {{1, CK_NONNEG}}, poisson_e},
+  d_binomial = {3, 3u, {"Successes variable", "Population size parameter", "Probability parameter"},
+    {{1, CK_NONNEG}, {2, CK_UNIT}}, binomial_e},
+  d_neg_binomial_2 = {3, 1u, {Y, LOC, "Precision parameter"},
+    {{1, CK_POS_FINITE}, {2, CK_POS_FINITE}}, neg_binomial_2_e};
+
+#define MODES(name) \
+  static const cdf_fn f_##name##_lcdf = {&d_##name, M_LCDF}, f_##name##_lccdf = {&d_##name, M_LCCDF}, \
+    f_##name##_cdf = {&d_##name, M_CDF};
+MODES(normal) MODES(std_normal) MODES(lognormal) MODES(cauchy) MODES(logistic)
+MODES(double_exponential) MODES(gumbel) MODES(exponential) MODES(weibull) MODES(rayleigh)
+MODES(pareto) MODES(uniform) MODES(bernoulli) MODES(poisson) MODES(binomial) MODES(neg_binomial_2)
+
+#define ENTRIES(name, sig) \
+  {#name "_lcdf", sig, cdf_kernel, &f_##name##_lcdf}, \
+  {#name "_lccdf", sig, cdf_kernel, &f_##name##_lccdf}, \
+  {#name "_cdf", sig, cdf_kernel, &f_##name##_cdf}
+
+#define SIG1 "real(reals)"
+#define SIG2 "real(reals, reals)"
+#define SIG3 "real(reals, reals, reals)"
+
+const tm_fn tm_fns_cdf[] = {
+  ENTRIES(normal, SIG3), ENTRIES(std_normal, SIG1), ENTRIES(lognormal, SIG3),
+  ENTRIES(cauchy, SIG3), ENTRIES(logistic, SIG3), ENTRIES(double_exponential, SIG3),
+  ENTRIES(gumbel, SIG3), ENTRIES(exponential, SIG2), ENTRIES(weibull, SIG3),
+  ENTRIES(rayleigh, SIG2), ENTRIES(pareto, SIG3), ENTRIES(uniform, SIG3),
+  ENTRIES(bernoulli, "real(ints, reals)"), ENTRIES(poisson, "real(ints, reals)"),
+  ENTRIES(binomial, "real(ints, ints, reals)"), ENTRIES(neg_binomial_2, "real(ints, reals, reals)"),
+  {NULL, NULL, NULL, NULL}
+};
