@@ -51,7 +51,8 @@ char *li_decl_text(const ln_decl *d, const tm_v *shape, char *buf, size_t size) 
   return buf;
 }
 
-int li_run_init(li_run *r, const li_ctx *c, int ad, tm_rng *rng, li_print *print) {
+/* The run state every evaluation starts from; globals left to the caller. */
+static void run_setup(li_run *r, const li_ctx *c, int ad, tm_rng *rng, li_print *print) {
   memset(r, 0, sizeof *r);
   r->ctx = c;
   r->p = c->p;
@@ -62,6 +63,14 @@ int li_run_init(li_run *r, const li_ctx *c, int ad, tm_rng *rng, li_print *print
   r->fn_sum = c->fn_sum;
   r->fn_minus = c->fn_minus;
   r->fn_log_diff_exp = c->fn_log_diff_exp;
+  r->fn_add = c->fn_add;
+  r->fn_subtract = c->fn_subtract;
+  r->fn_multiply = c->fn_multiply;
+  r->fn_divide = c->fn_divide;
+}
+
+int li_run_init(li_run *r, const li_ctx *c, int ad, tm_rng *rng, li_print *print) {
+  run_setup(r, c, ad, rng, print);
   int n = c->p->nglobals;
   r->globals = ad_alloc((size_t)(n ? n : 1) * sizeof(li_slot));
   if (!r->globals) return ad_fail(AD_EMEMORY, "out of memory");
@@ -200,6 +209,10 @@ int li_ctx_new(const ln_program *p, const ld_set *data, uint64_t seed, li_ctx **
   c->fn_sum = tm_lookup("sum", NULL);
   c->fn_minus = tm_lookup("minus", NULL);
   c->fn_log_diff_exp = tm_lookup("log_diff_exp", NULL);
+  c->fn_add = tm_lookup("add", NULL);
+  c->fn_subtract = tm_lookup("subtract", NULL);
+  c->fn_multiply = tm_lookup("multiply", NULL);
+  c->fn_divide = tm_lookup("divide", NULL);
   if (!(c->store = ad_stack_new())) { free(c); snprintf(err, errsize, "out of memory"); return AD_EMEMORY; }
   ad_stack *saved = ad_active;
   ad_active = c->store;
@@ -213,9 +226,7 @@ int li_ctx_new(const ln_program *p, const ld_set *data, uint64_t seed, li_ctx **
   li_run r;
   if (!rc) {
     /* binding writes the context's own frame */
-    memset(&r, 0, sizeof r);
-    r.ctx = c; r.p = p; r.rng = &rng; r.print = print; r.fn_propto = 1;
-    r.fn_sum = c->fn_sum; r.fn_minus = c->fn_minus; r.fn_log_diff_exp = c->fn_log_diff_exp;
+    run_setup(&r, c, 0, &rng, print);
     r.globals = c->globals;
     if ((rc = bind_data(&r, c, data, err, errsize)) == AD_OK &&
         (rc = transformed_data(&r, c, err, errsize)) == AD_OK)

@@ -22,7 +22,6 @@ int li_invoke(li_run *r, const tm_fn *fn, int propto, const tm_v *args, int narg
   if (!out->adj && out->base != TM_INT) {
     unsigned char dep = 0;
     for (int i = 0; i < nargs; i++) if (li_nonconst(&args[i])) dep = 1;
-    if (fn->name && strstr(fn->name, "_rng")) dep = 0;
     out->dep = dep;
   }
   return AD_OK;
@@ -176,6 +175,32 @@ static int eval_cond(li_run *r, const ln_expr *e, tm_v *out) {
   return li_promote(r, out, e->type, out);
 }
 
+/* Scalar arithmetic without the generic kernel: the bulk of the work of a
+** program written as loops over scalars.  The value is the kernel's (the
+** same one IEEE operation); reals only, since int arithmetic checks for
+** overflow in the kernel.  Returns -1 when not applicable. */
+static int fast_arith(li_run *r, const tm_fn *fn, const tm_v *a, const tm_v *b, tm_v *out) {
+  if (!tm_is_scalar(a) || !tm_is_scalar(b) || (a->base == TM_INT && b->base == TM_INT)) return -1;
+  double x = tm_get(a, 0), y = tm_get(b, 0), f, dx, dy;
+  if (fn == r->fn_add) { f = x + y; dx = 1; dy = 1; }
+  else if (fn == r->fn_subtract) { f = x - y; dx = 1; dy = -1; }
+  else if (fn == r->fn_multiply) { f = x * y; dx = y; dy = x; }
+  else if (fn == r->fn_divide) { f = x / y; dx = 1 / y; dy = -f / y; }
+  else return -1;
+  int rc;
+  ad_var v;
+  if (r->ad && a->adj && b->adj) rc = ad_binary((ad_var){a->val, a->adj}, (ad_var){b->val, b->adj}, f, dx, dy, &v);
+  else if (r->ad && a->adj) rc = ad_unary((ad_var){a->val, a->adj}, f, dx, &v);
+  else if (r->ad && b->adj) rc = ad_unary((ad_var){b->val, b->adj}, f, dy, &v);
+  else {
+    if ((rc = tm_set_real(out, f))) return rc;
+    out->dep = (unsigned char)(li_nonconst(a) || li_nonconst(b));
+    return AD_OK;
+  }
+  if (rc) return rc;
+  return tm_set_var(out, v);
+}
+
 int li_eval(li_run *r, const ln_expr *e, tm_v *out) {
   tm_v small[LI_SMALL], *args;
   int rc;
@@ -203,8 +228,9 @@ int li_eval(li_run *r, const ln_expr *e, tm_v *out) {
     if (e->builtin == LN_BI_CMP) return eval_cmp(r, e, out);
     if (e->builtin == LN_BI_LOGIC) return eval_logic(r, e, out);
     if (e->builtin == LN_BI_IDIV) return eval_idiv(r, e, out);
-    if ((rc = eval_args(r, e->args, 2, small, &args))) return rc;
-    return li_invoke(r, e->fn, 0, args, 2, out);
+    if ((rc = li_eval(r, e->args[0], &small[0])) || (rc = li_eval(r, e->args[1], &small[1]))) return rc;
+    if ((rc = fast_arith(r, e->fn, &small[0], &small[1], out)) >= 0) return rc;
+    return li_invoke(r, e->fn, 0, small, 2, out);
   case LE_UNOP:
     if (e->op == LN_OP_PLUS || (!e->fn && e->builtin == LN_BI_NONE)) return li_eval(r, e->args[0], out);
     if (e->builtin == LN_BI_LOGIC || e->op == LN_OP_NOT) return eval_logic(r, e, out);

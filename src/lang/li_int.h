@@ -45,6 +45,7 @@ typedef struct li_run {
   int fn_propto;            /* _lupdf calls drop constants here (not inside an _lpdf called as such) */             /* add the log Jacobians (jacobian += too) */
   /* library functions the interpreter calls itself, found once */
   const tm_fn *fn_sum, *fn_minus, *fn_log_diff_exp;
+  const tm_fn *fn_add, *fn_subtract, *fn_multiply, *fn_divide;
   /* target: terms in order, summed at the end (tm_v reals) */
   tm_v *terms;
   size_t nterms, capterms;
@@ -68,6 +69,7 @@ struct li_ctx {
   int nvars;
   size_t nupars;
   const tm_fn *fn_sum, *fn_minus, *fn_log_diff_exp;
+  const tm_fn *fn_add, *fn_subtract, *fn_multiply, *fn_divide;
 };
 
 /* ---- li_value.c: storage, promotion, copying ---- */

@@ -249,6 +249,88 @@ static double uniform_e(const double *x, int upper, double *d) {
   return log((y - lo) / w);
 }
 
+/* frechet: F = exp(-u), u = (sigma / y)^alpha */
+static double frechet_e(const double *x, int upper, double *d) {
+  double y = x[0], al = x[1], s = x[2];
+  if (y == 0) return upper ? 0 : -INFINITY;
+  double u = pow(s / y, al), v, g;
+  if (upper) { v = tm_log1m_exp(-u); g = u == 0 ? 0 : isinf(u) ? 0 : 1 / expm1(u); }
+  else { v = -u; g = -1; }
+  if (g != 0 && isfinite(u)) {
+    d[0] = -g * al * u / y;
+    d[1] = g * u * log(s / y);
+    d[2] = g * al * u / s;
+  }
+  return v;
+}
+
+/* ---- the incomplete gamma families: F = P(a, t) or Q(a, t) ---- */
+
+/* log P(a, t) (lower = 1) or log Q(a, t) of the cdf, given which of them
+** is the cdf; *ga and *gt the partials of the returned log in a and t */
+static double inc_gamma(double a, double t, int upper, int cdf_is_p, double *ga, double *gt) {
+  double lp, lq, g[4];
+  tm_log_gamma_pq_grad(a, t, &lp, &lq, g);
+  int want_p = cdf_is_p != upper;
+  double v = want_p ? lp : lq;
+  *ga = *gt = 0;
+  if (isfinite(v)) {
+    *ga = want_p ? g[0] : g[1];
+    *gt = want_p ? g[2] : g[3];
+  }
+  return v;
+}
+
+/* gamma(y | alpha, beta): P(alpha, beta y) */
+static double gamma_e(const double *x, int upper, double *d) {
+  double y = x[0], a = x[1], b = x[2], ga, gt;
+  double v = inc_gamma(a, b * y, upper, 1, &ga, &gt);
+  d[0] = gt * b;
+  d[1] = ga;
+  d[2] = gt * y;
+  return v;
+}
+
+/* inv_gamma(y | alpha, beta): Q(alpha, beta / y) */
+static double inv_gamma_e(const double *x, int upper, double *d) {
+  double y = x[0], a = x[1], b = x[2], ga, gt;
+  if (y == 0) return upper ? 0 : -INFINITY;
+  double v = inc_gamma(a, b / y, upper, 0, &ga, &gt);
+  d[0] = -gt * b / (y * y);
+  d[1] = ga;
+  d[2] = gt / y;
+  return v;
+}
+
+/* chi_square(y | nu): P(nu / 2, y / 2) */
+static double chi_square_e(const double *x, int upper, double *d) {
+  double ga, gt, v = inc_gamma(0.5 * x[1], 0.5 * x[0], upper, 1, &ga, &gt);
+  d[0] = 0.5 * gt;
+  d[1] = 0.5 * ga;
+  return v;
+}
+
+/* inv_chi_square(y | nu): Q(nu / 2, 1 / (2 y)) */
+static double inv_chi_square_e(const double *x, int upper, double *d) {
+  double y = x[0], ga, gt;
+  if (y == 0) return upper ? 0 : -INFINITY;
+  double v = inc_gamma(0.5 * x[1], 0.5 / y, upper, 0, &ga, &gt);
+  d[0] = -0.5 * gt / (y * y);
+  d[1] = 0.5 * ga;
+  return v;
+}
+
+/* scaled_inv_chi_square(y | nu, s): Q(nu / 2, nu s^2 / (2 y)) */
+static double scaled_inv_chi_square_e(const double *x, int upper, double *d) {
+  double y = x[0], nu = x[1], s = x[2], ga, gt;
+  if (y == 0) return upper ? 0 : -INFINITY;
+  double t = 0.5 * nu * s * s / y, v = inc_gamma(0.5 * nu, t, upper, 0, &ga, &gt);
+  d[0] = -gt * t / y;
+  d[1] = 0.5 * ga + gt * 0.5 * s * s / y;
+  d[2] = gt * nu * s / y;
+  return v;
+}
+
 /* ---- discrete ---- */
 
 static double bernoulli_e(const double *x, int upper, double *d) {
@@ -374,6 +456,7 @@ static double neg_binomial_2_e(const double *x, int upper, double *d) {
 #define LOC "Location parameter"
 #define SCALE "Scale parameter"
 #define SHAPE "Shape parameter"
+#define DOF "Degrees of freedom parameter"
 
 static const cdf_def
   d_normal = {3, 0, {Y, LOC, SCALE}, {{0, CK_NOT_NAN}, {1, CK_FINITE}, {2, CK_POS}}, normal_e},
@@ -390,6 +473,14 @@ static const cdf_def
   d_pareto = {3, 0, {Y, SCALE, SHAPE}, {{0, CK_NONNEG}, {1, CK_POS_FINITE}, {2, CK_POS_FINITE}}, pareto_e},
   d_uniform = {3, 0, {Y, "Lower bound parameter", "Upper bound parameter"},
     {{0, CK_NOT_NAN}, {1, CK_FINITE}, {2, CK_FINITE}, {2, CK_GREATER}}, uniform_e},
+  d_frechet = {3, 0, {Y, SHAPE, SCALE}, {{0, CK_POS}, {1, CK_POS_FINITE}, {2, CK_POS_FINITE}}, frechet_e},
+  d_gamma = {3, 0, {Y, SHAPE, "Inverse scale parameter"}, {{0, CK_NONNEG}, {1, CK_POS_FINITE}, {2, CK_POS_FINITE}},
+    gamma_e},
+  d_inv_gamma = {3, 0, {Y, SHAPE, SCALE}, {{0, CK_NONNEG}, {1, CK_POS_FINITE}, {2, CK_POS_FINITE}}, inv_gamma_e},
+  d_chi_square = {2, 0, {Y, DOF}, {{0, CK_NONNEG}, {1, CK_POS_FINITE}}, chi_square_e},
+  d_inv_chi_square = {2, 0, {Y, DOF}, {{0, CK_NONNEG}, {1, CK_POS_FINITE}}, inv_chi_square_e},
+  d_scaled_inv_chi_square = {3, 0, {Y, DOF, SCALE}, {{0, CK_NONNEG}, {1, CK_POS_FINITE}, {2, CK_POS_FINITE}},
+    scaled_inv_chi_square_e},
   d_bernoulli = {2, 1u, {Y, "Probability parameter"}, {{1, CK_UNIT}}, bernoulli_e},
   d_poisson = {2, 1u, {Y, "Rate parameter"}, {{1, CK_NONNEG}}, poisson_e},
   d_binomial = {3, 3u, {"Successes variable", "Population size parameter", "Probability parameter"},
@@ -402,7 +493,8 @@ static const cdf_def
     f_##name##_cdf = {&d_##name, M_CDF};
 MODES(normal) MODES(std_normal) MODES(lognormal) MODES(cauchy) MODES(logistic)
 MODES(double_exponential) MODES(gumbel) MODES(exponential) MODES(weibull) MODES(rayleigh)
-MODES(pareto) MODES(uniform) MODES(bernoulli) MODES(poisson) MODES(binomial) MODES(neg_binomial_2)
+MODES(pareto) MODES(uniform) MODES(frechet) MODES(gamma) MODES(inv_gamma) MODES(chi_square)
+MODES(inv_chi_square) MODES(scaled_inv_chi_square) MODES(bernoulli) MODES(poisson) MODES(binomial) MODES(neg_binomial_2)
 
 #define ENTRIES(name, sig) \
   {#name "_lcdf", sig, cdf_kernel, &f_##name##_lcdf}, \
@@ -417,7 +509,9 @@ const tm_fn tm_fns_cdf[] = {
   ENTRIES(normal, SIG3), ENTRIES(std_normal, SIG1), ENTRIES(lognormal, SIG3),
   ENTRIES(cauchy, SIG3), ENTRIES(logistic, SIG3), ENTRIES(double_exponential, SIG3),
   ENTRIES(gumbel, SIG3), ENTRIES(exponential, SIG2), ENTRIES(weibull, SIG3),
-  ENTRIES(rayleigh, SIG2), ENTRIES(pareto, SIG3), ENTRIES(uniform, SIG3),
+  ENTRIES(rayleigh, SIG2), ENTRIES(pareto, SIG3), ENTRIES(uniform, SIG3), ENTRIES(frechet, SIG3),
+  ENTRIES(gamma, SIG3), ENTRIES(inv_gamma, SIG3), ENTRIES(chi_square, SIG2), ENTRIES(inv_chi_square, SIG2),
+  ENTRIES(scaled_inv_chi_square, SIG3),
   ENTRIES(bernoulli, "real(ints, reals)"), ENTRIES(poisson, "real(ints, reals)"),
   ENTRIES(binomial, "real(ints, ints, reals)"), ENTRIES(neg_binomial_2, "real(ints, reals, reals)"),
   {NULL, NULL, NULL, NULL}

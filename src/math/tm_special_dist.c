@@ -185,6 +185,66 @@ void tm_log_gamma_pq(double a, double x, double *lp, double *lq) {
   if (lq) *lq = q;
 }
 
+void tm_log_gamma_pq_grad(double a, double x, double *lp, double *lq, double *g) {
+  double p, q;
+  g[0] = g[1] = g[2] = g[3] = 0;
+  if (isnan(a) || isnan(x)) { *lp = *lq = NAN; g[0] = g[1] = g[2] = g[3] = NAN; return; }
+  if (x <= 0) {
+    *lp = -INFINITY; *lq = 0;
+    g[3] = a > 1 ? 0 : a == 1 ? -1 : -INFINITY;
+    return;
+  }
+  if (x == INFINITY) { *lp = 0; *lq = -INFINITY; return; }
+  double ld = tm_log_dpois(a, x);           /* log(x^a e^-x / Gamma(a + 1)) */
+  if (x < a + 1) {
+    /* P = dpois(a, x) s, s = sum_k t_k, t_k = x^k / ((a + 1) ... (a + k));
+    ** d t_k / da = -t_k H_k, H_k = sum_{j <= k} 1 / (a + j) */
+    double t = 1, s = 1, H = 0, sh = 0;
+    for (int k = 1; k < MAXIT; k++) {
+      H += 1 / (a + k);
+      t *= x / (a + k);
+      s += t;
+      sh += t * H;
+      if (t < s * DBL_EPSILON && t * H <= sh * DBL_EPSILON) break;
+    }
+    p = ld + log(s);
+    q = tm_log1m_exp(p);
+    g[0] = log(x) - tm_digamma(a + 1) - sh / s;
+    g[1] = -exp(p - q) * g[0];
+  } else {
+    /* Q = a dpois(a, x) h, h the continued fraction, carried with its
+    ** derivative in a (primes) through Lentz's recurrences */
+    double b = x + 1 - a, bp = -1;
+    double c = 1 / TINY, cp = 0, d = 1 / b, dp = 1 / (b * b), h = d, hp = dp;
+    for (int i = 1; i < MAXIT; i++) {
+      double an = -i * (i - a), anp = i;
+      b += 2;
+      double D = an * d + b, Dp = anp * d + an * dp + bp;
+      if (fabs(D) < TINY) { D = TINY; Dp = 0; }
+      d = 1 / D;
+      dp = -Dp * d * d;
+      double C = b + an / c, Cp = bp + anp / c - an * cp / (c * c);
+      if (fabs(C) < TINY) { C = TINY; Cp = 0; }
+      c = C;
+      cp = Cp;
+      double del = d * c, delp = dp * c + d * cp;
+      hp = hp * del + h * delp;
+      h *= del;
+      if (fabs(del - 1) < DBL_EPSILON && fabs(delp) <= 1e-16 * (1 + fabs(hp / h))) break;
+    }
+    q = log(a) + ld + log(h);
+    p = tm_log1m_exp(q);
+    g[1] = log(x) - tm_digamma(a) + hp / h;
+    g[0] = -exp(q - p) * g[1];
+  }
+  /* dP / dx = x^(a - 1) e^-x / Gamma(a) */
+  double lf = log(a) + ld - log(x);
+  g[2] = exp(lf - p);
+  g[3] = -exp(lf - q);
+  *lp = p;
+  *lq = q;
+}
+
 /* The continued fraction of I_x(a, b) / (x^a y^b / (a B(a, b))). */
 static double betacf(double a, double b, double x) {
   double qab = a + b, qap = a + 1, qam = a - 1;

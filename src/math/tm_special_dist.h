@@ -26,6 +26,13 @@ double tm_log_dpois(double a, double x);
 ** upper incomplete gamma functions, a > 0, x >= 0.  Either pointer may be NULL. */
 void tm_log_gamma_pq(double a, double x, double *lp, double *lq);
 
+/* The same with partials: g[0] = d log P / da, g[1] = d log Q / da,
+** g[2] = d log P / dx, g[3] = d log Q / dx.  The parameter derivatives
+** come from differentiating the series (P side) or the continued fraction
+** (Q side, by forward mode through Lentz's recurrences), so each stays
+** accurate where its function is small. */
+void tm_log_gamma_pq_grad(double a, double x, double *lp, double *lq, double *g);
+
 /* log I_x(a, b) and log(1 - I_x(a, b)), the regularized incomplete beta
 ** function, a, b > 0, 0 <= x <= 1, y = 1 - x given by the caller (who
 ** often knows it without rounding).  Either pointer may be NULL. */

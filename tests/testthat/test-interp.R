@@ -160,3 +160,35 @@ test_that("a matrix element overwritten after the matrix was used keeps earlier 
   m <- lp_fn(code)
   expect_grad_fd(m, c(0.3, 0.4))
 })
+
+test_that("errors inside model code name the Stan line", {
+  bad <- function(body, u = c(0, 0)) {
+    code <- paste0("data { int N; vector[N] y; }\nparameters { real mu; real s; }\nmodel {\n", body, "\n}\n")
+    ctx <- tapestry_model(code = code)$bind(list(N = 3, y = c(1, 2, 3)))
+    ctx$log_prob(u)
+  }
+  expect_snapshot(error = TRUE, bad("  vector[N] z;\n  z[N + 1] = 1;"))
+  expect_snapshot(error = TRUE, bad("  vector[N] z = y;\n  z = y[1:2];"))
+  expect_snapshot(error = TRUE, bad("  y ~ normal(mu, s);", c(0, -1)))
+  expect_snapshot(error = TRUE, bad("  array[2] int k = {1, 2};\n  target += k[0];"))
+  expect_snapshot(error = TRUE, bad("  matrix[2, 2] m = rep_matrix(0, 2, 2);\n  target += m[1, 3];"))
+  expect_error(bad("  y ~ normal(mu, s);", c(0, -1)), class = "tapestry_domain_error")
+})
+
+test_that("transformed parameters are checked against their constraints after the block", {
+  code <- "parameters { real a; } transformed parameters { real<lower=0> b = a; } model { a ~ normal(0, 1); }"
+  ctx <- tapestry_model(code = code)$bind(list())
+  expect_equal(ctx$log_prob(0.5), -0.125)
+  expect_snapshot(error = TRUE, ctx$log_prob(-0.5))
+})
+
+test_that("transformed data runs once with random numbers from the bind seed", {
+  code <- "transformed data { real z = normal_rng(0, 1); } parameters { real mu; } model { mu ~ normal(z, 1); }
+           generated quantities { real zz = z; }"
+  m <- tapestry_model(code = code)
+  z1 <- m$bind(list(), seed = 1)$constrain_variables(0)$zz
+  z1b <- m$bind(list(), seed = 1)$constrain_variables(0)$zz
+  z2 <- m$bind(list(), seed = 2)$constrain_variables(0)$zz
+  expect_identical(z1, z1b)
+  expect_false(identical(z1, z2))
+})
