@@ -105,6 +105,10 @@ typedef struct lc_ctx {
   int funcref_ok;          /* an identifier may name a user function here */
   int nslots;              /* next local slot of the current frame */
   int line, col;           /* the statement being checked, for nodes without a position */
+  /* nodes warned about lately: `real a, b` share their size expressions,
+  ** which are checked once per name but should warn once */
+  const ln_expr *warned[16];
+  int nwarned;
   lc_scope sc;
 } lc_ctx;
 

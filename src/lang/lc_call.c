@@ -121,8 +121,7 @@ static int mismatch(lc_ctx *c, ln_expr *e, const char *name, const char *shown) 
   return lc_error(c, e->line, e->col, "%s", msg);
 }
 
-static int not_data(lc_ctx *c, ln_expr *e, ln_expr *arg, int k, const char *name) {
-  (void)e;
+static int not_data(lc_ctx *c, ln_expr *arg, int k, const char *name) {
   return lc_error(c, arg->line, arg->col,
                   "argument %d of %s must be data only (its parameter is declared 'data'), "
                   "but it depends on parameters", k, name);
@@ -139,7 +138,7 @@ static int resolve(lc_ctx *c, ln_expr *e, const char *name, int as_stmt) {
   const lc_sig *s = NULL;
   if (!f) s = lc_lib_resolve_args(name, e->args, e->nargs, &ret);
   if (!f && !s) {
-    if (bad) return not_data(c, e, e->args[bad - 1], bad, name);
+    if (bad) return not_data(c, e->args[bad - 1], bad, name);
     if (!lc_funcs(c, name, &n) && !lc_lib_sigs(name, &n)) return no_function(c, e, e->name);
     return mismatch(c, e, name, name);
   }
@@ -293,17 +292,22 @@ int lc_operator(lc_ctx *c, ln_expr *e) {
   e->fn = s->fn;
   e->type = ret;
   e->dep = (e->args[0]->dep || (n == 2 && e->args[1]->dep)) && lc_real_based(ret);
+  int warned = 0;
+  for (int i = 0; i < 16 && i < c->nwarned; i++) warned |= c->warned[i] == e;
   if (op == LN_OP_DIV && t[0].base == TM_INT && t[1].base == TM_INT && !t[0].narr && !t[1].narr) {
     e->builtin = LN_BI_INT_DIV_INT;
-    ln_warn(c->p, e->line, e->col,
+    if (!warned)
+      ln_warn(c->p, e->line, e->col,
             "found int division: values will be rounded towards zero; if rounding is not desired, "
             "write the division as a * 1.0 / b; if rounding is intended, use the integer division "
             "operator %%/%%");
   }
-  if (op == LN_OP_POW && t[0].base == TM_MATRIX && lc_is_scalar(t[1]))
+  if (op == LN_OP_POW && t[0].base == TM_MATRIX && lc_is_scalar(t[1]) && !warned)
     ln_warn(c->p, e->line, e->col,
             "matrix ^ number is interpreted as elementwise exponentiation; write .^ to silence this "
             "warning, or use matrix_power(matrix, int) for the matrix power");
+  if (!warned && (e->builtin == LN_BI_INT_DIV_INT || (op == LN_OP_POW && t[0].base == TM_MATRIX && lc_is_scalar(t[1]))))
+    c->warned[c->nwarned++ % 16] = e;
   return AD_OK;
 }
 

@@ -5,7 +5,7 @@
 **
 ** The builders from sizes take data only (Stan declares their reals `data`),
 ** so they record nothing.  reverse and append_array copy argument elements
-** by index (tm_pick.h): one node per call.  Messages name the arguments as
+** by index (tm_pick.h) or by halves: one node per call.  Messages name the arguments as
 ** Stan Math's checks do ("size", "k", "low", "high").
 */
 #include <math.h>
@@ -184,7 +184,27 @@ static int k_reverse(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
 }
 
 /* append_array(x, y): the elements of x, then those of y; ints with reals
-** promote.  Two picks into one result, each with its own node. */
+** promote.  One node: the result's adjoints split back into the two. */
+typedef struct {
+  ad_node hdr;
+  size_t nx, ny;
+  double *xadj, *yadj;
+  const double *oadj;
+} concat_node;
+
+static void concat_chain(ad_node *self) {
+  concat_node *p = (concat_node *)self;
+  if (p->xadj) for (size_t i = 0; i < p->nx; i++) p->xadj[i] += p->oadj[i];
+  if (p->yadj) for (size_t i = 0; i < p->ny; i++) p->yadj[i] += p->oadj[p->nx + i];
+}
+
+static void copy_elems(tm_v *o, size_t at, const tm_v *x, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    if (o->base == TM_INT) o->ival[at + i] = x->ival[i];
+    else o->val[at + i] = x->base == TM_INT ? (double)x->ival[i] : x->val[i];
+  }
+}
+
 static int k_append_array(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   const char *fn = c->fn->name;
   if (nargs != 2 || !a[0].narr || !a[1].narr) return bad_args(c, a, nargs);
@@ -203,22 +223,17 @@ static int k_append_array(const tm_call *c, const tm_v *a, int nargs, tm_v *out)
   }
   if ((long long)x->dim[0] + y->dim[0] > INT_MAX) return nomem(c);
   const tm_v *shape = x->dim[0] > 0 ? x : y;
-  int base = x->base == y->base ? x->base : TM_REAL, rc;
-  tm_v o;
-  if ((rc = copy_shape(c, &o, shape, base, x->dim[0] + y->dim[0], x->adj || y->adj))) return rc;
+  int base = x->base == y->base ? x->base : TM_REAL, ad = x->adj || y->adj, rc;
+  if ((rc = copy_shape(c, out, shape, base, x->dim[0] + y->dim[0], ad))) return rc;
   size_t nx = tm_numel(x), ny = tm_numel(y);
-  size_t *ix = tm_pick_index(nx), *iy = tm_pick_index(ny);
-  if (!ix || !iy) return nomem(c);
-  for (size_t i = 0; i < nx; i++) ix[i] = i;
-  for (size_t i = 0; i < ny; i++) iy[i] = i;
-  /* the second pick writes into the tail of the result: a view of it */
-  tm_v tail = o;
-  if (tail.ival) tail.ival += nx;
-  if (tail.val) tail.val += nx;
-  if (tail.adj) tail.adj += nx;
-  if ((rc = tm_pick(&o, x, ix, nx)) || (rc = tm_pick(&tail, y, iy, ny))) return rc;
-  o.dep = (unsigned char)(o.dep || tail.dep);
-  *out = o;
+  copy_elems(out, 0, x, nx);
+  copy_elems(out, nx, y, ny);
+  out->dep = (unsigned char)(x->dep || y->dep || ad);
+  if (!ad) return AD_OK;
+  concat_node *p = ad_node_new(sizeof *p, concat_chain);
+  if (!p) return nomem(c);
+  p->nx = nx; p->ny = ny;
+  p->xadj = x->adj; p->yadj = y->adj; p->oadj = out->adj;
   return AD_OK;
 }
 

@@ -331,6 +331,44 @@ static double scaled_inv_chi_square_e(const double *x, int upper, double *d) {
   return v;
 }
 
+/* ---- the incomplete beta families ---- */
+
+/* beta(y | alpha, beta): I_y(alpha, beta) */
+static double beta_e(const double *x, int upper, double *d) {
+  double li, lj, g[6];
+  tm_log_inc_beta_grad(x[1], x[2], x[0], 1 - x[0], &li, &lj, g);
+  double v = upper ? lj : li;
+  if (isfinite(v)) {
+    d[0] = upper ? g[5] : g[4];
+    d[1] = upper ? g[2] : g[0];
+    d[2] = upper ? g[3] : g[1];
+  }
+  return v;
+}
+
+/* student_t(y | nu, mu, sigma): the tail J = P(T < -|z|) = I_x(nu / 2, 1 / 2) / 2,
+** x = nu / (nu + z^2), whose complement 1 - x = z^2 / (nu + z^2) is formed
+** directly so the centre keeps its digits; the partial in z is the density
+** over the returned probability. */
+static double student_t_e(const double *x, int upper, double *d) {
+  double nu = x[1], s = x[3], z = (x[0] - x[2]) / s;
+  if (isinf(z)) return (z < 0) == !upper ? -INFINITY : 0;
+  double z2 = z * z, den = nu + z2, li, lj, g[6];
+  tm_log_inc_beta_grad(0.5 * nu, 0.5, nu / den, z2 / den, &li, &lj, g);
+  double L = li - TM_LOG_2, Lc = tm_log1m_exp(L);
+  double dL = 0.5 * g[0] + (z2 == 0 ? 0 : g[4] * z2 / (den * den));    /* d L / d nu */
+  int use_j = upper ? z >= 0 : z < 0;
+  double v = use_j ? L : Lc;
+  d[1] = use_j ? dL : -exp(L - Lc) * dL;
+  double lf = tm_lgamma(0.5 * (nu + 1)) - tm_lgamma(0.5 * nu) - 0.5 * log(nu * TM_PI)
+              - 0.5 * (nu + 1) * log1p(z2 / nu);
+  double gz = (upper ? -1 : 1) * exp(lf - v);
+  d[0] = gz / s;
+  d[2] = -gz / s;
+  d[3] = -gz * z / s;
+  return v;
+}
+
 /* ---- discrete ---- */
 
 static double bernoulli_e(const double *x, int upper, double *d) {
@@ -481,6 +519,10 @@ static const cdf_def
   d_inv_chi_square = {2, 0, {Y, DOF}, {{0, CK_NONNEG}, {1, CK_POS_FINITE}}, inv_chi_square_e},
   d_scaled_inv_chi_square = {3, 0, {Y, DOF, SCALE}, {{0, CK_NONNEG}, {1, CK_POS_FINITE}, {2, CK_POS_FINITE}},
     scaled_inv_chi_square_e},
+  d_beta = {3, 0, {Y, "First shape parameter", "Second shape parameter"},
+    {{1, CK_POS_FINITE}, {2, CK_POS_FINITE}, {0, CK_UNIT}}, beta_e},
+  d_student_t = {4, 0, {Y, DOF, LOC, SCALE},
+    {{0, CK_NOT_NAN}, {1, CK_POS_FINITE}, {2, CK_FINITE}, {3, CK_POS_FINITE}}, student_t_e},
   d_bernoulli = {2, 1u, {Y, "Probability parameter"}, {{1, CK_UNIT}}, bernoulli_e},
   d_poisson = {2, 1u, {Y, "Rate parameter"}, {{1, CK_NONNEG}}, poisson_e},
   d_binomial = {3, 3u, {"Successes variable", "Population size parameter", "Probability parameter"},
@@ -494,7 +536,7 @@ static const cdf_def
 MODES(normal) MODES(std_normal) MODES(lognormal) MODES(cauchy) MODES(logistic)
 MODES(double_exponential) MODES(gumbel) MODES(exponential) MODES(weibull) MODES(rayleigh)
 MODES(pareto) MODES(uniform) MODES(frechet) MODES(gamma) MODES(inv_gamma) MODES(chi_square)
-MODES(inv_chi_square) MODES(scaled_inv_chi_square) MODES(bernoulli) MODES(poisson) MODES(binomial) MODES(neg_binomial_2)
+MODES(inv_chi_square) MODES(scaled_inv_chi_square) MODES(beta) MODES(student_t) MODES(bernoulli) MODES(poisson) MODES(binomial) MODES(neg_binomial_2)
 
 #define ENTRIES(name, sig) \
   {#name "_lcdf", sig, cdf_kernel, &f_##name##_lcdf}, \
@@ -511,7 +553,8 @@ const tm_fn tm_fns_cdf[] = {
   ENTRIES(gumbel, SIG3), ENTRIES(exponential, SIG2), ENTRIES(weibull, SIG3),
   ENTRIES(rayleigh, SIG2), ENTRIES(pareto, SIG3), ENTRIES(uniform, SIG3), ENTRIES(frechet, SIG3),
   ENTRIES(gamma, SIG3), ENTRIES(inv_gamma, SIG3), ENTRIES(chi_square, SIG2), ENTRIES(inv_chi_square, SIG2),
-  ENTRIES(scaled_inv_chi_square, SIG3),
+  ENTRIES(scaled_inv_chi_square, SIG3), ENTRIES(beta, SIG3),
+  ENTRIES(student_t, "real(reals, reals, reals, reals)"),
   ENTRIES(bernoulli, "real(ints, reals)"), ENTRIES(poisson, "real(ints, reals)"),
   ENTRIES(binomial, "real(ints, ints, reals)"), ENTRIES(neg_binomial_2, "real(ints, reals, reals)"),
   {NULL, NULL, NULL, NULL}

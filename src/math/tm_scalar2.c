@@ -177,6 +177,25 @@ static int check_bll(const char *fn, const char *at, double y, double p) {
   return AD_OK;
 }
 
+/* gamma_p(a, x), gamma_q(a, x): the regularized incomplete gamma functions,
+** with partials in both arguments (tm_special_dist.c) */
+static double f_gamma_p(double a, double x) { double lp; tm_log_gamma_pq(a, x, &lp, NULL); return exp(lp); }
+static double f_gamma_q(double a, double x) { double lq; tm_log_gamma_pq(a, x, NULL, &lq); return exp(lq); }
+static double gamma_pq_partial(double a, double x, double f, int k) {
+  double lp, lq, g[4];
+  tm_log_gamma_pq_grad(a, x, &lp, &lq, g);
+  return f == 0 ? 0 : f * g[k];
+}
+static double d_gp_a(double a, double x, double f) { return gamma_pq_partial(a, x, f, 0); }
+static double d_gp_x(double a, double x, double f) { return gamma_pq_partial(a, x, f, 2); }
+static double d_gq_a(double a, double x, double f) { return gamma_pq_partial(a, x, f, 1); }
+static double d_gq_x(double a, double x, double f) { return gamma_pq_partial(a, x, f, 3); }
+static int check_gamma_pq(const char *fn, const char *at, double a, double x) {
+  if (!(a > 0)) return ad_fail(AD_EDOMAIN, "%s: first argument%s is %.17g, but must be positive!", fn, at, a);
+  if (!(x >= 0)) return ad_fail(AD_EDOMAIN, "%s: second argument%s is %.17g, but must be nonnegative!", fn, at, x);
+  return AD_OK;
+}
+
 static const tm_binary_def
   def_fdim = {f_fdim, d_fdim_x, d_fdim_y, NULL, NULL, 0},
   def_fmod = {fmod, d_fmod_x, d_fmod_y, NULL, NULL, 0},
@@ -190,7 +209,38 @@ static const tm_binary_def
   def_log_rising_factorial = {f_lrf, d_lrf_x, d_lrf_n, check_positive_first, NULL, 0},
   def_falling_factorial = {f_ff, d_ff_x, d_int_arg, check_factorial, NULL, 0},
   def_rising_factorial = {f_rf, d_rf_x, d_int_arg, check_rising, NULL, 0},
-  def_binary_log_loss = {f_bll, d_int_arg, d_bll_p, check_bll, NULL, 0};
+  def_binary_log_loss = {f_bll, d_int_arg, d_bll_p, check_bll, NULL, 0},
+  def_gamma_p = {f_gamma_p, d_gp_a, d_gp_x, check_gamma_pq, NULL, 0},
+  def_gamma_q = {f_gamma_q, d_gq_a, d_gq_x, check_gamma_pq, NULL, 0};
+
+/* inc_beta(a, b, x): the regularized incomplete beta function */
+static int k_inc_beta(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
+  const char *fn = fn_name(c);
+  int rc;
+  if ((rc = arity(c, nargs, 3))) return rc;
+  for (int i = 0; i < 3; i++) if ((rc = scalar_arg(c, a, i))) return rc;
+  double al = tm_get(&a[0], 0), be = tm_get(&a[1], 0), x = tm_get(&a[2], 0);
+  if (!(al > 0)) return ad_fail(AD_EDOMAIN, "%s: first argument is %.17g, but must be positive!", fn, al);
+  if (!(be > 0)) return ad_fail(AD_EDOMAIN, "%s: second argument is %.17g, but must be positive!", fn, be);
+  if (!(x >= 0 && x <= 1))
+    return ad_fail(AD_EDOMAIN, "%s: third argument is %.17g, but must be in the interval [0, 1]", fn, x);
+  double li, lj, g[6];
+  tm_log_inc_beta_grad(al, be, x, 1 - x, &li, &lj, g);
+  double f = exp(li);
+  if (!tm_any_ad(a, 3)) {
+    rc = tm_set_real(out, f);
+    out->dep = (unsigned char)(a[0].dep || a[1].dep || a[2].dep);
+    return rc;
+  }
+  double d[3] = {f * g[0], f * g[1], f * g[4]}, dd[3];
+  if (f == 0 || x == 1) d[0] = d[1] = 0;       /* the ends: I is flat in a and b there */
+  ad_var v[3], r;
+  int k = 0;
+  for (int i = 0; i < 3; i++)
+    if (a[i].adj) { v[k] = (ad_var){a[i].val, a[i].adj}; dd[k] = d[i]; k++; }
+  if ((rc = ad_nary(k, v, f, dd, &r))) return rc;
+  return tm_set_var(out, r);
+}
 
 /* ---- fma(x, y, z) = x * y + z ---- */
 
@@ -250,6 +300,34 @@ static int k_choose(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   return tm_set_int(out, (int)r);
 }
 
+/* to_int(x): truncation toward zero, for data; x must lie in int's range */
+static int k_to_int(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
+  const char *fn = fn_name(c);
+  int rc;
+  if ((rc = arity(c, nargs, 1))) return rc;
+  const tm_v *x = &a[0];
+  if (x->narr > 1 || x->base > TM_REAL) {
+    char t[48];
+    return ad_fail(AD_EINVALID, "%s: the argument must be a real or an array of reals, not %s", fn,
+                   tm_type_name(x, t, sizeof t));
+  }
+  size_t n = tm_is_scalar(x) ? 1 : tm_numel(x);
+  for (size_t i = 0; i < n; i++) {
+    double v = tm_get(x, i);
+    if (!(v >= INT_MIN && v < (double)INT_MAX + 1))
+      return ad_fail(AD_EDOMAIN, "%s: x%s is %.17g, but must be in the interval [%d, %d]", fn,
+                     tm_is_scalar(x) ? "" : "[]", v, INT_MIN, INT_MAX);
+  }
+  if (tm_is_scalar(x)) return tm_set_int(out, (int)tm_get(x, 0));
+  *out = *x;
+  out->base = TM_INT;
+  out->val = out->adj = NULL;
+  out->dep = 0;
+  if (!(out->ival = ad_alloc((n ? n : 1) * sizeof(int)))) return AD_EMEMORY;
+  for (size_t i = 0; i < n; i++) out->ival[i] = (int)tm_get(x, i);
+  return AD_OK;
+}
+
 /* ---- constants ---- */
 
 static const double c_pi = TM_PI, c_e = 2.718281828459045235360287471353, c_sqrt2 = 1.414213562373095048801688724210,
@@ -281,11 +359,14 @@ const tm_fn tm_fns_scalar2[] = {
   INT_REAL(lmgamma), REAL_INT(falling_factorial), REAL_INT(rising_factorial),
   {"binary_log_loss", "real(int, real); R(int, T); array[] real(array[] int, array[] real); "
    "array[] real(array[] int, real)", tm_binary_kernel, &def_binary_log_loss},
+  BIN(gamma_p), BIN(gamma_q),
+  {"inc_beta", "real(real, real, real)", k_inc_beta, NULL},
   {"fma", "real(real, real, real)", k_fma, NULL},
   {"int_step", "int(int); int(real)", k_int_test, &i_codes[I_STEP]},
   {"is_inf", "int(real)", k_int_test, &i_codes[I_INF]},
   {"is_nan", "int(real)", k_int_test, &i_codes[I_NAN]},
   {"choose", "int(int, int)", k_choose, NULL},
+  {"to_int", "int(real); int(int); array[] int(array[] real); array[] int(array[] int)", k_to_int, NULL},
   CONST(pi, c_pi), CONST(e, c_e), CONST(sqrt2, c_sqrt2), CONST(log2, c_log2), CONST(log10, c_log10),
   CONST(not_a_number, c_nan), CONST(positive_infinity, c_inf), CONST(negative_infinity, c_ninf),
   CONST(machine_precision, c_eps),

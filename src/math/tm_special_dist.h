@@ -38,6 +38,11 @@ void tm_log_gamma_pq_grad(double a, double x, double *lp, double *lq, double *g)
 ** often knows it without rounding).  Either pointer may be NULL. */
 void tm_log_inc_beta(double a, double b, double x, double y, double *li, double *l1mi);
 
+/* The same with partials: g[0], g[1] = d log I / da, db; g[2], g[3] =
+** d log(1 - I) / da, db; g[4], g[5] = d log I / dx, d log(1 - I) / dx.
+** Parameter derivatives by forward mode through the continued fraction. */
+void tm_log_inc_beta_grad(double a, double b, double x, double y, double *li, double *l1mi, double *g);
+
 /* log(n!) - log(sqrt(2 pi n) (n/e)^n), and x log(x / np) + np - x by its
 ** series near x = np: the pieces of Loader's saddle-point masses. */
 double tm_stirlerr(double n);

@@ -23,4 +23,6 @@ extern const tm_fn tm_fns_eigen[];       /* tm_eigen.c: eigenvalues_sym, eigenve
 extern const tm_fn tm_fns_dens_cont2[];  /* tm_dens_cont2.c: gumbel, pareto, frechet, ..., von_mises */
 extern const tm_fn tm_fns_dens_disc2[];  /* tm_dens_disc2.c: beta_binomial, neg_binomial, ordered_*, multinomial */
 extern const tm_fn tm_fns_dens_multi2[]; /* tm_dens_multi2.c: lkj_corr, multi_student_t */
+extern const tm_fn tm_fns_gp[];          /* tm_gp.c: gp_exponential/matern32/matern52/periodic/dot_prod_cov */
+extern const tm_fn tm_fns_glm[];         /* tm_glm.c: normal_id_glm, poisson_log_glm */
 #endif

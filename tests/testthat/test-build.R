@@ -66,7 +66,7 @@ test_that("append_array concatenates, promotes ints, checks element shapes", {
   expect_identical(tval("append_array", list(numeric(0), c(7, 8)), c("array[] real", "array[] real")), c(7, 8))
   for (ad in list(c(TRUE, TRUE), c(TRUE, FALSE), c(FALSE, TRUE))) {
     r <- expect_gradient_fd("append_array", list(c(1, 2), c(3, 4, 5)), c("array[] real", "array[] real"), ad)
-    expect_equal(r$nodes[1], sum(ad))
+    expect_equal(r$nodes[1], 1)
   }
   expect_error(tp_call("append_array", list(list(c(1, 2)), list(c(3, 4, 5))), c("array[] vector", "array[] vector")),
                "append_array: size of x\\[1\\] \\(2 x 1\\) and size of y\\[1\\] \\(3 x 1\\) must match in size")

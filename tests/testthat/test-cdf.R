@@ -33,6 +33,15 @@ ref <- list(
     if (lower) log(-expm1(L)) else L
   },
   uniform = function(y, a, b, lower) punif(y, a, b, lower.tail = lower, log.p = TRUE),
+  frechet = function(y, a, s, lower) { u <- (s / y)^a; if (lower) -u else log(-expm1(-u)) },
+  gamma = function(y, a, b, lower) pgamma(y, a, rate = b, lower.tail = lower, log.p = TRUE),
+  inv_gamma = function(y, a, b, lower) pgamma(1 / y, a, rate = b, lower.tail = !lower, log.p = TRUE),
+  chi_square = function(y, nu, lower) pchisq(y, nu, lower.tail = lower, log.p = TRUE),
+  inv_chi_square = function(y, nu, lower) pchisq(1 / y, nu, lower.tail = !lower, log.p = TRUE),
+  scaled_inv_chi_square = function(y, nu, s, lower)
+    pgamma(nu * s^2 / (2 * y), nu / 2, lower.tail = !lower, log.p = TRUE),
+  beta = function(y, a, b, lower) pbeta(y, a, b, lower.tail = lower, log.p = TRUE),
+  student_t = function(y, nu, mu, s, lower) pt((y - mu) / s, nu, lower.tail = lower, log.p = TRUE),
   bernoulli = function(n, th, lower) pbinom(n, 1, th, lower.tail = lower, log.p = TRUE),
   poisson = function(n, lam, lower) ppois(n, lam, lower.tail = lower, log.p = TRUE),
   binomial = function(n, N, th, lower) pbinom(n, N, th, lower.tail = lower, log.p = TRUE),
@@ -55,6 +64,15 @@ points <- list(
   rayleigh = list(list(1.5, 0.7), list(c(0.1, 1, 3), 2), list(2, c(0.5, 4))),
   pareto = list(list(1.5, 0.7, 2), list(c(1.1, 2, 30), 1, 0.5), list(2, c(0.5, 1.5), c(1, 3))),
   uniform = list(list(0.5, -1, 2), list(c(0.1, 1, 1.9), -0.5, 2), list(0.2, c(-1, 0.1), c(1, 3))),
+  frechet = list(list(1.5, 2.5, 0.7), list(c(0.1, 1, 5), 3, 2), list(2, c(0.5, 4), c(1, 3))),
+  gamma = list(list(1.5, 2.5, 0.7), list(c(0.1, 1, 30), 3, 0.5), list(2, c(0.3, 40), c(1, 3)), list(0.5, 30, 7)),
+  inv_gamma = list(list(1.5, 2.5, 0.7), list(c(0.1, 1, 30), 3, 0.5), list(2, c(0.3, 40), c(1, 3))),
+  chi_square = list(list(1.5, 3), list(c(0.1, 1, 30), 4.5), list(2, c(0.5, 40))),
+  inv_chi_square = list(list(1.5, 3), list(c(0.1, 1, 30), 4.5), list(0.2, c(0.5, 40))),
+  scaled_inv_chi_square = list(list(1.5, 3, 0.5), list(c(0.1, 1, 30), 4.5, 2), list(0.2, c(0.5, 40), c(1, 0.3))),
+  beta = list(list(0.3, 2, 3), list(c(0.1, 0.5, 0.95), 0.5, 1.5), list(0.6, c(0.5, 4), c(1, 30))),
+  student_t = list(list(0.5, 3, 0.1, 2), list(c(1, -2, 7), 0.5, 0, 1.3), list(c(1, 2), c(2, 5), c(0, 1), c(1, 2)),
+                   list(0.4, c(1, 30), -0.3, 0.7), list(-30, 4, 0, 1)),
   bernoulli = list(list(0L, 0.3), list(c(0L, 0L, 0L), c(0.2, 0.5, 0.9))),
   poisson = list(list(3L, 2.5), list(c(0L, 5L, 17L), 13), list(4L, c(0.5, 4, 20))),
   binomial = list(list(3L, 10L, 0.4), list(c(0L, 5L, 17L), 30L, 0.35), list(c(2L, 8L), c(10L, 12L), c(0.2, 0.7))),
@@ -135,6 +153,21 @@ test_that("other tails: no cancellation where F or 1 - F is tiny", {
   expect_equal(tval("neg_binomial_2_lccdf", list(200L, 5, 3), c("int", "real", "real")),
                pnbinom(200, mu = 5, size = 3, lower.tail = FALSE, log.p = TRUE), tolerance = 1e-11)
   expect_gradient_fd("neg_binomial_2_lccdf", list(200L, 5, 3), c("int", "real", "real"))
+  # incomplete gamma tails: both sides keep their digits, with their gradients
+  expect_equal(tval("gamma_lccdf", list(80, 5, 1), rep("real", 3)),
+               pgamma(80, 5, lower.tail = FALSE, log.p = TRUE), tolerance = 1e-12)
+  expect_equal(tval("gamma_lcdf", list(0.01, 30, 1), rep("real", 3)), pgamma(0.01, 30, log.p = TRUE), tolerance = 1e-12)
+  expect_gradient_fd("gamma_lccdf", list(80, 5, 1), rep("real", 3))
+  expect_gradient_fd("gamma_lcdf", list(0.5, 30, 2), rep("real", 3))
+  expect_gradient_fd("inv_gamma_lcdf", list(0.02, 4, 2), rep("real", 3))
+  expect_equal(tval("student_t_lcdf", list(-1e4, 3, 0, 1), rep("real", 4)), pt(-1e4, 3, log.p = TRUE), tolerance = 1e-12)
+  expect_equal(tval("student_t_lccdf", list(1e-9, 3, 0, 1), rep("real", 4)), pt(1e-9, 3, lower.tail = FALSE, log.p = TRUE),
+               tolerance = 1e-14)
+  expect_equal(tval("student_t_lcdf", list(0, 3, 0, 1), rep("real", 4)), log(0.5), tolerance = 1e-15)
+  expect_gradient_fd("student_t_lcdf", list(0, 3, 0, 1), rep("real", 4))
+  expect_gradient_fd("student_t_lccdf", list(50, 2.5, 0, 1), rep("real", 4))
+  expect_equal(tval("beta_lccdf", list(0.999, 2, 30), rep("real", 3)),
+               pbeta(0.999, 2, 30, lower.tail = FALSE, log.p = TRUE), tolerance = 1e-11)
   expect_gradient_fd("poisson_lccdf", list(60L, 3), c("int", "real"))
   expect_gradient_fd("binomial_lccdf", list(95L, 100L, 0.3), c("int", "int", "real"))
 })

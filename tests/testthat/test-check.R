@@ -234,6 +234,8 @@ test_that("loops, functions and blocks accept what Stan accepts", {
 test_that("int division is a warning", {
   expect_snapshot(tp_check("transformed data { int n = 7 / 2; real x = 7 / 2.0; }")$warnings)
   expect_snapshot(tp_check("transformed data { matrix[2, 2] m; matrix[2, 2] q = m ^ 2; }")$warnings)
+  # one warning per division, also when declarations share their sizes
+  expect_length(tp_check("transformed data { vector[7 / 2] a, b; int n = (1 + 2) / 3 / 1; }")$warnings, 3)
 })
 
 test_that("semantic errors are classed and point at the problem", {

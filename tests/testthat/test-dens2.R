@@ -221,3 +221,37 @@ test_that("multi_student_t_lpdf", {
   expect_error(tp_call("multi_student_t_lpdf", list(y1, 3, c(1, 2), S), c("vector", "real", "vector", "matrix")),
                "multi_student_t_lpdf: Size of random variable \\(3\\) and size of location parameter \\(2\\)")
 })
+
+test_that("normal_id_glm_lpdf and poisson_log_glm_lpmf equal their densities of alpha + x beta", {
+  set.seed(9)
+  X <- matrix(rnorm(8), 4, 2); be <- c(0.5, -0.3); al <- 0.2; alv <- c(0.1, 0, -0.2, 0.3)
+  y <- rnorm(4); s <- 1.3; sv <- c(1, 2, 0.5, 1.5); k <- c(0L, 3L, 1L, 7L)
+  eta <- as.numeric(al + X %*% be)
+  ty <- c("vector", "matrix", "real", "vector", "real")
+  expect_equal(tval("normal_id_glm_lpdf", list(y, X, al, be, s), ty), sum(dnorm(y, eta, s, log = TRUE)), tolerance = 1e-13)
+  expect_equal(tval("normal_id_glm_lpdf", list(y, X, alv, be, sv), c("vector", "matrix", "vector", "vector", "vector")),
+               sum(dnorm(y, as.numeric(alv + X %*% be), sv, log = TRUE)), tolerance = 1e-13)
+  expect_equal(tval("normal_id_glm_lpdf", list(y, X[1, ], al, be, s), c("vector", "row_vector", "real", "vector", "real")),
+               sum(dnorm(y, sum(X[1, ] * be) + al, s, log = TRUE)), tolerance = 1e-13)
+  r <- expect_gradient_fd("normal_id_glm_lpdf", list(y, X, al, be, s), ty)
+  expect_equal(r$nodes[1], 1)
+  expect_gradient_fd("normal_id_glm_lpdf", list(y, X, alv, be, sv), c("vector", "matrix", "vector", "vector", "vector"))
+  expect_gradient_fd("normal_id_glm_lpdf", list(y[1], X[1, ], al, be, s), c("real", "row_vector", "real", "vector", "real"))
+  pr <- tp_call("normal_id_glm_lpdf", list(y, X, al, be, s), ty, c(FALSE, FALSE, TRUE, TRUE, FALSE), TRUE)$value
+  expect_equal(pr, sum(-0.5 * ((y - eta) / s)^2), tolerance = 1e-13)
+  tk <- c("array[] int", "matrix", "real", "vector")
+  expect_equal(tval("poisson_log_glm_lpmf", list(k, X, al, be), tk), sum(dpois(k, exp(eta), log = TRUE)), tolerance = 1e-13)
+  r <- expect_gradient_fd("poisson_log_glm_lpmf", list(k, X, alv, be), c("array[] int", "matrix", "vector", "vector"))
+  expect_equal(r$nodes[1], 1)
+  expect_gradient_fd("poisson_log_glm_lpmf", list(k, X[2, ], al, be), c("array[] int", "row_vector", "real", "vector"))
+  pr <- tp_call("poisson_log_glm_lpmf", list(k, X, al, be), tk, c(FALSE, FALSE, TRUE, TRUE), TRUE)$value
+  expect_equal(pr, sum(k * eta - exp(eta)), tolerance = 1e-13)
+  expect_error(tp_call("normal_id_glm_lpdf", list(y[1:3], X, al, be, s), ty),
+               "normal_id_glm_lpdf: Vector of dependent variables has dimension = 3, expecting dimension = 4")
+  expect_error(tp_call("normal_id_glm_lpdf", list(y, X, al, be, -1), ty),
+               "normal_id_glm_lpdf: Scale vector is -1, but must be positive finite!")
+  expect_error(tp_call("poisson_log_glm_lpmf", list(c(1L, -1L, 0L, 2L), X, al, be), tk),
+               "poisson_log_glm_lpmf: Vector of dependent variables\\[2\\] is -1, but must be nonnegative!")
+  expect_error(tp_call("poisson_log_glm_lpmf", list(k, X, al, c(1, 2, 3)), tk),
+               "poisson_log_glm_lpmf: Weight vector has dimension = 3, expecting dimension = 2")
+})

@@ -202,3 +202,38 @@ test_that("eigenvalues_sym and eigenvectors_sym: ascending, orthonormal, gradien
   expect_error(tp_call("eigenvalues_sym", list(G3), "matrix"), "eigenvalues_sym: m is not symmetric")
   expect_error(tp_call("eigenvectors_sym", list(matrix(0, 0, 0)), "matrix"), "eigenvectors_sym: m has size 0")
 })
+
+test_that("gp_exponential/matern32/matern52/periodic/dot_prod_cov: values and gradients", {
+  x <- c(-1, 0.3, 2); xv <- list(c(1, 2), c(0, -1), c(0.5, 0.5)); X <- do.call(rbind, xv)
+  x2 <- c(0, 1.5)
+  D <- function(A, B) as.matrix(sqrt(outer(rowSums(A^2), rowSums(B^2), "+") - 2 * A %*% t(B)))
+  kern <- list(
+    gp_exponential_cov = function(d, s, l) s^2 * exp(-d / l),
+    gp_matern32_cov = function(d, s, l) s^2 * (1 + sqrt(3) * d / l) * exp(-sqrt(3) * d / l),
+    gp_matern52_cov = function(d, s, l) s^2 * (1 + sqrt(5) * d / l + 5 * d^2 / (3 * l^2)) * exp(-sqrt(5) * d / l))
+  for (fn in names(kern)) {
+    K <- tval(fn, list(x, 1.5, 0.8), c("array[] real", "real", "real"))
+    expect_equal(K, kern[[fn]](abs(outer(x, x, "-")), 1.5, 0.8), tolerance = 1e-14)
+    expect_identical(K, t(K))
+    expect_equal(tval(fn, list(xv, 2, 1.1), c("array[] vector", "real", "real")),
+                 kern[[fn]](pmax(D(X, X), 0) * (1 - diag(3)), 2, 1.1), tolerance = 1e-13)
+    expect_equal(tval(fn, list(x, x2, 1.5, 0.8), c("array[] real", "array[] real", "real", "real")),
+                 kern[[fn]](abs(outer(x, x2, "-")), 1.5, 0.8), tolerance = 1e-14)
+    for (ad in list(c(TRUE, TRUE, TRUE), c(FALSE, TRUE, FALSE), c(FALSE, FALSE, TRUE)))
+      expect_equal(expect_gradient_fd(fn, list(x, 1.5, 0.8), c("array[] real", "real", "real"), ad)$nodes[1], 1)
+    expect_gradient_fd(fn, list(xv, xv[1:2], 2, 1.1), c("array[] vector", "array[] vector", "real", "real"))
+  }
+  per <- function(d, s, l, p) s^2 * exp(-2 * sin(pi * d / p)^2 / l^2)
+  expect_equal(tval("gp_periodic_cov", list(x, 1.5, 0.8, 2.5), c("array[] real", "real", "real", "real")),
+               per(abs(outer(x, x, "-")), 1.5, 0.8, 2.5), tolerance = 1e-14)
+  r <- expect_gradient_fd("gp_periodic_cov", list(x, 1.5, 0.8, 2.5), c("array[] real", "real", "real", "real"))
+  expect_equal(r$nodes[1], 1)
+  expect_gradient_fd("gp_periodic_cov", list(xv, 1.5, 0.8, 2.5), c("array[] vector", "real", "real", "real"))
+  expect_equal(tval("gp_dot_prod_cov", list(xv, 0.7), c("array[] vector", "real")), 0.49 + X %*% t(X), tolerance = 1e-14)
+  expect_gradient_fd("gp_dot_prod_cov", list(xv, 0.7), c("array[] vector", "real"))
+  expect_gradient_fd("gp_dot_prod_cov", list(x, x2, 0.7), c("array[] real", "array[] real", "real"))
+  expect_error(tp_call("gp_matern32_cov", list(x, 1, -1), c("array[] real", "real", "real")),
+               "gp_matern32_cov: length scale is -1, but must be positive!")
+  expect_error(tp_call("gp_periodic_cov", list(x, 1, 1, 0), c("array[] real", "real", "real", "real")),
+               "gp_periodic_cov: period is 0, but must be positive!")
+})

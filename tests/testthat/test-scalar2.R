@@ -155,3 +155,33 @@ test_that("constants", {
   expect_equal(tval("log2", list(8), "real"), 3)
   expect_error(tp_call("pi", list(1), "real"), "pi: expected 0 arguments, got 1")
 })
+
+test_that("gamma_p, gamma_q, inc_beta: values and gradients in every argument", {
+  a <- c(0.3, 2.5, 30, 5); x <- c(0.01, 3, 10, 80)
+  expect_equal(tval("gamma_p", list(a, x), c("vector", "vector")), pgamma(x, a), tolerance = 1e-13)
+  expect_equal(tval("gamma_q", list(a, x), c("vector", "vector")), pgamma(x, a, lower.tail = FALSE), tolerance = 1e-12)
+  r <- expect_gradient_fd("gamma_p", list(a[1:3], x[1:3]), c("vector", "vector"))
+  expect_equal(r$nodes[1], 1)
+  expect_gradient_fd("gamma_q", list(a, x), c("vector", "vector"))
+  expect_gradient_fd("gamma_q", list(2.5, 3), c("real", "real"))
+  expect_error(tp_call("gamma_p", list(-1, 2), c("real", "real")), "gamma_p: first argument is -1, but must be positive!")
+  expect_error(tp_call("gamma_q", list(1, -2), c("real", "real")), "gamma_q: second argument is -2, but must be nonnegative!")
+  for (p in list(c(2, 3, 0.2), c(0.5, 0.5, 0.9), c(30, 5, 0.95), c(1.5, 40, 0.01))) {
+    expect_equal(tval("inc_beta", as.list(p), rep("real", 3)), pbeta(p[3], p[1], p[2]), tolerance = 1e-13)
+    r <- expect_gradient_fd("inc_beta", as.list(p), rep("real", 3))
+    expect_equal(r$nodes[1], 1)
+    expect_gradient_fd("inc_beta", as.list(p), rep("real", 3), c(FALSE, TRUE, FALSE))
+  }
+  expect_identical(tval("inc_beta", list(2, 3, 1), rep("real", 3)), 1)
+  expect_error(tp_call("inc_beta", list(2, 3, 1.5), rep("real", 3)),
+               "inc_beta: third argument is 1.5, but must be in the interval \\[0, 1\\]")
+})
+
+test_that("to_int truncates toward zero and checks int's range", {
+  expect_identical(tval("to_int", list(2.7), "real"), 2L)
+  expect_identical(tval("to_int", list(-2.7), "real"), -2L)
+  expect_identical(tval("to_int", list(c(1.5, -0.5, 3)), "array[] real"), c(1L, 0L, 3L))
+  expect_identical(tval("to_int", list(5L), "int"), 5L)
+  expect_error(tp_call("to_int", list(3e10), "real"), "to_int: x is 30000000000, but must be in the interval")
+  expect_error(tp_call("to_int", list(NaN), "real"), "to_int: x is nan")
+})
