@@ -185,6 +185,29 @@ static int take(li_run *r, const tm_v *src, const size_t *o, size_t n, tm_v *res
   return li_gather(r, src, o, n, res);
 }
 
+/* x[i], x[i, j], ... down to one scalar: the offset directly, no list of
+** offsets; the common case of loops over observations.  -1 when the
+** indexes do not all reduce to one element. */
+static int scalar_elem(li_run *r, const ln_expr *e, const tm_v *v, tm_v *out) {
+  dimsel d[MAXD];
+  int nd = dims_of(v, d), rc;
+  if (e->nidx != nd) return -1;
+  for (int i = 0; i < nd; i++) if (e->idx[i].kind != LI_SINGLE) return -1;
+  size_t off = 0;
+  for (int i = 0; i < nd; i++) {
+    int k;
+    if ((rc = li_eval_int(r, e->idx[i].a, &k))) return rc;
+    if (k < 1 || k > d[i].size) return out_of_range(r, e, i, k, d[i].size);
+    off += (size_t)(k - 1) * d[i].stride;
+  }
+  if (v->base == TM_INT) *out = tm_int_view(v->ival + off);
+  else {
+    *out = tm_real_view(v->val + off, v->adj ? v->adj + off : NULL);
+    out->dep = v->dep;
+  }
+  return AD_OK;
+}
+
 int li_index_rvalue(li_run *r, const ln_expr *e, tm_v *out) {
   const ln_expr *b = e->args[0];
   tm_v v;
@@ -196,6 +219,7 @@ int li_index_rvalue(li_run *r, const ln_expr *e, tm_v *out) {
   } else if ((rc = li_eval(r, b, &v))) {
     return rc;
   }
+  if ((rc = scalar_elem(r, e, &v, out)) >= 0) return rc;
   tm_v res;
   size_t *o, n;
   if ((rc = apply(r, e, &v, NULL, e->idx, e->nidx, &res, &o, &n))) return rc;

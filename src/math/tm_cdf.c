@@ -434,9 +434,25 @@ static void nb_add(nb_sum *S, double lp, double dmu, double dphi) {
   S->gphi += w * dphi;
 }
 
+/* Beyond this many terms, F = I_{phi / (mu + phi)}(phi, n + 1) with the
+** incomplete beta function's partials: O(sqrt(n)) work instead of O(n). */
+#define NB_SUM_MAX 20000
+
+static double neg_binomial_2_beta(double n, double mu, double phi, int upper, double *d) {
+  double s = mu + phi, li, lj, g[6];
+  tm_log_inc_beta_grad(phi, n + 1, phi / s, mu / s, &li, &lj, g);
+  double v = upper ? lj : li, ga = upper ? g[2] : g[0], gx = upper ? g[5] : g[4];
+  if (isfinite(v)) {
+    d[1] = -gx * phi / (s * s);
+    d[2] = ga + gx * mu / (s * s);
+  }
+  return v;
+}
+
 static double neg_binomial_2_e(const double *x, int upper, double *d) {
   double n = x[0], mu = x[1], phi = x[2];
   if (n < 0) return upper ? 0 : -INFINITY;
+  if (n > NB_SUM_MAX) return neg_binomial_2_beta(n, mu, phi, upper, d);
   /* log(mu / (mu + phi)) and log(phi / (mu + phi)), each from the smaller ratio */
   double lq = mu < phi ? log(mu / (mu + phi)) : log1p(-phi / (mu + phi));
   double lphi = phi < mu ? log(phi / (mu + phi)) : log1p(-mu / (mu + phi));

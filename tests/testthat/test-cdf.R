@@ -153,6 +153,13 @@ test_that("other tails: no cancellation where F or 1 - F is tiny", {
   expect_equal(tval("neg_binomial_2_lccdf", list(200L, 5, 3), c("int", "real", "real")),
                pnbinom(200, mu = 5, size = 3, lower.tail = FALSE, log.p = TRUE), tolerance = 1e-11)
   expect_gradient_fd("neg_binomial_2_lccdf", list(200L, 5, 3), c("int", "real", "real"))
+  # beyond 20000 terms the incomplete beta form takes over
+  for (f in c("neg_binomial_2_lcdf", "neg_binomial_2_lccdf")) {
+    lower <- f == "neg_binomial_2_lcdf"
+    expect_equal(tval(f, list(30000L, 29000, 40), c("int", "real", "real")),
+                 pnbinom(30000, mu = 29000, size = 40, lower.tail = lower, log.p = TRUE), tolerance = 1e-9)
+    expect_gradient_fd(f, list(30000L, 29000, 40), c("int", "real", "real"))
+  }
   # incomplete gamma tails: both sides keep their digits, with their gradients
   expect_equal(tval("gamma_lccdf", list(80, 5, 1), rep("real", 3)),
                pgamma(80, 5, lower.tail = FALSE, log.p = TRUE), tolerance = 1e-12)
