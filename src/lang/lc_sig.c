@@ -250,18 +250,10 @@ void lc_cat(char *buf, size_t size, const char *fmt, ...) {
   va_end(ap);
 }
 
+/* Messages (and the checker's dump) call an error type "ill-typed". */
 static const char *base_name(int b) {
-  switch (b) {
-  case TM_INT: return "int";
-  case TM_REAL: return "real";
-  case TM_VECTOR: return "vector";
-  case TM_ROW_VECTOR: return "row_vector";
-  case TM_MATRIX: return "matrix";
-  case LN_VOID: return "void";
-  case LN_STRING: return "string";
-  case LN_FUNCREF: return "function";
-  default: return "ill-typed";
-  }
+  const char *n = ln_base_name(b);
+  return n ? n : "ill-typed";
 }
 
 char *lc_type_name(ln_type t, char *buf, size_t size) {

@@ -34,6 +34,9 @@ typedef struct ld_set {
 
 void            ld_set_init(ld_set *s);
 void            ld_set_free(ld_set *s);
+/* Frees the values from index n on: a reader that fails part way leaves the
+** set as it was given by truncating it to its size at the start. */
+void            ld_set_truncate(ld_set *s, int n);
 /* Adds a value (takes ownership of name and val, which must be malloc'd). */
 int             ld_set_add(ld_set *s, ld_value v);
 const ld_value *ld_find(const ld_set *s, const char *name);

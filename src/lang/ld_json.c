@@ -507,14 +507,7 @@ static int read_text(const char *text, size_t len, const char *path, ld_set *out
   int n0 = out->n;
   int rc = read_document(&J, out);
   free(J.val);
-  if (rc) {
-    /* Leave the set as it was given. */
-    for (int i = n0; i < out->n; i++) {
-      free(out->v[i].name);
-      free(out->v[i].val);
-    }
-    out->n = n0;
-  }
+  if (rc) ld_set_truncate(out, n0);   /* leave the set as it was given */
   return rc;
 }
 

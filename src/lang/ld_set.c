@@ -14,11 +14,16 @@ void ld_set_init(ld_set *s) {
   s->n = s->cap = 0;
 }
 
-void ld_set_free(ld_set *s) {
-  for (int i = 0; i < s->n; i++) {
+void ld_set_truncate(ld_set *s, int n) {
+  for (int i = n; i < s->n; i++) {
     free(s->v[i].name);
     free(s->v[i].val);
   }
+  if (n < s->n) s->n = n;
+}
+
+void ld_set_free(ld_set *s) {
+  ld_set_truncate(s, 0);
   free(s->v);
   ld_set_init(s);
 }

@@ -14,16 +14,6 @@
 #include "li_int.h"
 #include "../math/tm_transform.h"
 
-static const char *base_name(int base) {
-  switch (base) {
-  case TM_INT: return "int";
-  case TM_REAL: return "real";
-  case TM_VECTOR: return "vector";
-  case TM_ROW_VECTOR: return "row_vector";
-  default: return "matrix";
-  }
-}
-
 char *li_decl_text(const ln_decl *d, const tm_v *shape, char *buf, size_t size) {
   size_t k = 0;
   buf[0] = '\0';
@@ -37,7 +27,7 @@ char *li_decl_text(const ln_decl *d, const tm_v *shape, char *buf, size_t size) 
   const char *t = d->transform;
   int structured = t && strcmp(t, "lower") && strcmp(t, "upper") && strcmp(t, "lower_upper") &&
                    strcmp(t, "offset_multiplier");
-  const char *name = structured ? t : base_name(shape->base);
+  const char *name = structured ? t : ln_base_name(shape->base);
   if (structured && !strcmp(t, "sum_to_zero_vector")) name = "sum_to_zero_vector";
   switch (shape->base) {
   case TM_VECTOR: snprintf(buf + k, size - k, "%s[%d]", name, shape->rows); break;

@@ -63,26 +63,16 @@ static int eval_cmp(li_run *r, const ln_expr *e, tm_v *out) {
   tm_v a, b;
   int rc, res = 0;
   if ((rc = li_eval(r, e->args[0], &a)) || (rc = li_eval(r, e->args[1], &b))) return rc;
-  if (a.base == TM_INT && b.base == TM_INT) {
-    int x = a.ival[0], y = b.ival[0];
-    switch (e->op) {
-    case LN_OP_EQ: res = x == y; break;
-    case LN_OP_NE: res = x != y; break;
-    case LN_OP_LT: res = x < y; break;
-    case LN_OP_LE: res = x <= y; break;
-    case LN_OP_GT: res = x > y; break;
-    default: res = x >= y; break;
-    }
-  } else {
-    double x = scalar_of(&a), y = scalar_of(&b);
-    switch (e->op) {
-    case LN_OP_EQ: res = x == y; break;
-    case LN_OP_NE: res = x != y; break;
-    case LN_OP_LT: res = x < y; break;
-    case LN_OP_LE: res = x <= y; break;
-    case LN_OP_GT: res = x > y; break;
-    default: res = x >= y; break;
-    }
+  /* Ints compare as doubles too: every int is exact as a double, so one
+  ** switch serves int, real and mixed operands alike. */
+  double x = scalar_of(&a), y = scalar_of(&b);
+  switch (e->op) {
+  case LN_OP_EQ: res = x == y; break;
+  case LN_OP_NE: res = x != y; break;
+  case LN_OP_LT: res = x < y; break;
+  case LN_OP_LE: res = x <= y; break;
+  case LN_OP_GT: res = x > y; break;
+  default: res = x >= y; break;
   }
   return tm_set_int(out, res);
 }

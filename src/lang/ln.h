@@ -264,5 +264,8 @@ char *ln_strdup(ln_program *p, const char *s, size_t n);
 /* The tree as an S-expression (malloc'd), for tests and debugging. */
 char *ln_dump(const ln_program *p);
 char *ln_type_text(ln_type t, char *buf, size_t size);  /* "array[,] vector", "real" */
+/* Stan's name of a base type ("row_vector", "void", "function"), or NULL for
+** LN_ERRTYPE and unknown bases, which each caller words its own way. */
+const char *ln_base_name(int base);
 
 #endif

@@ -95,7 +95,7 @@ const char *ln_block_name(int blk) {
   return blk >= 0 && blk < LN_NBLOCKS ? t[blk] : "?";
 }
 
-static const char *base_name(int base) {
+const char *ln_base_name(int base) {
   switch (base) {
   case TM_INT: return "int";
   case TM_REAL: return "real";
@@ -105,9 +105,14 @@ static const char *base_name(int base) {
   case LN_VOID: return "void";
   case LN_STRING: return "string";
   case LN_FUNCREF: return "function";
-  case LN_ERRTYPE: return "(error)";
-  default: return "?";
+  default: return NULL;
   }
+}
+
+/* The dump shows an error type as such, so a test can spot one. */
+static const char *base_name(int base) {
+  const char *n = ln_base_name(base);
+  return n ? n : base == LN_ERRTYPE ? "(error)" : "?";
 }
 
 char *ln_type_text(ln_type t, char *buf, size_t size) {

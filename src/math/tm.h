@@ -84,8 +84,23 @@ int tm_set_real(tm_v *out, double x);
 int tm_set_var(tm_v *out, ad_var x);                     /* out = x, autodiff */
 int tm_set_int(tm_v *out, int x);
 
-/* Any argument autodiff?  Any not constant? */
+/* Arena copy of v's values (ints converted), NULL when out of memory: what
+** a node keeps of an argument for its reverse step. */
+double *tm_copy_vals(const tm_v *v);
+/* Any argument autodiff? */
 int tm_any_ad(const tm_v *a, int n);
+/* Any argument autodiff or marked dep?  A result computed from it is then
+** marked dep too, so propto drops the same terms on doubles as on the tape. */
+int tm_any_dep(const tm_v *a, int n);
+/* A real result with its operands (ad.h): one node over the k operands, or
+** for k == 0 a plain real marked dep (as tm_any_dep). */
+int tm_set_operands(tm_v *out, int k, const ad_operand *ops, double x, int dep);
+/* The same from arguments and their partials: d[i] holds tm_numel(&a[i])
+** partials when a[i] is autodiff (see tm_new_partials); nargs <= 8. */
+int tm_set_partials(tm_v *out, const tm_v *a, double *const *d, int nargs, double x);
+/* Zeroed partials for v when it is autodiff, else NULL; on failure NULL
+** and *rc = AD_EMEMORY, so that several can be asked for before one check. */
+double *tm_new_partials(const tm_v *v, int *rc);
 /* Stan's type name of a value ("vector", "array[] real"), for messages. */
 const char *tm_type_name(const tm_v *v, char *buf, size_t size);
 
@@ -142,6 +157,12 @@ int tm_check_positive_finite(const char *fn, const char *arg, const tm_v *v);
 int tm_check_nonnegative(const char *fn, const char *arg, const tm_v *v);
 int tm_check_bounded(const char *fn, const char *arg, const tm_v *v, double lo, double hi);
 int tm_check_square(const char *fn, const char *arg, const tm_v *v);
+/* Stan's check_consistent_size: a container argument of the glms has got
+** elements where want were expected. */
+int tm_check_consistent_size(const char *fn, const char *arg, size_t got, size_t want);
+/* A call no overload of the kernel accepts: the checker should have refused
+** it, but a bad call must fail, never crash.  Names the argument types. */
+int tm_no_overload(const tm_call *c, const tm_v *a, int nargs);
 int tm_check_nonzero_size(const char *fn, const char *arg, const tm_v *v);
 
 /* ---- vectorized densities: the frame every _lpdf/_lpmf kernel fills ---- */

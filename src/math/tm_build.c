@@ -16,25 +16,12 @@
 
 static int nomem(const tm_call *c) { return ad_fail(AD_EMEMORY, "%s: out of memory", c->fn->name); }
 
-static int bad_args(const tm_call *c, const tm_v *a, int nargs) {
-  char t[64], buf[200];
-  size_t k = 0;
-  buf[0] = '\0';
-  for (int i = 0; i < nargs && k + 70 < sizeof buf; i++) {
-    tm_type_name(&a[i], t, sizeof t);
-    size_t m = strlen(t);
-    if (i) { memcpy(buf + k, ", ", 2); k += 2; }
-    memcpy(buf + k, t, m + 1);
-    k += m;
-  }
-  return ad_fail(AD_EINVALID, "%s: no signature accepts arguments (%s)", c->fn->name, buf);
-}
 
 /* The int arguments of a builder, all scalars. */
 static int ints(const tm_call *c, const tm_v *a, int nargs, int want, int *x) {
-  if (nargs != want) return bad_args(c, a, nargs);
+  if (nargs != want) return tm_no_overload(c, a, nargs);
   for (int i = 0; i < want; i++) {
-    if (!tm_is_scalar(&a[i]) || a[i].base != TM_INT) return bad_args(c, a, nargs);
+    if (!tm_is_scalar(&a[i]) || a[i].base != TM_INT) return tm_no_overload(c, a, nargs);
     x[i] = a[i].ival[0];
   }
   return AD_OK;
@@ -115,7 +102,7 @@ static int k_linspaced(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   int kind = *(const int *)c->fn->data, rc;
   if (nargs != 3 || !tm_is_scalar(&a[0]) || a[0].base != TM_INT || !tm_is_scalar(&a[1]) ||
       !tm_is_scalar(&a[2]) || (kind == K_IARR && (a[1].base != TM_INT || a[2].base != TM_INT)))
-    return bad_args(c, a, nargs);
+    return tm_no_overload(c, a, nargs);
   int n = a[0].ival[0];
   double lo = tm_get(&a[1], 0), hi = tm_get(&a[2], 0);
   if ((rc = check_size(c, n, 0))) return rc;
@@ -172,7 +159,7 @@ static int copy_shape(const tm_call *c, tm_v *out, const tm_v *x, int base, int 
 
 static int k_reverse(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   const tm_v *x = &a[0];
-  if (nargs != 1 || !(x->narr || x->base == TM_VECTOR || x->base == TM_ROW_VECTOR)) return bad_args(c, a, nargs);
+  if (nargs != 1 || !(x->narr || x->base == TM_VECTOR || x->base == TM_ROW_VECTOR)) return tm_no_overload(c, a, nargs);
   size_t e = block_of(x), n = tm_numel(x);
   int lead = x->narr ? x->dim[0] : (int)n, rc;
   if ((rc = copy_shape(c, out, x, x->base, lead, x->adj != NULL))) return rc;
@@ -207,10 +194,10 @@ static void copy_elems(tm_v *o, size_t at, const tm_v *x, size_t n) {
 
 static int k_append_array(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   const char *fn = c->fn->name;
-  if (nargs != 2 || !a[0].narr || !a[1].narr) return bad_args(c, a, nargs);
+  if (nargs != 2 || !a[0].narr || !a[1].narr) return tm_no_overload(c, a, nargs);
   const tm_v *x = &a[0], *y = &a[1];
   int same = x->narr == y->narr && (x->base == y->base || (x->base <= TM_REAL && y->base <= TM_REAL));
-  if (!same) return bad_args(c, a, nargs);
+  if (!same) return tm_no_overload(c, a, nargs);
   /* element shapes: checked only when both have elements, as Stan does */
   if (x->dim[0] > 0 && y->dim[0] > 0) {
     if (x->rows != y->rows || x->cols != y->cols)

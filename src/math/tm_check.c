@@ -8,6 +8,7 @@
 */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 #include "tm.h"
 
 static void argname(char *buf, size_t size, const char *arg, const tm_v *v, size_t i) {
@@ -70,6 +71,29 @@ int tm_check_size_match(const char *fn, const char *name1, size_t n1, const char
   if (n1 == n2) return AD_OK;
   return ad_fail(AD_EINVALID, "%s: Size of %s (%zu) and size of %s (%zu) must match in size",
                  fn, name1, n1, name2, n2);
+}
+
+int tm_check_consistent_size(const char *fn, const char *arg, size_t got, size_t want) {
+  if (got == want) return AD_OK;
+  return ad_fail(AD_EINVALID, "%s: %s has dimension = %zu, expecting dimension = %zu; a function was "
+                 "called with arguments of different scalar, array, vector, or matrix types, and they "
+                 "were not consistently sized; all arguments must be scalars or multidimensional "
+                 "values of the same shape.", fn, arg, got, want);
+}
+
+/* The argument types, comma separated, as far as they fit. */
+int tm_no_overload(const tm_call *c, const tm_v *a, int nargs) {
+  char buf[256], t[64];
+  size_t k = 0;
+  buf[0] = '\0';
+  for (int i = 0; i < nargs && k + 70 < sizeof buf; i++) {
+    tm_type_name(&a[i], t, sizeof t);
+    size_t m = strlen(t);
+    if (i) { memcpy(buf + k, ", ", 2); k += 2; }
+    memcpy(buf + k, t, m + 1);
+    k += m;
+  }
+  return ad_fail(AD_EINVALID, "%s: no signature accepts arguments (%s)", c->fn->name, buf);
 }
 
 int tm_check_square(const char *fn, const char *arg, const tm_v *v) {

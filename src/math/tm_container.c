@@ -26,23 +26,6 @@ static int nomem(const tm_call *c) {
   return ad_fail(AD_EMEMORY, "%s: out of memory", c->fn->name);
 }
 
-/* A call the kernel has no overload for: the checker should have refused
-** it, but a bad call must fail, never crash. */
-static int no_overload(const tm_call *c, const tm_v *a, int nargs) {
-  char buf[256], t[64];
-  size_t k = 0;
-  buf[0] = '\0';
-  for (int i = 0; i < nargs && k + 70 < sizeof buf; i++) {
-    tm_type_name(&a[i], t, sizeof t);
-    size_t m = strlen(t);
-    if (i) { memcpy(buf + k, ", ", 2); k += 2; }
-    memcpy(buf + k, t, m);
-    k += m;
-    buf[k] = '\0';
-  }
-  return ad_fail(AD_EINVALID, "%s: no signature accepts arguments (%s)", c->fn->name, buf);
-}
-
 static int is_int(const tm_v *v) { return v->narr == 0 && v->base == TM_INT; }
 static int is_scal(const tm_v *v) { return tm_is_scalar(v); }
 static int is_vec(const tm_v *v) { return v->narr == 0 && v->base == TM_VECTOR; }
@@ -61,10 +44,6 @@ static double rget(const tm_v *v, size_t i) {
 
 /* In a double evaluation, a result computed from a parameter-dependent value
 ** depends on parameters too (propto needs to know). */
-static int any_dep(const tm_v *a, int n) {
-  for (int i = 0; i < n; i++) if (a[i].dep || a[i].adj) return 1;
-  return 0;
-}
 
 /* A new value of the given shape in the arena; ints when base is TM_INT. */
 static int make(const tm_call *c, tm_v *out, int base, int rows, int cols,
@@ -90,7 +69,7 @@ static int make_vec(const tm_call *c, tm_v *out, int base, int n, int ad) {
 static int real_result(const tm_call *c, const tm_v *a, int nargs, double f, tm_v *out) {
   int rc = tm_set_real(out, f);
   if (rc) return nomem(c);
-  out->dep = (unsigned char)any_dep(a, nargs);
+  out->dep = (unsigned char)tm_any_dep(a, nargs);
   return AD_OK;
 }
 
@@ -110,7 +89,7 @@ static int int_result(const tm_call *c, long long x, tm_v *out) {
 /* An int argument: indices and sizes. */
 static int int_arg(const tm_call *c, const tm_v *a, int i, int nargs, int *x) {
   *x = 0;
-  if (i >= nargs || !is_int(&a[i])) return no_overload(c, a, nargs);
+  if (i >= nargs || !is_int(&a[i])) return tm_no_overload(c, a, nargs);
   *x = a[i].ival[0];
   return AD_OK;
 }
@@ -222,7 +201,7 @@ static int gather_new(const tm_call *c, gather *G, tm_v *out, const tm_v *a, int
                       int base, int rows, int cols, size_t cap) {
   int rc = make(c, out, base, rows, cols, 0, NULL, tm_any_ad(a, nargs));
   if (rc) return rc;
-  out->dep = (unsigned char)any_dep(a, nargs);
+  out->dep = (unsigned char)tm_any_dep(a, nargs);
   return g_begin(G, c, out, cap);
 }
 
@@ -288,7 +267,7 @@ static int minmax_real(const tm_call *c, int op, const tm_v *x, tm_v *out) {
 
 /* min(a, b) and max(a, b) of two scalars */
 static int minmax2(const tm_call *c, int op, const tm_v *a, tm_v *out) {
-  if (!is_scal(&a[0]) || !is_scal(&a[1])) return no_overload(c, a, 2);
+  if (!is_scal(&a[0]) || !is_scal(&a[1])) return tm_no_overload(c, a, 2);
   if (a[0].base == TM_INT && a[1].base == TM_INT) {
     int x = a[0].ival[0], y = a[1].ival[0];
     return int_result(c, op == OP_MIN ? (x < y ? x : y) : (x > y ? x : y), out);
@@ -309,7 +288,7 @@ static int minmax2(const tm_call *c, int op, const tm_v *a, tm_v *out) {
 static int k_reduce(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   int op = *(const int *)c->fn->data;
   if ((op == OP_MIN || op == OP_MAX) && nargs == 2) return minmax2(c, op, a, out);
-  if (nargs != 1 || !is_flat(&a[0])) return no_overload(c, a, nargs);
+  if (nargs != 1 || !is_flat(&a[0])) return tm_no_overload(c, a, nargs);
   const tm_v *x = &a[0];
   size_t n = tm_numel(x);
   if (x->base == TM_INT && op != OP_MEAN && op != OP_VARIANCE && op != OP_SD)
@@ -367,7 +346,7 @@ static int is_1d(const tm_v *v) { return is_anyvec(v) || is_arr1(v); }
 static int k_dot_product(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   if (nargs != 2 || !is_1d(&a[0]) || !is_1d(&a[1]) ||
       (is_arr1(&a[0]) != is_arr1(&a[1])))
-    return no_overload(c, a, nargs);
+    return tm_no_overload(c, a, nargs);
   size_t n = tm_numel(&a[0]);
   int rc = tm_check_size_match(c->fn->name, "v1", n, "v2", tm_numel(&a[1]));
   if (rc) return rc;
@@ -391,7 +370,7 @@ static int k_dot_product(const tm_call *c, const tm_v *a, int nargs, tm_v *out) 
 }
 
 static int k_dot_self(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
-  if (nargs != 1 || !is_anyvec(&a[0])) return no_overload(c, a, nargs);
+  if (nargs != 1 || !is_anyvec(&a[0])) return tm_no_overload(c, a, nargs);
   size_t n = tm_numel(&a[0]);
   double f = 0;
   for (size_t i = 0; i < n; i++) f += a[0].val[i] * a[0].val[i];
@@ -434,7 +413,7 @@ static void cumsum_chain(ad_node *self) {
 }
 
 static int k_cumulative_sum(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
-  if (nargs != 1 || !is_1d(&a[0])) return no_overload(c, a, nargs);
+  if (nargs != 1 || !is_1d(&a[0])) return tm_no_overload(c, a, nargs);
   const tm_v *x = &a[0];
   size_t n = tm_numel(x);
   int dim = (int)n, rc;
@@ -451,7 +430,7 @@ static int k_cumulative_sum(const tm_call *c, const tm_v *a, int nargs, tm_v *ou
   if (x->narr) rc = make(c, out, TM_REAL, 1, 1, 1, &dim, x->adj != NULL);
   else rc = make_vec(c, out, x->base, dim, x->adj != NULL);
   if (rc) return rc;
-  out->dep = (unsigned char)any_dep(a, 1);
+  out->dep = (unsigned char)tm_any_dep(a, 1);
   double s = 0;
   for (size_t i = 0; i < n; i++) out->val[i] = s += x->val[i];
   return x->adj ? vec_node_new(c, x, out, cumsum_chain) : AD_OK;
@@ -475,12 +454,12 @@ static void log_softmax_chain(ad_node *self) {
 
 static int k_softmax(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   int log_form = c->fn->data != NULL;
-  if (nargs != 1 || !is_vec(&a[0])) return no_overload(c, a, nargs);
+  if (nargs != 1 || !is_vec(&a[0])) return tm_no_overload(c, a, nargs);
   const tm_v *x = &a[0];
   int n = x->rows, rc;
   if (n == 0) return ad_fail(AD_EINVALID, "%s: v has size 0, but must have a non-zero size", c->fn->name);
   if ((rc = make_vec(c, out, TM_VECTOR, n, x->adj != NULL))) return rc;
-  out->dep = (unsigned char)any_dep(a, 1);
+  out->dep = (unsigned char)tm_any_dep(a, 1);
   double m = -INFINITY, s = 0;
   for (int i = 0; i < n; i++) if (x->val[i] > m) m = x->val[i];
   if (!isfinite(m)) m = 0;     /* all -inf or +inf: let the NaN or inf show */
@@ -499,7 +478,7 @@ static int k_softmax(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
 static int k_append_row(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   gather G;
   int rc;
-  if (nargs != 2) return no_overload(c, a, nargs);
+  if (nargs != 2) return tm_no_overload(c, a, nargs);
   const tm_v *x = &a[0], *y = &a[1];
   if ((is_vec(x) || is_scal(x)) && (is_vec(y) || is_scal(y)) && !(is_scal(x) && is_scal(y))) {
     int nx = x->rows, ny = y->rows;
@@ -508,7 +487,7 @@ static int k_append_row(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
     g_add(&G, y, 0, 1, (size_t)nx, 1, (size_t)ny);
     return g_end(&G);
   }
-  if (!(is_mat(x) || is_rvec(x)) || !(is_mat(y) || is_rvec(y))) return no_overload(c, a, nargs);
+  if (!(is_mat(x) || is_rvec(x)) || !(is_mat(y) || is_rvec(y))) return tm_no_overload(c, a, nargs);
   if (x->cols != y->cols)
     return ad_fail(AD_EINVALID, "%s: columns of A (%d) and columns of B (%d) must match in size",
                    c->fn->name, x->cols, y->cols);
@@ -524,7 +503,7 @@ static int k_append_row(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
 static int k_append_col(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   gather G;
   int rc;
-  if (nargs != 2) return no_overload(c, a, nargs);
+  if (nargs != 2) return tm_no_overload(c, a, nargs);
   const tm_v *x = &a[0], *y = &a[1];
   if ((is_rvec(x) || is_scal(x)) && (is_rvec(y) || is_scal(y)) && !(is_scal(x) && is_scal(y))) {
     int nx = x->cols, ny = y->cols;
@@ -533,7 +512,7 @@ static int k_append_col(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
     g_add(&G, y, 0, 1, (size_t)nx, 1, (size_t)ny);
     return g_end(&G);
   }
-  if (!(is_mat(x) || is_vec(x)) || !(is_mat(y) || is_vec(y))) return no_overload(c, a, nargs);
+  if (!(is_mat(x) || is_vec(x)) || !(is_mat(y) || is_vec(y))) return tm_no_overload(c, a, nargs);
   if (x->rows != y->rows)
     return ad_fail(AD_EINVALID, "%s: rows of A (%d) and rows of B (%d) must match in size",
                    c->fn->name, x->rows, y->rows);
@@ -561,7 +540,7 @@ static size_t count_elems(const int *dims, int n, size_t inner, int *big) {
 /* rep_vector(x, n), rep_row_vector(x, n) */
 static int k_rep_vector(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   int base = c->fn->data ? TM_ROW_VECTOR : TM_VECTOR, n, rc;
-  if (nargs != 2 || !is_scal(&a[0])) return no_overload(c, a, nargs);
+  if (nargs != 2 || !is_scal(&a[0])) return tm_no_overload(c, a, nargs);
   if ((rc = int_arg(c, a, 1, nargs, &n)) || (rc = check_size(c, "n", n))) return rc;
   gather G;
   if ((rc = gather_new(c, &G, out, a, 1, base, base == TM_VECTOR ? n : 1, base == TM_VECTOR ? 1 : n, 1)))
@@ -582,7 +561,7 @@ static int k_rep_matrix(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
     g_add(&G, x, 0, 0, 0, 1, (size_t)m * (size_t)n);
     return g_end(&G);
   }
-  if (nargs != 2 || !is_anyvec(x)) return no_overload(c, a, nargs);
+  if (nargs != 2 || !is_anyvec(x)) return tm_no_overload(c, a, nargs);
   int k;
   if ((rc = int_arg(c, a, 1, nargs, &k))) return rc;
   if ((rc = check_size(c, is_vec(x) ? "n" : "m", k))) return rc;
@@ -603,7 +582,7 @@ static int k_rep_matrix(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
 /* rep_array(x, n), rep_array(x, m, n), rep_array(x, k, m, n): x of any type */
 static int k_rep_array(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   static const char *const names[3][3] = { {"n"}, {"m", "n"}, {"k", "m", "n"} };
-  if (nargs < 2 || nargs > 4) return no_overload(c, a, nargs);
+  if (nargs < 2 || nargs > 4) return tm_no_overload(c, a, nargs);
   const tm_v *x = &a[0];
   int nd = nargs - 1, dims[TM_MAXARR], rc, big;
   if (x->narr + nd > TM_MAXARR)
@@ -619,7 +598,7 @@ static int k_rep_array(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   if (big) return nomem(c);
   rc = make(c, out, x->base, x->rows, x->cols, x->narr + nd, dims, x->adj != NULL);
   if (rc) return rc;
-  out->dep = (unsigned char)any_dep(a, 1);
+  out->dep = (unsigned char)tm_any_dep(a, 1);
   gather G;
   if ((rc = g_begin(&G, c, out, e <= 1 ? 1 : reps))) return rc;
   if (e == 1) g_add(&G, x, 0, 0, 0, 1, reps);
@@ -632,7 +611,7 @@ static int k_rep_array(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
 /* to_vector, to_row_vector: column-major for a matrix, as stored */
 static int k_to_vector(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   int base = c->fn->data ? TM_ROW_VECTOR : TM_VECTOR, rc;
-  if (nargs != 1 || !is_flat(&a[0])) return no_overload(c, a, nargs);
+  if (nargs != 1 || !is_flat(&a[0])) return tm_no_overload(c, a, nargs);
   size_t n = tm_numel(&a[0]);
   if (n > INT_MAX) return nomem(c);
   gather G;
@@ -667,9 +646,9 @@ static int k_to_matrix(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
       return fill_row_major(c, a, 1, x, x->dim[0], x->dim[1], out);
     if (x->narr == 1 && x->base == TM_ROW_VECTOR)  /* array[] row_vector: rows */
       return fill_row_major(c, a, 1, x, x->dim[0], x->cols, out);
-    return no_overload(c, a, nargs);
+    return tm_no_overload(c, a, nargs);
   }
-  if ((nargs != 3 && nargs != 4) || !is_flat(x)) return no_overload(c, a, nargs);
+  if ((nargs != 3 && nargs != 4) || !is_flat(x)) return tm_no_overload(c, a, nargs);
   if ((rc = int_arg(c, a, 1, nargs, &m)) || (rc = int_arg(c, a, 2, nargs, &n))) return rc;
   if (nargs == 4 && (rc = int_arg(c, a, 3, nargs, &col_major))) return rc;
   if ((rc = check_size(c, "m", m)) || (rc = check_size(c, "n", n))) return rc;
@@ -688,13 +667,13 @@ static int k_to_matrix(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
 static int k_to_array_1d(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   const tm_v *x = &a[0];
   if (nargs != 1 || !((x->narr == 0 && x->base >= TM_VECTOR) || (x->narr >= 1 && x->base <= TM_REAL)))
-    return no_overload(c, a, nargs);
+    return tm_no_overload(c, a, nargs);
   size_t n = tm_numel(x);
   if (n > INT_MAX) return nomem(c);
   int dim = (int)n, rc;
   rc = make(c, out, x->base == TM_INT ? TM_INT : TM_REAL, 1, 1, 1, &dim, x->adj != NULL);
   if (rc) return rc;
-  out->dep = (unsigned char)any_dep(a, 1);
+  out->dep = (unsigned char)tm_any_dep(a, 1);
   gather G;
   if ((rc = g_begin(&G, c, out, 1))) return rc;
   g_add(&G, x, 0, 1, 0, 1, n);
@@ -720,7 +699,7 @@ static int slice(const tm_call *c, const tm_v *a, int nargs, int first, int coun
     rc = make_vec(c, out, x->base, count, x->adj != NULL);
   }
   if (rc) return rc;
-  out->dep = (unsigned char)any_dep(a, nargs);
+  out->dep = (unsigned char)tm_any_dep(a, nargs);
   gather G;
   if ((rc = g_begin(&G, c, out, 1))) return rc;
   g_add(&G, x, (size_t)first * e, 1, 0, 1, (size_t)count * e);
@@ -736,7 +715,7 @@ static int sliceable(const tm_v *x) { return x->narr > 0 || is_anyvec(x); }
 /* head(x, n), tail(x, n) */
 static int k_head_tail(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   int n, rc, tail = c->fn->data != NULL;
-  if (nargs != 2 || !sliceable(&a[0])) return no_overload(c, a, nargs);
+  if (nargs != 2 || !sliceable(&a[0])) return tm_no_overload(c, a, nargs);
   if ((rc = int_arg(c, a, 1, nargs, &n))) return rc;
   int len = slice_len(&a[0]);
   if ((rc = check_range(c, "n", n, 0, len))) return rc;
@@ -746,7 +725,7 @@ static int k_head_tail(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
 /* segment(x, i, n): n elements from the i-th */
 static int k_segment(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   int i, n, rc;
-  if (nargs != 3 || !sliceable(&a[0])) return no_overload(c, a, nargs);
+  if (nargs != 3 || !sliceable(&a[0])) return tm_no_overload(c, a, nargs);
   if ((rc = int_arg(c, a, 1, nargs, &i)) || (rc = int_arg(c, a, 2, nargs, &n))) return rc;
   int len = slice_len(&a[0]);
   if ((rc = check_range(c, "i", i, 1, len))) return rc;
@@ -758,7 +737,7 @@ static int k_segment(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
 static int k_block(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   int i, j, nr, nc, rc;
   const tm_v *x = &a[0];
-  if (nargs != 5 || !is_mat(x)) return no_overload(c, a, nargs);
+  if (nargs != 5 || !is_mat(x)) return tm_no_overload(c, a, nargs);
   if ((rc = int_arg(c, a, 1, nargs, &i)) || (rc = int_arg(c, a, 2, nargs, &j)) ||
       (rc = int_arg(c, a, 3, nargs, &nr)) || (rc = int_arg(c, a, 4, nargs, &nc)))
     return rc;
@@ -777,7 +756,7 @@ static int k_block(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
 static int k_col_row(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   int is_row = c->fn->data != NULL, k, rc;
   const tm_v *x = &a[0];
-  if (nargs != 2 || !is_mat(x)) return no_overload(c, a, nargs);
+  if (nargs != 2 || !is_mat(x)) return tm_no_overload(c, a, nargs);
   if ((rc = int_arg(c, a, 1, nargs, &k))) return rc;
   if ((rc = check_range(c, is_row ? "i" : "j", k, 1, is_row ? x->rows : x->cols))) return rc;
   gather G;
@@ -792,7 +771,7 @@ static int k_col_row(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
 }
 
 static int k_diag_matrix(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
-  if (nargs != 1 || !is_vec(&a[0])) return no_overload(c, a, nargs);
+  if (nargs != 1 || !is_vec(&a[0])) return tm_no_overload(c, a, nargs);
   int n = a[0].rows, rc;
   gather G;
   if ((rc = gather_new(c, &G, out, a, 1, TM_MATRIX, n, n, 1))) return rc;
@@ -803,7 +782,7 @@ static int k_diag_matrix(const tm_call *c, const tm_v *a, int nargs, tm_v *out) 
 
 static int k_transpose(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   const tm_v *x = &a[0];
-  if (nargs != 1 || !(is_mat(x) || is_anyvec(x))) return no_overload(c, a, nargs);
+  if (nargs != 1 || !(is_mat(x) || is_anyvec(x))) return tm_no_overload(c, a, nargs);
   int base = is_vec(x) ? TM_ROW_VECTOR : is_rvec(x) ? TM_VECTOR : TM_MATRIX, m = x->rows, rc;
   gather G;
   if ((rc = gather_new(c, &G, out, a, 1, base, x->cols, x->rows, (size_t)(m < x->cols ? m : x->cols)))) return rc;
@@ -823,12 +802,12 @@ static const int q_codes[] = { Q_ROWS, Q_COLS, Q_SIZE, Q_NUMEL };
 
 static int k_query(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   int q = *(const int *)c->fn->data;
-  if (nargs != 1) return no_overload(c, a, nargs);
+  if (nargs != 1) return tm_no_overload(c, a, nargs);
   const tm_v *x = &a[0];
   size_t r;
   switch (q) {
   case Q_ROWS: case Q_COLS:
-    if (x->narr || x->base < TM_VECTOR) return no_overload(c, a, nargs);
+    if (x->narr || x->base < TM_VECTOR) return tm_no_overload(c, a, nargs);
     r = (size_t)(q == Q_ROWS ? x->rows : x->cols);
     break;
   case Q_SIZE:

@@ -438,13 +438,6 @@ static void glm_chain(ad_node *self) {
   }
 }
 
-static int glm_size(const char *fn, const char *arg, size_t got, size_t want) {
-  if (got == want) return AD_OK;
-  return ad_fail(AD_EINVALID, "%s: %s has dimension = %zu, expecting dimension = %zu; a function was "
-                 "called with arguments of different scalar, array, vector, or matrix types, and they "
-                 "were not consistently sized; all arguments must be scalars or multidimensional "
-                 "values of the same shape.", fn, arg, got, want);
-}
 
 /* Rows per block: the block's slice of X stays in cache between computing
 ** eta and accumulating X' g, so X streams from memory once. */
@@ -465,9 +458,9 @@ static int bernoulli_logit_glm(const tm_call *c, const tm_v *a, int nargs, tm_v 
   int xrow = x->base == TM_ROW_VECTOR, yscalar = tm_is_scalar(y), ascalar = tm_is_scalar(al);
   size_t N = xrow ? (yscalar ? 1 : tm_numel(y)) : (size_t)x->rows, K = (size_t)x->cols;
   int rc = AD_OK;
-  if (!yscalar) rc = glm_size(fn, "Vector of dependent variables", tm_numel(y), N);
-  if (!rc) rc = glm_size(fn, "Weight vector", tm_numel(be), K);
-  if (!rc && !ascalar) rc = glm_size(fn, "Vector of intercepts", tm_numel(al), N);
+  if (!yscalar) rc = tm_check_consistent_size(fn, "Vector of dependent variables", tm_numel(y), N);
+  if (!rc) rc = tm_check_consistent_size(fn, "Weight vector", tm_numel(be), K);
+  if (!rc && !ascalar) rc = tm_check_consistent_size(fn, "Vector of intercepts", tm_numel(al), N);
   if (!rc) rc = tm_check_bounded(fn, "Vector of dependent variables", y, 0, 1);
   if (rc) return rc;
 

@@ -18,29 +18,13 @@
 
 #define AT TM_AT
 
-/* A "vectors" argument: n vectors of size k; many == 0 for a single one. */
-typedef struct {
-  const tm_v *v;
-  int n, k, many;
-} mvec;
-
-static int mvec_of(const char *fn, const tm_v *v, const char *name, mvec *o) {
-  if ((v->base != TM_VECTOR && v->base != TM_ROW_VECTOR) || v->narr > 1)
-    return ad_fail(AD_EINVALID, "%s: %s must be a vector, a row_vector or an array of them", fn, name);
-  o->v = v;
-  o->many = v->narr == 1;
-  o->n = o->many ? v->dim[0] : 1;
-  o->k = v->rows * v->cols;
-  return AD_OK;
-}
-
-static size_t mvec_off(const mvec *m, int i) { return m->many ? (size_t)i * (size_t)m->k : 0; }
-static tm_v mvec_elem(const mvec *m, int i) {
-  return tm_vector_view(m->v->val + mvec_off(m, i), NULL, m->k);
+/* "vectors" arguments: tm_mvec (tm_dens_multi.h), shared with tm_dens_multi2.c */
+static tm_v mvec_elem(const tm_mvec *m, int i) {
+  return tm_vector_view(m->v->val + tm_mvec_off(m, i), NULL, m->k);
 }
 
 /* Stan's check_consistent_sizes_mvt: two arrays must have the same length. */
-static int consistent_mvt(const char *fn, const char *n1, const mvec *a, const char *n2, const mvec *b) {
+static int consistent_mvt(const char *fn, const char *n1, const tm_mvec *a, const char *n2, const tm_mvec *b) {
   if (!a->many || !b->many || a->n == b->n) return AD_OK;
   return ad_fail(AD_EINVALID, "%s: %s has size = %d, but %s has size %d; and they must be the same size.",
                  fn, n1, a->n, n2, b->n);
@@ -51,33 +35,7 @@ static int size_match(const char *fn, const char *n1, int s1, const char *n2, in
   return ad_fail(AD_EINVALID, "%s: %s (%d) and %s (%d) must match in size", fn, n1, s1, n2, s2);
 }
 
-/* Zeroed partials for an autodiff argument, NULL for data; *rc set on failure. */
-static double *partials_for(const tm_v *v, int *rc) {
-  if (!v->adj) return NULL;
-  size_t n = tm_numel(v);
-  double *p = ad_alloc_zeros(n ? n : 1);
-  if (!p) *rc = AD_EMEMORY;
-  return p;
-}
-
-/* The result: a real, or one operands node over the autodiff arguments. */
-static int finish(const tm_v *a, double *const *d, int nargs, double lp, tm_v *out) {
-  ad_operand ops[4];
-  int k = 0;
-  for (int i = 0; i < nargs; i++) {
-    if (!a[i].adj) continue;
-    ops[k].adj = a[i].adj;
-    ops[k].partial = d[i];
-    ops[k].n = tm_numel(&a[i]);
-    k++;
-  }
-  if (k == 0) return tm_set_real(out, lp);
-  ad_var r;
-  int rc = ad_operands_node(k, ops, lp, &r);
-  return rc ? rc : tm_set_var(out, r);
-}
-
-static int check_locations(const char *fn, const mvec *y, const mvec *mu) {
+static int check_locations(const char *fn, const tm_mvec *y, const tm_mvec *mu) {
   int rc;
   for (int i = 0; i < mu->n; i++) {
     tm_v e = mvec_elem(mu, i);
@@ -97,12 +55,12 @@ static int check_locations(const char *fn, const mvec *y, const mvec *mu) {
 ** visit() for the covariance partials.  Returns the sum. */
 typedef void (*quad_visit)(void *ctx, const double *z, const double *w, int k);
 
-static double mvn_quad(const mvec *y, const mvec *mu, int N, const double *L, double *dy, double *dmu,
+static double mvn_quad(const tm_mvec *y, const tm_mvec *mu, int N, const double *L, double *dy, double *dmu,
                        double *w, double *z, quad_visit visit, void *ctx) {
   int k = y->k;
   double lp = 0;
   for (int i = 0; i < N; i++) {
-    const double *yi = y->v->val + mvec_off(y, i), *mi = mu->v->val + mvec_off(mu, i);
+    const double *yi = y->v->val + tm_mvec_off(y, i), *mi = mu->v->val + tm_mvec_off(mu, i);
     for (int j = 0; j < k; j++) w[j] = yi[j] - mi[j];
     tm_la_trsm_lower(k, 1, L, w);
     double q = 0;
@@ -111,8 +69,8 @@ static double mvn_quad(const mvec *y, const mvec *mu, int N, const double *L, do
     if (!dy && !dmu && !visit) continue;
     memcpy(z, w, (size_t)k * sizeof *z);
     tm_la_trsm_lower_t(k, 1, L, z);
-    if (dy) for (int j = 0; j < k; j++) dy[mvec_off(y, i) + j] -= z[j];
-    if (dmu) for (int j = 0; j < k; j++) dmu[mvec_off(mu, i) + j] += z[j];
+    if (dy) for (int j = 0; j < k; j++) dy[tm_mvec_off(y, i) + j] -= z[j];
+    if (dmu) for (int j = 0; j < k; j++) dmu[tm_mvec_off(mu, i) + j] += z[j];
     if (visit) visit(ctx, z, w, k);
   }
   return lp;
@@ -134,11 +92,11 @@ static void visit_zw(void *ctx, const double *z, const double *w, int k) {
 }
 
 /* Checks common to both; *N = number of terms (0: the density is 0). */
-static int mvn_checks(const char *fn, const tm_v *a, int nargs, mvec *y, mvec *mu, int *N) {
+static int mvn_checks(const char *fn, const tm_v *a, int nargs, tm_mvec *y, tm_mvec *mu, int *N) {
   int rc;
   if (nargs != 3 || a[2].narr || a[2].base != TM_MATRIX)
     return ad_fail(AD_EINVALID, "%s: expects (vectors, vectors, matrix)", fn);
-  if ((rc = mvec_of(fn, &a[0], "Random variable", y)) || (rc = mvec_of(fn, &a[1], "Location parameter", mu)))
+  if ((rc = tm_mvec_of(fn, &a[0], "Random variable", y)) || (rc = tm_mvec_of(fn, &a[1], "Location parameter", mu)))
     return rc;
   if ((rc = consistent_mvt(fn, "y", y, "mu", mu))) return rc;
   *N = y->n > mu->n ? y->n : mu->n;
@@ -152,13 +110,13 @@ static int mvn_checks(const char *fn, const tm_v *a, int nargs, mvec *y, mvec *m
 static int k_multi_normal(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   static const char fn[] = "multi_normal_lpdf";
   int rc = AD_OK, N;
-  mvec y = {0}, mu = {0};
+  tm_mvec y = {0}, mu = {0};
   if (nargs == 3 && a[2].base == TM_MATRIX && a[2].narr == 0 && a[2].rows == 0)
     return ad_fail(AD_EINVALID, "%s: Covariance matrix rows is 0, but must be positive!", fn);
   if ((rc = mvn_checks(fn, a, nargs, &y, &mu, &N))) return rc;
-  double *d[3] = {partials_for(&a[0], &rc), partials_for(&a[1], &rc), partials_for(&a[2], &rc)};
+  double *d[3] = {tm_new_partials(&a[0], &rc), tm_new_partials(&a[1], &rc), tm_new_partials(&a[2], &rc)};
   if (rc) return rc;
-  if (N == 0) return finish(a, d, 3, 0.0, out);
+  if (N == 0) return tm_set_partials(out, a, d, 3, 0.0);
   const tm_v *S = &a[2];
   int k = y.k;
   size_t kk = (size_t)k * (size_t)k;
@@ -187,18 +145,18 @@ static int k_multi_normal(const tm_call *c, const tm_v *a, int nargs, tm_v *out)
       for (size_t i = 0; i < kk; i++) d[2][i] -= 0.5 * N * inv[i];
     }
   }
-  return finish(a, d, 3, lp, out);
+  return tm_set_partials(out, a, d, 3, lp);
 }
 
 static int k_multi_normal_cholesky(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   static const char fn[] = "multi_normal_cholesky_lpdf";
   int rc = AD_OK, N;
-  mvec y = {0}, mu = {0};
+  tm_mvec y = {0}, mu = {0};
   if ((rc = mvn_checks(fn, a, nargs, &y, &mu, &N))) return rc;
-  double *d[3] = {partials_for(&a[0], &rc), partials_for(&a[1], &rc), partials_for(&a[2], &rc)};
+  double *d[3] = {tm_new_partials(&a[0], &rc), tm_new_partials(&a[1], &rc), tm_new_partials(&a[2], &rc)};
   if (rc) return rc;
   int k = y.k;
-  if (N == 0 || k == 0) return finish(a, d, 3, 0.0, out);
+  if (N == 0 || k == 0) return tm_set_partials(out, a, d, 3, 0.0);
   const tm_v *Lv = &a[2];
   const double *L = Lv->val;
   double *w = ad_alloc_doubles((size_t)k), *z = ad_alloc_doubles((size_t)k);
@@ -214,7 +172,7 @@ static int k_multi_normal_cholesky(const tm_call *c, const tm_v *a, int nargs, t
   }
   if (!propto || !tm_is_const(&a[0]) || !tm_is_const(&a[1]) || !tm_is_const(Lv))
     lp += mvn_quad(&y, &mu, N, L, d[0], d[1], w, z, d[2] ? visit_zw : NULL, d[2]);
-  return finish(a, d, 3, lp, out);
+  return tm_set_partials(out, a, d, 3, lp);
 }
 
 /* ---- lkj_corr_cholesky ---- */
@@ -248,9 +206,9 @@ static int k_lkj_corr_cholesky(const tm_call *c, const tm_v *a, int nargs, tm_v 
       if (AT(L, K, i, j) != 0)
         return ad_fail(AD_EDOMAIN, "%s: Random variable is not lower triangular; Random variable[%d,%d]=%g",
                        fn, i + 1, j + 1, AT(L, K, i, j));
-  double *d[2] = {partials_for(Lv, &rc), partials_for(eta, &rc)};
+  double *d[2] = {tm_new_partials(Lv, &rc), tm_new_partials(eta, &rc)};
   if (rc) return rc;
-  if (K == 0) return finish(a, d, 2, 0.0, out);
+  if (K == 0) return tm_set_partials(out, a, d, 2, 0.0);
   double e = tm_get(eta, 0), lp = 0, de = 0;
   int propto = c->propto;
   if (!propto || !tm_is_const(eta)) lp += lkj_constant(e, K, &de);
@@ -264,7 +222,7 @@ static int k_lkj_corr_cholesky(const tm_call *c, const tm_v *a, int nargs, tm_v 
     }
   }
   if (d[1]) d[1][0] = de;
-  return finish(a, d, 2, lp, out);
+  return tm_set_partials(out, a, d, 2, lp);
 }
 
 /* ---- dirichlet ---- */
@@ -287,9 +245,9 @@ static int check_simplex(const char *fn, const char *name, const tm_v *t) {
 static int k_dirichlet(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   static const char fn[] = "dirichlet_lpdf";
   int rc = AD_OK;
-  mvec th = {0}, al = {0};
+  tm_mvec th = {0}, al = {0};
   if (nargs != 2) return ad_fail(AD_EINVALID, "%s: expects (vectors, vectors)", fn);
-  if ((rc = mvec_of(fn, &a[0], "probabilities", &th)) || (rc = mvec_of(fn, &a[1], "prior sample sizes", &al)))
+  if ((rc = tm_mvec_of(fn, &a[0], "probabilities", &th)) || (rc = tm_mvec_of(fn, &a[1], "prior sample sizes", &al)))
     return rc;
   if ((rc = consistent_mvt(fn, "probabilities", &th, "prior sample sizes", &al))) return rc;
   int N = th.n > al.n ? th.n : al.n;
@@ -301,15 +259,15 @@ static int k_dirichlet(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
     if ((rc = tm_check_positive(fn, "prior sample sizes", &ai))) return rc;
     if ((rc = check_simplex(fn, "probabilities", &ti))) return rc;
   }
-  double *d[2] = {partials_for(&a[0], &rc), partials_for(&a[1], &rc)};
+  double *d[2] = {tm_new_partials(&a[0], &rc), tm_new_partials(&a[1], &rc)};
   if (rc) return rc;
   int k = th.k, propto = c->propto;
   int norm = !propto || !tm_is_const(&a[1]);
   int kern = !propto || !tm_is_const(&a[0]) || !tm_is_const(&a[1]);
   double lp = 0;
   for (int i = 0; i < N; i++) {
-    const double *t = th.v->val + mvec_off(&th, i), *al_i = al.v->val + mvec_off(&al, i);
-    double *dt = d[0] ? d[0] + mvec_off(&th, i) : NULL, *da = d[1] ? d[1] + mvec_off(&al, i) : NULL;
+    const double *t = th.v->val + tm_mvec_off(&th, i), *al_i = al.v->val + tm_mvec_off(&al, i);
+    double *dt = d[0] ? d[0] + tm_mvec_off(&th, i) : NULL, *da = d[1] ? d[1] + tm_mvec_off(&al, i) : NULL;
     if (norm) {
       double sa = 0;
       for (int j = 0; j < k; j++) { sa += al_i[j]; lp -= tm_lgamma(al_i[j]); }
@@ -327,7 +285,7 @@ static int k_dirichlet(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
         if (da) da[j] += lt;
       }
   }
-  return finish(a, d, 2, lp, out);
+  return tm_set_partials(out, a, d, 2, lp);
 }
 
 const tm_fn tm_fns_dens_multi[] = {

@@ -14,32 +14,6 @@
 
 #define AT TM_AT
 
-static double *partials_for(const tm_v *v, int *rc) {
-  if (!v->adj) return NULL;
-  size_t n = tm_numel(v);
-  double *p = ad_alloc_zeros(n ? n : 1);
-  if (!p) *rc = AD_EMEMORY;
-  return p;
-}
-
-static int finish(const tm_v *a, double *const *d, int nargs, double lp, tm_v *out) {
-  ad_operand ops[4];
-  int k = 0, dep = 0;
-  for (int i = 0; i < nargs; i++) {
-    dep |= a[i].dep;
-    if (!a[i].adj) continue;
-    ops[k++] = (ad_operand){a[i].adj, d[i], tm_numel(&a[i])};
-  }
-  if (k == 0) {
-    int rc = tm_set_real(out, lp);
-    out->dep = (unsigned char)dep;
-    return rc;
-  }
-  ad_var r;
-  int rc = ad_operands_node(k, ops, lp, &r);
-  return rc ? rc : tm_set_var(out, r);
-}
-
 /* Cholesky factor of a symmetric positive definite matrix argument, with
 ** Stan's checks and messages. */
 static int spd_factor(const char *fn, const char *name, const tm_v *S, double **L) {
@@ -68,7 +42,7 @@ static int k_lkj_corr(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
     if (!(fabs(AT(Y->val, K, i, i) - 1) <= 1e-8))
       return ad_fail(AD_EDOMAIN, "%s: %s is not a valid correlation matrix. %s(%d,%d) is %.17g, but should be near 1",
                      fn, name, name, i + 1, i + 1, AT(Y->val, K, i, i));
-  double *d[2] = {partials_for(Y, &rc), partials_for(eta, &rc)};
+  double *d[2] = {tm_new_partials(Y, &rc), tm_new_partials(eta, &rc)};
   if (rc) return rc;
   double e = tm_get(eta, 0), lp = 0, de = 0;
   int propto = c->propto;
@@ -84,32 +58,19 @@ static int k_lkj_corr(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
     }
   }
   if (d[1]) d[1][0] = de;
-  return finish(a, d, 2, lp, out);
+  return tm_set_partials(out, a, d, 2, lp);
 }
 
 /* ---- multi_student_t(y | nu, mu, Sigma) ---- */
 
-/* A vectors argument: n vectors of size k; many == 0 for one. */
-typedef struct { const tm_v *v; int n, k, many; } mvec;
-
-static int mvec_of(const char *fn, const tm_v *v, const char *name, mvec *o) {
-  if ((v->base != TM_VECTOR && v->base != TM_ROW_VECTOR) || v->narr > 1)
-    return ad_fail(AD_EINVALID, "%s: %s must be a vector, a row_vector or an array of them", fn, name);
-  o->v = v;
-  o->many = v->narr == 1;
-  o->n = o->many ? v->dim[0] : 1;
-  o->k = v->rows * v->cols;
-  return AD_OK;
-}
-static size_t off(const mvec *m, int i) { return m->many ? (size_t)i * (size_t)m->k : 0; }
 
 static int k_multi_student_t(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   static const char fn[] = "multi_student_t_lpdf";
   int rc = AD_OK;
   if (nargs != 4 || !tm_is_scalar(&a[1]) || a[3].narr || a[3].base != TM_MATRIX)
     return ad_fail(AD_EINVALID, "%s: expects (vectors, real, vectors, matrix)", fn);
-  mvec y = {0}, mu = {0};
-  if ((rc = mvec_of(fn, &a[0], "Random variable", &y)) || (rc = mvec_of(fn, &a[2], "Location parameter", &mu)))
+  tm_mvec y = {0}, mu = {0};
+  if ((rc = tm_mvec_of(fn, &a[0], "Random variable", &y)) || (rc = tm_mvec_of(fn, &a[2], "Location parameter", &mu)))
     return rc;
   const tm_v *nuv = &a[1], *S = &a[3];
   if (y.many && mu.many && y.n != mu.n)
@@ -133,12 +94,12 @@ static int k_multi_student_t(const tm_call *c, const tm_v *a, int nargs, tm_v *o
     return rc;
   double *L;
   if ((rc = spd_factor(fn, "Scale parameter", S, &L))) return rc;
-  double *d[4] = {partials_for(&a[0], &rc), partials_for(nuv, &rc), partials_for(&a[2], &rc), partials_for(S, &rc)};
+  double *d[4] = {tm_new_partials(&a[0], &rc), tm_new_partials(nuv, &rc), tm_new_partials(&a[2], &rc), tm_new_partials(S, &rc)};
   double *z = ad_alloc_doubles((size_t)K + 1);
   if (rc || !z) return AD_EMEMORY;
   int propto = c->propto;
   double nu = tm_get(nuv, 0), lp = 0, h = 0.5 * (nu + K), dnu = 0;
-  if (N == 0) return finish(a, d, 4, 0.0, out);
+  if (N == 0) return tm_set_partials(out, a, d, 4, 0.0);
   if (!propto || !tm_is_const(nuv)) lp += N * (tm_lgamma(h) - tm_lgamma(0.5 * nu) - 0.5 * K * log(nu));
   if (!propto) lp -= N * 0.5 * K * TM_LOG_PI;
   double ldet = 0;
@@ -147,7 +108,7 @@ static int k_multi_student_t(const tm_call *c, const tm_v *a, int nargs, tm_v *o
   int kern = !propto || !tm_is_const(&a[0]) || !tm_is_const(nuv) || !tm_is_const(&a[2]) || !tm_is_const(S);
   if (d[1]) dnu = N * (0.5 * tm_digamma(h) - 0.5 * tm_digamma(0.5 * nu) - 0.5 * K / nu);
   for (int n = 0; n < N; n++) {
-    const double *yn = y.v->val + off(&y, n), *mn = mu.v->val + off(&mu, n);
+    const double *yn = y.v->val + tm_mvec_off(&y, n), *mn = mu.v->val + tm_mvec_off(&mu, n);
     for (int i = 0; i < K; i++) z[i] = yn[i] - mn[i];
     tm_la_trsm_lower(K, 1, L, z);            /* z = L^-1 r */
     double q = 0;
@@ -159,8 +120,8 @@ static int k_multi_student_t(const tm_call *c, const tm_v *a, int nargs, tm_v *o
       tm_la_trsm_lower_t(K, 1, L, z);        /* w = Sigma^-1 r */
       double s = 2 * h / (nu + q);
       for (int i = 0; i < K; i++) {
-        if (d[0]) d[0][off(&y, n) + i] -= s * z[i];
-        if (d[2]) d[2][off(&mu, n) + i] += s * z[i];
+        if (d[0]) d[0][tm_mvec_off(&y, n) + i] -= s * z[i];
+        if (d[2]) d[2][tm_mvec_off(&mu, n) + i] += s * z[i];
       }
       if (d[3])
         for (int j = 0; j < K; j++)
@@ -174,7 +135,7 @@ static int k_multi_student_t(const tm_call *c, const tm_v *a, int nargs, tm_v *o
     tm_la_chol_inverse(K, L, Si);
     for (size_t i = 0; i < (size_t)K * K; i++) d[3][i] -= 0.5 * N * Si[i];
   }
-  return finish(a, d, 4, lp, out);
+  return tm_set_partials(out, a, d, 4, lp);
 }
 
 const tm_fn tm_fns_dens_multi2[] = {

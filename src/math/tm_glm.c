@@ -14,13 +14,6 @@
 #include "tm_tables.h"
 #include "tm_special.h"
 
-static int glm_size(const char *fn, const char *arg, size_t got, size_t want) {
-  if (got == want) return AD_OK;
-  return ad_fail(AD_EINVALID, "%s: %s has dimension = %zu, expecting dimension = %zu; a function was "
-                 "called with arguments of different scalar, array, vector, or matrix types, and they "
-                 "were not consistently sized; all arguments must be scalars or multidimensional "
-                 "values of the same shape.", fn, arg, got, want);
-}
 
 typedef struct glm {
   const char *fn;
@@ -47,9 +40,9 @@ static int glm_begin(glm *G, const char *fn, const tm_v *a, int y_int) {
   G->N = G->xrow ? (tm_is_scalar(y) ? (tm_is_scalar(al) ? 1 : tm_numel(al)) : tm_numel(y)) : (size_t)x->rows;
   G->K = (size_t)x->cols;
   int rc = AD_OK;
-  if (!tm_is_scalar(y)) rc = glm_size(fn, "Vector of dependent variables", tm_numel(y), G->N);
-  if (!rc) rc = glm_size(fn, "Weight vector", tm_numel(be), G->K);
-  if (!rc && !tm_is_scalar(al)) rc = glm_size(fn, "Vector of intercepts", tm_numel(al), G->N);
+  if (!tm_is_scalar(y)) rc = tm_check_consistent_size(fn, "Vector of dependent variables", tm_numel(y), G->N);
+  if (!rc) rc = tm_check_consistent_size(fn, "Weight vector", tm_numel(be), G->K);
+  if (!rc && !tm_is_scalar(al)) rc = tm_check_consistent_size(fn, "Vector of intercepts", tm_numel(al), G->N);
   if (rc) return rc;
   size_t N = G->N, K = G->K;
   if (!(G->eta = ad_alloc_doubles(N ? N : 1))) return AD_EMEMORY;
@@ -109,20 +102,9 @@ static int glm_end(const glm *G, const double *g, ad_operand *ops, int nops, dou
     }
     ops[nops++] = (ad_operand){G->x->adj, d, m};
   }
-  if (!nops) {
-    int rc = tm_set_real(out, lp);
-    out->dep = (unsigned char)dep;
-    return rc;
-  }
-  ad_var r;
-  int rc = ad_operands_node(nops, ops, lp, &r);
-  return rc ? rc : tm_set_var(out, r);
+  return tm_set_operands(out, nops, ops, lp, dep);
 }
 
-static int any_dep(const tm_v *a, int n) {
-  for (int i = 0; i < n; i++) if (a[i].dep) return 1;
-  return 0;
-}
 
 /* normal_id_glm(y | x, alpha, beta, sigma) = normal(y | alpha + x beta, sigma) */
 static int k_normal_id_glm(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
@@ -135,7 +117,7 @@ static int k_normal_id_glm(const tm_call *c, const tm_v *a, int nargs, tm_v *out
   int rc = glm_begin(&G, fn, a, 0);
   if (rc) return rc;
   size_t N = G.N;
-  if (!tm_is_scalar(sg) && (rc = glm_size(fn, "Vector of scale parameters", tm_numel(sg), N))) return rc;
+  if (!tm_is_scalar(sg) && (rc = tm_check_consistent_size(fn, "Vector of scale parameters", tm_numel(sg), N))) return rc;
   if ((rc = tm_check_positive_finite(fn, "Scale vector", sg))) return rc;
   int propto = c->propto, keep_s = !propto || !tm_is_const(sg);
   int keep_q = keep_s || !tm_is_const(&a[0]) || !tm_is_const(&a[1]) || !tm_is_const(&a[2]) || !tm_is_const(&a[3]);
@@ -166,7 +148,7 @@ static int k_normal_id_glm(const tm_call *c, const tm_v *a, int nargs, tm_v *out
     ops[nops++] = (ad_operand){a[0].adj, dy, tm_numel(&a[0])};
   }
   if (ds) ops[nops++] = (ad_operand){sg->adj, ds, tm_numel(sg)};
-  return glm_end(&G, g, ops, nops, lp, any_dep(a, 5), out);
+  return glm_end(&G, g, ops, nops, lp, tm_any_dep(a, 5), out);
 }
 
 /* poisson_log_glm(y | x, alpha, beta) = poisson_log(y | alpha + x beta) */
@@ -191,7 +173,7 @@ static int k_poisson_log_glm(const tm_call *c, const tm_v *a, int nargs, tm_v *o
   }
   if (!isfinite(lp) && (rc = glm_nonfinite(&G))) return rc;
   ad_operand ops[4];
-  return glm_end(&G, g, ops, 0, lp, any_dep(a, 4), out);
+  return glm_end(&G, g, ops, 0, lp, tm_any_dep(a, 4), out);
 }
 
 #define X2(y, r) "real(" y ", matrix, " r "); real(" y ", row_vector, " r ")"

@@ -119,12 +119,6 @@ static int points(const tm_call *c, const tm_v *x, const char *name, int *n, int
   return tm_check_not_nan(c->fn->name, name, x);
 }
 
-static double *copy_vals(const tm_v *v) {
-  size_t n = tm_numel(v);
-  double *p = ad_alloc_doubles(n ? n : 1);
-  if (p && n) memcpy(p, v->val, n * sizeof *p);
-  return p;
-}
 
 /* (x, sigma, l[, p]) or (x1, x2, sigma, l[, p]) */
 static int k_gp(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
@@ -147,7 +141,7 @@ static int k_gp(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   double s = tm_get(&par[0], 0), l = tm_get(&par[1], 0), p = def->nparams > 1 ? tm_get(&par[2], 0) : 0;
   int ad = x1->adj || x2->adj || tm_any_ad(par, np);
   if (tm_new_matrix(out, n1, n2, ad)) return nomem(c);
-  double *p1 = copy_vals(x1), *p2 = two ? copy_vals(x2) : p1;
+  double *p1 = tm_copy_vals(x1), *p2 = two ? tm_copy_vals(x2) : p1;
   if (!p1 || !p2) return nomem(c);
   double s2 = s * s;
   for (int j = 0; j < n2; j++)
@@ -218,7 +212,7 @@ static int k_gp_dot(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   double s = tm_get(sg, 0);
   int ad = x1->adj || x2->adj || sg->adj;
   if (tm_new_matrix(out, n1, n2, ad)) return nomem(c);
-  double *p1 = copy_vals(x1), *p2 = two ? copy_vals(x2) : p1;
+  double *p1 = tm_copy_vals(x1), *p2 = two ? tm_copy_vals(x2) : p1;
   if (!p1 || !p2) return nomem(c);
   for (int j = 0; j < n2; j++)
     for (int i = 0; i < n1; i++) {

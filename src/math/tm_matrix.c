@@ -26,15 +26,6 @@ static void mark_dep(tm_v *out, const tm_v *a, int n) {
     if (a[i].dep || a[i].adj) out->dep = 1;
 }
 
-/* Arena copy of the values of v (ints converted). */
-static double *copy_vals(const tm_v *v) {
-  size_t n = tm_numel(v);
-  double *p = ad_alloc_doubles(n ? n : 1);
-  if (!p) return NULL;
-  if (v->base == TM_INT) for (size_t i = 0; i < n; i++) p[i] = (double)v->ival[i];
-  else if (n) memcpy(p, v->val, n * sizeof *p);
-  return p;
-}
 
 static int new_base(tm_v *out, int base, int rows, int cols, int ad) {
   switch (base) {
@@ -123,7 +114,7 @@ static int mul_scale(const tm_v *x, const tm_v *s, tm_v *out) {
   p->xadj = x->adj;
   p->x = NULL;
   p->cadj = out->adj;
-  if (s->adj && !(p->x = copy_vals(x))) return AD_EMEMORY;
+  if (s->adj && !(p->x = tm_copy_vals(x))) return AD_EMEMORY;
   return AD_OK;
 }
 
@@ -172,8 +163,8 @@ static int mul_matrix(const tm_call *c, const tm_v *a, tm_v *out) {
   p->m = m; p->k = k; p->n = n;
   p->Aadj = x->adj; p->Badj = y->adj; p->Cadj = out->adj;
   p->A = p->B = NULL;
-  if (y->adj && !(p->A = copy_vals(x))) return AD_EMEMORY;
-  if (x->adj && !(p->B = copy_vals(y))) return AD_EMEMORY;
+  if (y->adj && !(p->A = tm_copy_vals(x))) return AD_EMEMORY;
+  if (x->adj && !(p->B = tm_copy_vals(y))) return AD_EMEMORY;
   return AD_OK;
 }
 
@@ -256,8 +247,8 @@ static int k_diag(const tm_call *c, const tm_v *a, int n, tm_v *out) {
   p->kind = kind; p->r = r; p->c = cc;
   p->vadj = v->adj; p->Madj = M->adj; p->Cadj = out->adj;
   p->v = p->M = NULL;
-  if ((M->adj || kind == DIAG_QUAD) && !(p->v = copy_vals(v))) return AD_EMEMORY;
-  if (v->adj && !(p->M = copy_vals(M))) return AD_EMEMORY;
+  if ((M->adj || kind == DIAG_QUAD) && !(p->v = tm_copy_vals(v))) return AD_EMEMORY;
+  if (v->adj && !(p->M = tm_copy_vals(M))) return AD_EMEMORY;
   return AD_OK;
 }
 
@@ -298,7 +289,7 @@ static int k_lowtri(const tm_call *c, const tm_v *a, int n, tm_v *out) {
   if (!p) return AD_EMEMORY;
   p->r = r; p->c = cc;
   p->Ladj = m->adj; p->Cadj = out->adj;
-  if (!(p->L = copy_vals(m))) return AD_EMEMORY;
+  if (!(p->L = tm_copy_vals(m))) return AD_EMEMORY;
   return AD_OK;
 }
 
@@ -405,8 +396,8 @@ static int k_trisolve(const tm_call *c, const tm_v *a, int n, tm_v *out) {
   p->n = k; p->nrhs = m;
   p->Ladj = L->adj; p->badj = b->adj; p->xadj = out->adj;
   p->x = NULL;
-  if (!(p->L = copy_vals(L)) || !(p->work = ad_alloc_doubles(km ? km : 1))) return AD_EMEMORY;
-  if (L->adj && !(p->x = copy_vals(out))) return AD_EMEMORY;
+  if (!(p->L = tm_copy_vals(L)) || !(p->work = ad_alloc_doubles(km ? km : 1))) return AD_EMEMORY;
+  if (L->adj && !(p->x = tm_copy_vals(out))) return AD_EMEMORY;
   return AD_OK;
 }
 
@@ -470,7 +461,7 @@ static int k_gp_exp_quad(const tm_call *c, const tm_v *a, int n, tm_v *out) {
   if ((rc = size_match(fn, "dimension of x1", d1, "dimension of x2", d2))) return rc;
   int ad = x1->adj || x2->adj || s->adj || l->adj;
   if ((rc = tm_new_matrix(out, n1, n2, ad))) return rc;
-  double *p1 = copy_vals(x1), *p2 = n == 4 ? copy_vals(x2) : p1;
+  double *p1 = tm_copy_vals(x1), *p2 = n == 4 ? tm_copy_vals(x2) : p1;
   if (!p1 || !p2) return AD_EMEMORY;
   double sv = tm_get(s, 0), lv = tm_get(l, 0), s2 = sv * sv, c2 = -0.5 / (lv * lv);
   for (int j = 0; j < n2; j++)

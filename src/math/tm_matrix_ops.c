@@ -32,18 +32,7 @@ static int bad_args(const tm_call *c, const tm_v *a, int nargs) {
                  t[0], nargs > 1 ? ", " : "", t[1], nargs > 2 ? ", " : "", t[2]);
 }
 
-static int any_dep(const tm_v *a, int n) {
-  for (int i = 0; i < n; i++) if (a[i].dep || a[i].adj) return 1;
-  return 0;
-}
 
-/* Arena copy of v's values, NULL when out of memory. */
-static double *copy_vals(const tm_v *v) {
-  size_t n = tm_numel(v);
-  double *p = ad_alloc_doubles(n ? n : 1);
-  if (p && n) memcpy(p, v->val, n * sizeof *p);
-  return p;
-}
 
 static double *zeros(size_t n) { return ad_alloc_zeros(n ? n : 1); }
 
@@ -52,7 +41,7 @@ static int real_out(const tm_call *c, const tm_v *a, int nargs, int nops, const 
                     double f, tm_v *out) {
   if (!nops) {
     if (tm_set_real(out, f)) return nomem(c);
-    out->dep = (unsigned char)any_dep(a, nargs);
+    out->dep = (unsigned char)tm_any_dep(a, nargs);
     return AD_OK;
   }
   ad_var r;
@@ -100,12 +89,12 @@ static int k_crossprod(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   else tm_la_gemm_tn(n, n, m, 1.0, A->val, A->val, out->val);
   for (int j = 0; j < k; j++)      /* exactly symmetric */
     for (int i = j + 1; i < k; i++) AT(out->val, k, i, j) = AT(out->val, k, j, i);
-  if (!A->adj) { out->dep = (unsigned char)any_dep(a, 1); return AD_OK; }
+  if (!A->adj) { out->dep = (unsigned char)tm_any_dep(a, 1); return AD_OK; }
   cross_node *p = ad_node_new(sizeof *p, cross_chain);
   if (!p) return nomem(c);
   p->m = m; p->n = n; p->t = t;
   p->Aadj = A->adj; p->Cadj = out->adj;
-  if (!(p->A = copy_vals(A)) || !(p->S = ad_alloc_doubles((size_t)k * k + 1))) return nomem(c);
+  if (!(p->A = tm_copy_vals(A)) || !(p->S = ad_alloc_doubles((size_t)k * k + 1))) return nomem(c);
   return AD_OK;
 }
 
@@ -181,7 +170,7 @@ static int k_quad_form(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
     p->Aadj = A->adj; p->Badj = B->adj;
     p->T = T;
     p->val = f; p->adj = 0;
-    if (!(p->A = copy_vals(A)) || !(p->B = copy_vals(B)) || !(p->W = ad_alloc_doubles(kn + (size_t)n * n + 1)))
+    if (!(p->A = tm_copy_vals(A)) || !(p->B = tm_copy_vals(B)) || !(p->W = ad_alloc_doubles(kn + (size_t)n * n + 1)))
       return nomem(c);
   }
   if (real) {
@@ -192,7 +181,7 @@ static int k_quad_form(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   if (tm_new_matrix(out, n, n, ad)) return nomem(c);
   memcpy(out->val, C, (size_t)n * n * sizeof(double));
   if (p) p->Cadj = out->adj;
-  else out->dep = (unsigned char)any_dep(a, 2);
+  else out->dep = (unsigned char)tm_any_dep(a, 2);
   return AD_OK;
 }
 
@@ -290,7 +279,7 @@ static int k_add_diag(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   size_t size = tm_numel(A);
   if (size) memcpy(out->val, A->val, size * sizeof(double));
   for (int i = 0; i < k; i++) AT(out->val, r, i, i) += tm_get(d, scalar ? 0 : (size_t)i);
-  if (!ad) { out->dep = (unsigned char)any_dep(a, 2); return AD_OK; }
+  if (!ad) { out->dep = (unsigned char)tm_any_dep(a, 2); return AD_OK; }
   add_diag_node *p = ad_node_new(sizeof *p, add_diag_chain);
   if (!p) return nomem(c);
   p->n = r; p->scalar = scalar; p->size = size;
@@ -340,14 +329,14 @@ static int k_dots(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
       size_t e = (size_t)j * r + i;
       out->val[by_row ? i : j] += x->val[e] * y->val[e];
     }
-  if (!ad) { out->dep = (unsigned char)any_dep(a, nargs); return AD_OK; }
+  if (!ad) { out->dep = (unsigned char)tm_any_dep(a, nargs); return AD_OK; }
   dots_node *p = ad_node_new(sizeof *p, dots_chain);
   if (!p) return nomem(c);
   p->r = r; p->cols = cols; p->by_row = by_row;
   p->xadj = x->adj; p->yadj = nargs == 2 ? y->adj : NULL; p->oadj = out->adj;
-  if (!(p->x = copy_vals(x))) return nomem(c);
+  if (!(p->x = tm_copy_vals(x))) return nomem(c);
   p->y = p->x;
-  if (nargs == 2 && !(p->y = copy_vals(y))) return nomem(c);
+  if (nargs == 2 && !(p->y = tm_copy_vals(y))) return nomem(c);
   return AD_OK;
 }
 

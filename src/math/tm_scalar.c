@@ -448,27 +448,6 @@ static double lse_n(const tm_v *v, size_t off, size_t stride, size_t n, const do
   return m + log(s);
 }
 
-static int finish_operands(const tm_v *a, int nargs, double *const *d, double f, tm_v *out) {
-  ad_operand ops[3];
-  int k = 0, dep = 0;
-  for (int i = 0; i < nargs; i++) {
-    dep |= a[i].dep;
-    if (!a[i].adj) continue;
-    ops[k].adj = a[i].adj;
-    ops[k].partial = d[i];
-    ops[k].n = tm_numel(&a[i]);
-    k++;
-  }
-  if (k == 0) {
-    int rc = tm_set_real(out, f);
-    out->dep = (unsigned char)dep;
-    return rc;
-  }
-  ad_var r;
-  int rc = ad_operands_node(k, ops, f, &r);
-  return rc ? rc : tm_set_var(out, r);
-}
-
 static int lse_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   const char *fn = fn_name(c);
   if (nargs == 2) return binary_apply(fn, &def_lse2, a, nargs, out);
@@ -480,7 +459,7 @@ static int lse_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
     if (!(d[0] = ad_alloc_doubles(n ? n : 1))) return AD_EMEMORY;
     for (size_t i = 0; i < n; i++) d[0][i] = exp(a->val[i] - f);
   }
-  return finish_operands(a, 1, d, f, out);
+  return tm_set_partials(out, a, d, 1, f);
 }
 
 /* ---- log_mix ---- */
@@ -509,7 +488,7 @@ static int log_mix3(const char *fn, const tm_v *a, tm_v *out) {
     p[2] = (1 - th) * e2;
     for (int i = 0; i < 3; i++) d[i] = p + i;
   }
-  return finish_operands(a, 3, d, f, out);
+  return tm_set_partials(out, a, d, 3, f);
 }
 
 /* lambda is one container of K log densities, or an array of N of them. */
@@ -554,7 +533,7 @@ static int log_mix2(const char *fn, const tm_v *a, tm_v *out) {
       if (d[1]) d[1][j * K + k] = tm_get(theta, k) * e;
     }
   }
-  return finish_operands(a, 2, d, f, out);
+  return tm_set_partials(out, a, d, 2, f);
 }
 
 static int log_mix_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {

@@ -29,17 +29,7 @@ static int bad_args(const tm_call *c, const tm_v *a, int nargs) {
                  nargs > 1 ? ", " : "", t[1]);
 }
 
-static int any_dep(const tm_v *a, int n) {
-  for (int i = 0; i < n; i++) if (a[i].dep || a[i].adj) return 1;
-  return 0;
-}
 
-static double *copy_vals(const tm_v *v) {
-  size_t n = tm_numel(v);
-  double *p = ad_alloc_doubles(n ? n : 1);
-  if (p && n) memcpy(p, v->val, n * sizeof *p);
-  return p;
-}
 
 static double *alloc_n(size_t n) { return ad_alloc_doubles(n ? n : 1); }
 
@@ -135,7 +125,7 @@ static int factor(const tm_call *c, const char *name, const tm_v *A, int spd, fa
   f->n = n;
   f->spd = spd;
   f->piv = NULL;
-  if (!(f->F = copy_vals(A))) return nomem(c);
+  if (!(f->F = tm_copy_vals(A))) return nomem(c);
   if (spd) {
     if ((rc = tm_la_check_symmetric(fn, name, n, A->val))) return rc;
     if (tm_la_cholesky(n, A->val, f->F, NULL) >= 0)
@@ -223,13 +213,13 @@ static int k_mdivide(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
     f_solve_t(&f, m, t);
     transpose(n, m, t, out->val, 0);
   }
-  if (!ad) { out->dep = (unsigned char)any_dep(a, 2); return AD_OK; }
+  if (!ad) { out->dep = (unsigned char)tm_any_dep(a, 2); return AD_OK; }
   solve_node *p = ad_node_new(sizeof *p, right ? solve_right_chain : solve_chain);
   if (!p) return nomem(c);
   p->f = f; p->m = m;
   p->Aadj = A->adj; p->Badj = B->adj; p->Cadj = out->adj;
   p->C = NULL;
-  if (!(p->W = alloc_n(nm)) || (A->adj && !(p->C = copy_vals(out)))) return nomem(c);
+  if (!(p->W = alloc_n(nm)) || (A->adj && !(p->C = tm_copy_vals(out)))) return nomem(c);
   return AD_OK;
 }
 
@@ -273,13 +263,13 @@ static int k_mdivide_right_tri_low(const tm_call *c, const tm_v *a, int nargs, t
   transpose(m, n, B->val, t, 0);
   tm_la_trsm_lower_t(n, m, L->val, t);
   transpose(n, m, t, out->val, 0);
-  if (!ad) { out->dep = (unsigned char)any_dep(a, 2); return AD_OK; }
+  if (!ad) { out->dep = (unsigned char)tm_any_dep(a, 2); return AD_OK; }
   tri_node *p = ad_node_new(sizeof *p, tri_chain);
   if (!p) return nomem(c);
   p->n = n; p->m = m;
   p->Ladj = L->adj; p->Badj = B->adj; p->Cadj = out->adj;
   p->C = NULL;
-  if (!(p->L = copy_vals(L)) || !(p->W = alloc_n(nm)) || (L->adj && !(p->C = copy_vals(out)))) return nomem(c);
+  if (!(p->L = tm_copy_vals(L)) || !(p->W = alloc_n(nm)) || (L->adj && !(p->C = tm_copy_vals(out)))) return nomem(c);
   return AD_OK;
 }
 
@@ -351,14 +341,14 @@ static int k_inverse(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
       lu_solve(n, f.F, f.piv, n, out->val);
     }
   }
-  if (!A->adj) { out->dep = (unsigned char)any_dep(a, 1); return AD_OK; }
+  if (!A->adj) { out->dep = (unsigned char)tm_any_dep(a, 1); return AD_OK; }
   inv_node *p = ad_node_new(sizeof *p, inv_chain);
   if (!p) return nomem(c);
   p->n = n; p->kind = kind;
   p->Aadj = A->adj; p->Cadj = out->adj;
   p->L = NULL;
-  if (!(p->C = copy_vals(out)) || !(p->W = alloc_n(2 * nn))) return nomem(c);
-  if (L && !(p->L = copy_vals(A))) return nomem(c);
+  if (!(p->C = tm_copy_vals(out)) || !(p->W = alloc_n(2 * nn))) return nomem(c);
+  if (L && !(p->L = tm_copy_vals(A))) return nomem(c);
   return AD_OK;
 }
 
@@ -382,7 +372,7 @@ static int k_determinant(const tm_call *c, const tm_v *a, int nargs, tm_v *out) 
   }
   if (!A->adj) {
     if (tm_set_real(out, v)) return nomem(c);
-    out->dep = (unsigned char)any_dep(a, 1);
+    out->dep = (unsigned char)tm_any_dep(a, 1);
     return AD_OK;
   }
   /* d det = det A^-T, d log|det| = A^-T (A^-1 for the symmetric form) */

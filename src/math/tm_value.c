@@ -98,6 +98,52 @@ int tm_any_ad(const tm_v *a, int n) {
   return 0;
 }
 
+double *tm_copy_vals(const tm_v *v) {
+  size_t n = tm_numel(v);
+  double *p = ad_alloc_doubles(n ? n : 1);
+  if (!p) return NULL;
+  if (v->base == TM_INT) for (size_t i = 0; i < n; i++) p[i] = (double)v->ival[i];
+  else if (n) memcpy(p, v->val, n * sizeof *p);
+  return p;
+}
+
+int tm_any_dep(const tm_v *a, int n) {
+  for (int i = 0; i < n; i++) if (a[i].dep || a[i].adj) return 1;
+  return 0;
+}
+
+int tm_set_operands(tm_v *out, int k, const ad_operand *ops, double x, int dep) {
+  if (k == 0) {
+    int rc = tm_set_real(out, x);
+    out->dep = (unsigned char)dep;
+    return rc;
+  }
+  ad_var r;
+  int rc = ad_operands_node(k, ops, x, &r);
+  return rc ? rc : tm_set_var(out, r);
+}
+
+int tm_set_partials(tm_v *out, const tm_v *a, double *const *d, int nargs, double x) {
+  ad_operand ops[TM_DENS_MAXARGS];
+  int k = 0, dep = 0;
+  if (nargs > TM_DENS_MAXARGS)
+    return ad_fail(AD_EFATAL, "internal error: %d operands, at most %d", nargs, TM_DENS_MAXARGS);
+  for (int i = 0; i < nargs; i++) {
+    dep |= a[i].dep;
+    if (!a[i].adj) continue;
+    ops[k++] = (ad_operand){a[i].adj, d[i], tm_numel(&a[i])};
+  }
+  return tm_set_operands(out, k, ops, x, dep);
+}
+
+double *tm_new_partials(const tm_v *v, int *rc) {
+  if (!v->adj) return NULL;
+  size_t n = tm_numel(v);
+  double *p = ad_alloc_zeros(n ? n : 1);
+  if (!p) *rc = AD_EMEMORY;
+  return p;
+}
+
 const char *tm_type_name(const tm_v *v, char *buf, size_t size) {
   static const char *names[] = {"int", "real", "vector", "row_vector", "matrix"};
   const char *b = v->base <= TM_MATRIX ? names[v->base] : "?";

@@ -169,10 +169,40 @@ void rc_raise(int status) {
                               "tapestry_fatal_error", "tapestry_memory_error", "tapestry_reentry_error"};
   char msg[1100];
   snprintf(msg, sizeof msg, "%s", ad_errmsg());
+  rc_raise_msg(msg, status > 0 && status <= AD_EREENTER ? cls[status] : cls[0]);
+}
+
+_Noreturn void rc_raise_msg(const char *msg, const char *cls) {
   SEXP fn = PROTECT(install("tapestry_raise"));
   SEXP ns = PROTECT(R_FindNamespace(mkString("tapestry")));
-  SEXP call = PROTECT(lang3(fn, mkString(msg),
-                            mkString(status > 0 && status <= AD_EREENTER ? cls[status] : cls[0])));
+  SEXP m = PROTECT(ScalarString(mkCharCE(msg && *msg ? msg : "unknown error", CE_UTF8)));
+  SEXP call = PROTECT(lang3(fn, m, mkString(cls)));
   eval(call, ns);   /* does not return: tapestry_raise() signals an R error */
-  UNPROTECT(3);
+  UNPROTECT(4);
+  error("%s", msg ? msg : "");   /* not reached; keeps the promise never to return */
+}
+
+SEXP rc_string_arg(SEXP x, const char *name) {
+  if (!isString(x) || XLENGTH(x) != 1 || STRING_ELT(x, 0) == NA_STRING) {
+    char msg[128];
+    snprintf(msg, sizeof msg, "'%s' must be a single string", name);
+    rc_raise_msg(msg, "tapestry_argument_error");
+  }
+  return STRING_ELT(x, 0);
+}
+
+SEXP rc_lines(const char *text) {
+  int n = 0;
+  for (const char *c = text; c && *c; c++) n += *c == '\n';
+  if (text && *text && text[strlen(text) - 1] != '\n') n++;
+  SEXP out = PROTECT(allocVector(STRSXP, n));
+  const char *c = text;
+  for (int i = 0; i < n; i++) {
+    const char *e = strchr(c, '\n');
+    size_t len = e ? (size_t)(e - c) : strlen(c);
+    SET_STRING_ELT(out, i, mkCharLenCE(c, (int)len, CE_UTF8));
+    c = e ? e + 1 : c + len;
+  }
+  UNPROTECT(1);
+  return out;
 }

@@ -11,4 +11,13 @@ int  rc_from_r(SEXP x, const char *type, int ad, const char *argname, tm_v *out)
 SEXP rc_to_r(const tm_v *v);
 /* R error from the current ad_errmsg(), with the status as a condition class. */
 void rc_raise(int status);
+/* R error of class c(cls, "tapestry_error", "error", "condition") with msg
+** (UTF-8; copied into R first, so the caller may free nothing after);
+** raised by R/internal.R:tapestry_raise and never returns. */
+_Noreturn void rc_raise_msg(const char *msg, const char *cls);
+/* The CHARSXP of x when x is one non-NA string; otherwise raises a
+** tapestry_argument_error "'<name>' must be a single string". */
+SEXP rc_string_arg(SEXP x, const char *name);
+/* text split at newlines into a character vector (no empty last element). */
+SEXP rc_lines(const char *text);
 #endif

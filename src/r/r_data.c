@@ -314,13 +314,7 @@ int rd_from_r(SEXP x, ld_set *out, char *err, size_t errsize) {
         snprintf(err, errsize, "variable '%s': out of memory", nm);
     }
   }
-  if (rc) {
-    for (int i = n0; i < out->n; i++) {
-      free(out->v[i].name);
-      free(out->v[i].val);
-    }
-    out->n = n0;
-  }
+  if (rc) ld_set_truncate(out, n0);   /* leave the set as it was given */
   return rc;
 }
 

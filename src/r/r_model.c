@@ -10,7 +10,7 @@
 ** R errors jump out of the C frame, so no entry raises one while it owns
 ** malloc'd memory: messages are written into local buffers, C memory is
 ** freed (or owned by an external pointer with a finalizer), then the classed
-** condition is signalled by R/internal.R's tapestry_raise().  Scratch space
+** condition is signalled by R/internal.R's tapestry_raise() (rc_raise_msg).  Scratch space
 ** (print() output) comes from R_alloc, which R reclaims even on an error.
 */
 #include <stdint.h>
@@ -24,6 +24,7 @@
 #include "../lang/ld.h"
 #include "../lang/li.h"
 #include "r_data.h"
+#include "r_convert.h"
 #include "r_entries_model.h"
 
 #define ERRSIZE 4096          /* diagnostics quote a line of the program */
@@ -61,17 +62,6 @@ static void ctx_finalize(SEXP x) {
   free(m);
 }
 
-/* Signals an R condition of class c(cls, "tapestry_error", "error",
-** "condition"); never returns.  msg is copied into R before the jump. */
-static void rm_raise(const char *msg, const char *cls) {
-  SEXP fn = PROTECT(install("tapestry_raise"));
-  SEXP ns = PROTECT(R_FindNamespace(mkString("tapestry")));
-  SEXP call = PROTECT(lang3(fn, mkString(msg && *msg ? msg : "unknown error"), mkString(cls)));
-  eval(call, ns);
-  UNPROTECT(3);
-  error("%s", msg);   /* not reached: tapestry_raise() always signals */
-}
-
 /* Condition class of a failed evaluation. */
 static const char *status_class(int status) {
   switch (status) {
@@ -84,20 +74,20 @@ static const char *status_class(int status) {
 
 static rm_prog *prog_of(SEXP x) {
   if (TYPEOF(x) != EXTPTRSXP || R_ExternalPtrTag(x) != install("tapestry_program"))
-    rm_raise("not a tapestry program", "tapestry_argument_error");
+    rc_raise_msg("not a tapestry program", "tapestry_argument_error");
   rm_prog *m = R_ExternalPtrAddr(x);
   if (!m)
-    rm_raise("the program's memory is gone (was the model saved and loaded again?): "
+    rc_raise_msg("the program's memory is gone (was the model saved and loaded again?): "
           "create it again with tapestry_model()", "tapestry_argument_error");
   return m;
 }
 
 static const li_ctx *ctx_of(SEXP x) {
   if (TYPEOF(x) != EXTPTRSXP || R_ExternalPtrTag(x) != install("tapestry_context"))
-    rm_raise("not a tapestry data context", "tapestry_argument_error");
+    rc_raise_msg("not a tapestry data context", "tapestry_argument_error");
   rm_ctx *m = R_ExternalPtrAddr(x);
   if (!m)
-    rm_raise("the context's memory is gone (was it saved and loaded again?): "
+    rc_raise_msg("the context's memory is gone (was it saved and loaded again?): "
           "bind the data again with $bind()", "tapestry_argument_error");
   return m->c;
 }
@@ -123,30 +113,6 @@ static int flag(SEXP x) {
   return asLogical(x) == TRUE;
 }
 
-/* Splits text at newlines into a character vector (no empty last line). */
-static SEXP lines_of(const char *text) {
-  int n = 0;
-  if (text)
-    for (const char *s = text; *s;) {
-      const char *e = strchr(s, '\n');
-      n++;
-      if (!e) break;
-      s = e + 1;
-    }
-  SEXP r = PROTECT(allocVector(STRSXP, n));
-  int i = 0;
-  if (text)
-    for (const char *s = text; *s && i < n; i++) {
-      const char *e = strchr(s, '\n');
-      size_t len = e ? (size_t)(e - s) : strlen(s);
-      SET_STRING_ELT(r, i, mkCharLenCE(s, (int)len, CE_UTF8));
-      if (!e) break;
-      s = e + 1;
-    }
-  UNPROTECT(1);
-  return r;
-}
-
 /* Does x still hold C memory?  Not after a save and load of its R object. */
 SEXP tp_ptr_ok(SEXP x) {
   return ScalarLogical(TYPEOF(x) == EXTPTRSXP && R_ExternalPtrAddr(x) != NULL);
@@ -157,33 +123,29 @@ SEXP tp_ptr_ok(SEXP x) {
 /* Parse and check code; an external pointer to the program, with the
 ** checker's warnings (deprecations...) as attribute "warnings". */
 SEXP tp_model_new(SEXP code, SEXP filename) {
-  if (!isString(code) || XLENGTH(code) != 1 || STRING_ELT(code, 0) == NA_STRING)
-    rm_raise("code must be one string", "tapestry_argument_error");
-  if (!isString(filename) || XLENGTH(filename) != 1 || STRING_ELT(filename, 0) == NA_STRING)
-    rm_raise("filename must be one string", "tapestry_argument_error");
-  const char *src = translateCharUTF8(STRING_ELT(code, 0));
-  const char *fname = translateCharUTF8(STRING_ELT(filename, 0));
+  const char *src = translateCharUTF8(rc_string_arg(code, "code"));
+  const char *fname = translateCharUTF8(rc_string_arg(filename, "filename"));
   SEXP ptr = PROTECT(R_MakeExternalPtr(NULL, install("tapestry_program"), R_NilValue));
   R_RegisterCFinalizerEx(ptr, prog_finalize, TRUE);
   rm_prog *m = malloc(sizeof *m);
-  if (!m) rm_raise("out of memory", "tapestry_memory_error");
+  if (!m) rc_raise_msg("out of memory", "tapestry_memory_error");
   char err[ERRSIZE];
   err[0] = '\0';
   ln_program *p = ln_parse(fname, src, strlen(src), err, sizeof err);
   if (!p) {
     free(m);
-    rm_raise(*err ? err : "out of memory while parsing", "tapestry_syntax_error");
+    rc_raise_msg(*err ? err : "out of memory while parsing", "tapestry_syntax_error");
   }
   err[0] = '\0';
   if (ln_check(p, err, sizeof err) != AD_OK) {
     ln_program_free(p);
     free(m);
-    rm_raise(err, "tapestry_semantic_error");
+    rc_raise_msg(err, "tapestry_semantic_error");
   }
   m->p = p;
   m->refs = 1;
   R_SetExternalPtrAddr(ptr, m);
-  setAttrib(ptr, install("warnings"), lines_of(p->warnings));
+  setAttrib(ptr, install("warnings"), rc_lines(p->warnings));
   UNPROTECT(1);
   return ptr;
 }
@@ -271,7 +233,7 @@ static int read_data(SEXP data, ld_set *set, char *err, size_t errsize) {
 static uint64_t seed_of(SEXP seed) {
   double s = asReal(seed);
   if (!R_FINITE(s) || s < 0 || s != floor(s) || s > 9007199254740992.0)
-    rm_raise("seed must be a non-negative whole number", "tapestry_argument_error");
+    rc_raise_msg("seed must be a non-negative whole number", "tapestry_argument_error");
   return (uint64_t)s;
 }
 
@@ -288,12 +250,12 @@ SEXP tp_ctx_new(SEXP prog, SEXP data, SEXP seed) {
   int rc = read_data(data, &set, err, sizeof err);
   if (rc) {
     ld_set_free(&set);
-    rm_raise(err, rc == AD_EMEMORY ? "tapestry_memory_error" : "tapestry_data_error");
+    rc_raise_msg(err, rc == AD_EMEMORY ? "tapestry_memory_error" : "tapestry_data_error");
   }
   rm_ctx *cm = malloc(sizeof *cm);
   if (!cm) {
     ld_set_free(&set);
-    rm_raise("out of memory", "tapestry_memory_error");
+    rc_raise_msg("out of memory", "tapestry_memory_error");
   }
   li_ctx *c = NULL;
   rc = li_ctx_new(m->p, &set, s, &c, &pr, err, sizeof err);
@@ -303,7 +265,7 @@ SEXP tp_ctx_new(SEXP prog, SEXP data, SEXP seed) {
   if (rc) {
     if (c) li_ctx_free(c);
     free(cm);
-    rm_raise(err, rc == AD_EMEMORY ? "tapestry_memory_error" : "tapestry_data_error");
+    rc_raise_msg(err, rc == AD_EMEMORY ? "tapestry_memory_error" : "tapestry_data_error");
   }
   cm->c = c;
   cm->prog = m;
@@ -315,13 +277,13 @@ SEXP tp_ctx_new(SEXP prog, SEXP data, SEXP seed) {
 
 static void check_upars(const li_ctx *c, SEXP upars) {
   if (!isReal(upars))
-    rm_raise("upars must be a numeric vector", "tapestry_argument_error");
+    rc_raise_msg("upars must be a numeric vector", "tapestry_argument_error");
   size_t n = li_num_upars(c);
   if ((size_t)XLENGTH(upars) != n) {
     char msg[200];
     snprintf(msg, sizeof msg, "upars has length %ld, but the model has %lu unconstrained parameters",
              (long)XLENGTH(upars), (unsigned long)n);
-    rm_raise(msg, "tapestry_argument_error");
+    rc_raise_msg(msg, "tapestry_argument_error");
   }
 }
 
@@ -341,7 +303,7 @@ SEXP tp_log_prob(SEXP ctx, SEXP upars, SEXP jacobian, SEXP grad) {
                        want_grad ? (n ? REAL(g) : &dummy) : NULL, &pr, err, sizeof err);
   ad_stack_recover(ad_active);
   print_flush(&pr);
-  if (rc) rm_raise(err, status_class(rc));
+  if (rc) rc_raise_msg(err, status_class(rc));
   SEXP r = PROTECT(ScalarReal(lp));
   if (want_grad) setAttrib(r, install("gradient"), g);
   UNPROTECT(2);
@@ -414,7 +376,7 @@ SEXP tp_write_array(SEXP ctx, SEXP upars, SEXP tparams, SEXP gqs, SEXP seed) {
                           total ? REAL(flat) : &dummy, &pr, err, sizeof err);
   ad_stack_recover(ad_active);
   print_flush(&pr);
-  if (rc) rm_raise(err, status_class(rc));
+  if (rc) rc_raise_msg(err, status_class(rc));
   int nv = li_num_vars(c), n = 0;
   for (int i = 0; i < nv; i++) n += wanted(li_var_at(c, i), tp, gq);
   SEXP r = PROTECT(allocVector(VECSXP, n));
@@ -423,7 +385,7 @@ SEXP tp_write_array(SEXP ctx, SEXP upars, SEXP tparams, SEXP gqs, SEXP seed) {
   for (int i = 0, k = 0; i < nv; i++) {
     const li_var *v = li_var_at(c, i);
     if (!wanted(v, tp, gq)) continue;
-    if (pos + v->numel > total) rm_raise("internal error: output sizes disagree", "tapestry_error");
+    if (pos + v->numel > total) rc_raise_msg("internal error: output sizes disagree", "tapestry_error");
     SET_VECTOR_ELT(r, k, var_to_r(v, REAL(flat) + pos));
     SET_STRING_ELT(nm, k, mkCharCE(v->name, CE_UTF8));
     pos += v->numel;
@@ -450,7 +412,7 @@ SEXP tp_unconstrain(SEXP ctx, SEXP vals) {
   }
   ld_set_free(&set);
   ad_stack_recover(ad_active);
-  if (rc) rm_raise(err, rc == AD_EMEMORY ? "tapestry_memory_error" : "tapestry_data_error");
+  if (rc) rc_raise_msg(err, rc == AD_EMEMORY ? "tapestry_memory_error" : "tapestry_data_error");
   UNPROTECT(1);
   return r;
 }

@@ -1,0 +1,270 @@
+/*
+** nuts_chain.c -- one chain: allocation, warmup with adaptation, sampling.
+**
+** Follows Stan's run_adaptive_sampler and the adapt_*_nuts transitions: after
+** each warmup transition the step size learns from accept_stat; at the end of
+** each slow window the metric is replaced by the regularised estimate, the
+** step size is re-initialised by the heuristic and dual averaging restarts at
+** mu = log(10 * eps).  Warmup ends with the step size at exp(x_bar).
+** All buffers are allocated here once; the iterations allocate nothing.
+*/
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "nuts_int.h"
+
+void nuts_config_default(nuts_config *cfg) {
+  memset(cfg, 0, sizeof *cfg);
+  cfg->num_warmup = 1000;
+  cfg->num_samples = 1000;
+  cfg->thin = 1;
+  cfg->save_warmup = 0;
+  cfg->adapt_engaged = 1;
+  cfg->delta = 0.8;
+  cfg->gamma = 0.05;
+  cfg->kappa = 0.75;
+  cfg->t0 = 10;
+  cfg->init_buffer = 75;
+  cfg->term_buffer = 50;
+  cfg->window = 25;
+  cfg->max_depth = 10;
+  cfg->metric = NUTS_DIAG_E;
+  cfg->stepsize = 1;
+  cfg->stepsize_jitter = 0;
+  cfg->inv_metric = NULL;
+  cfg->stop = NULL;
+}
+
+static int fail(nuts_result *res, int code, const char *what) {
+  res->status = code;
+  snprintf(res->msg, sizeof res->msg, "%s", what);
+  return code;
+}
+
+static const char *check_config(const nuts_config *c, int n) {
+  if (n < 1) return "the model has no parameters to sample";
+  if (c->num_warmup < 0) return "num_warmup must be non-negative";
+  if (c->num_samples < 0) return "num_samples must be non-negative";
+  if (c->thin < 1) return "thin must be positive";
+  if (c->max_depth < 1 || c->max_depth > 30) return "max_depth must be between 1 and 30";
+  if (!(c->stepsize > 0) || !isfinite(c->stepsize)) return "stepsize must be positive and finite";
+  if (!(c->stepsize_jitter >= 0 && c->stepsize_jitter <= 1)) return "stepsize_jitter must be in [0, 1]";
+  if (c->metric != NUTS_UNIT_E && c->metric != NUTS_DIAG_E && c->metric != NUTS_DENSE_E)
+    return "unknown metric";
+  if (c->adapt_engaged) {
+    if (!(c->delta > 0 && c->delta < 1)) return "adapt delta must be in (0, 1)";
+    if (!(c->gamma > 0)) return "adapt gamma must be positive";
+    if (!(c->kappa > 0)) return "adapt kappa must be positive";
+    if (!(c->t0 > 0)) return "adapt t0 must be positive";
+    if (c->init_buffer < 0 || c->term_buffer < 0 || c->window < 1)
+      return "adaptation buffers must be non-negative and the window positive";
+  }
+  return NULL;
+}
+
+/* Bump allocation from one block, so freeing is one call. */
+typedef struct bump { double *next; } bump;
+static double *take(bump *b, size_t k) { double *p = b->next; b->next += k; return p; }
+static void take_point(bump *b, int n, nuts_point *z) {
+  z->q = take(b, (size_t)n);
+  z->p = take(b, (size_t)n);
+  z->g = take(b, (size_t)n);
+  z->V = 0;
+}
+
+int nuts_chain_run(const nuts_config *cfg, nuts_logp_fn f, void *model, int n,
+                   const double *q0, tm_rng *rng, const nuts_sink *sink,
+                   nuts_result *res) {
+  double *keep_out = res->inv_metric;
+  memset(res, 0, sizeof *res);
+  res->inv_metric = keep_out;
+  const char *bad = check_config(cfg, n);
+  if (bad) return fail(res, AD_EINVALID, bad);
+
+  int dense = cfg->metric == NUTS_DENSE_E;
+  size_t nn = (size_t)n, msize = dense ? nn * nn : nn;
+  size_t levels = (size_t)cfg->max_depth + 1;
+  size_t total = 6 * 3 * nn + 14 * nn          /* points, tree vectors */
+               + msize + (dense ? nn * nn : 0) + nn   /* metric */
+               + levels * 9 * nn                 /* recursion levels */
+               + 2 * nn + msize;                 /* welford */
+  double *block = calloc(total, sizeof(double));
+  nuts_sampler *s = calloc(1, sizeof *s);
+  nuts_level *lvl = calloc(levels, sizeof *lvl);
+  if (!block || !s || !lvl) {
+    free(block); free(s); free(lvl);
+    return fail(res, AD_EMEMORY, "out of memory allocating the sampler");
+  }
+  bump b = { block };
+  s->n = n; s->f = f; s->model = model; s->rng = rng;
+  take_point(&b, n, &s->z); take_point(&b, n, &s->z_fwd); take_point(&b, n, &s->z_bck);
+  take_point(&b, n, &s->z_sample); take_point(&b, n, &s->z_propose); take_point(&b, n, &s->z_init);
+  s->p_fwd_fwd = take(&b, nn); s->ps_fwd_fwd = take(&b, nn);
+  s->p_fwd_bck = take(&b, nn); s->ps_fwd_bck = take(&b, nn);
+  s->p_bck_fwd = take(&b, nn); s->ps_bck_fwd = take(&b, nn);
+  s->p_bck_bck = take(&b, nn); s->ps_bck_bck = take(&b, nn);
+  s->rho = take(&b, nn); s->rho_fwd = take(&b, nn); s->rho_bck = take(&b, nn);
+  s->tmp1 = take(&b, nn); s->tmp2 = take(&b, nn); s->dq = take(&b, nn);
+  s->m.kind = cfg->metric; s->m.n = n;
+  s->m.minv = take(&b, msize);
+  s->m.chol = dense ? take(&b, nn * nn) : NULL;
+  s->m.u = take(&b, nn);
+  s->lvl = lvl;
+  for (size_t d = 0; d < levels; d++) {
+    nuts_level *L = &lvl[d];
+    L->p_init_end = take(&b, nn); L->ps_init_end = take(&b, nn); L->rho_init = take(&b, nn);
+    L->p_final_beg = take(&b, nn); L->ps_final_beg = take(&b, nn); L->rho_final = take(&b, nn);
+    take_point(&b, n, &L->z_propose_final);
+  }
+  nuts_welford wf;
+  wf.n = n; wf.dense = dense; wf.count = 0;
+  wf.mean = take(&b, nn); wf.delta = take(&b, nn); wf.m2 = take(&b, msize);
+
+  s->nom_eps = cfg->stepsize;
+  s->jitter = cfg->stepsize_jitter;
+  s->max_depth = cfg->max_depth;
+  s->max_delta_h = 1000;
+  s->status = AD_OK;
+
+  int rc = AD_OK;
+  /* the metric: the user's, or the identity */
+  if (cfg->inv_metric && cfg->metric != NUTS_UNIT_E) {
+    memcpy(s->m.minv, cfg->inv_metric, msize * sizeof(double));
+  } else if (dense) {
+    for (int i = 0; i < n; i++) s->m.minv[i + nn * i] = 1;
+  } else {
+    for (int i = 0; i < n; i++) s->m.minv[i] = 1;
+  }
+  if (nuts_metric_update(&s->m) != AD_OK) {
+    rc = fail(res, AD_EINVALID, dense ? "the inverse metric is not symmetric positive definite"
+                                      : "the inverse metric must be positive and finite");
+    goto done;
+  }
+
+  /* the initial point */
+  memcpy(s->z_sample.q, q0, nn * sizeof(double));
+  rc = nuts_eval(s, &s->z_sample);
+  if (rc != AD_OK) {
+    res->status = rc;
+    snprintf(res->msg, sizeof res->msg, "log density at the initial point: %.400s",
+             rc == AD_EDOMAIN ? s->reject_msg : s->msg);
+    goto done;
+  }
+  {
+    int finite = isfinite(s->z_sample.V);
+    for (int i = 0; i < n && finite; i++) finite = isfinite(s->z_sample.g[i]);
+    if (!finite) {
+      rc = fail(res, AD_EDOMAIN, "log density or its gradient is not finite at the initial point");
+      goto done;
+    }
+  }
+
+  int adapt = cfg->adapt_engaged && cfg->num_warmup > 0;
+  nuts_dual_avg da;
+  nuts_windows win;
+  if (adapt) {
+    da.mu = log(10 * cfg->stepsize);
+    da.delta = cfg->delta; da.gamma = cfg->gamma; da.kappa = cfg->kappa; da.t0 = cfg->t0;
+    nuts_da_restart(&da);
+    nuts_windows_set(&win, cfg->num_warmup, cfg->init_buffer, cfg->term_buffer, cfg->window);
+    nuts_welford_restart(&wf);
+    if (nuts_init_stepsize(s) != AD_OK) {
+      rc = fail(res, s->status, s->msg);
+      goto done;
+    }
+  }
+
+  long total_iter = (long)cfg->num_warmup + cfg->num_samples;
+  for (long it = 0; it < total_iter; it++) {
+    if (cfg->stop && atomic_load(cfg->stop)) {
+      rc = res->status = NUTS_INTERRUPTED;
+      snprintf(res->msg, sizeof res->msg, "interrupted");
+      goto done;
+    }
+    int warm = it < cfg->num_warmup;
+    s->n_reject = 0;
+    s->reject_msg[0] = '\0';
+    if (nuts_transition(s) != AD_OK) {
+      rc = fail(res, s->status, s->msg);
+      goto done;
+    }
+    nuts_draw d;
+    d.iteration = (int)it;
+    d.warmup = warm;
+    d.q = s->z_sample.q;
+    d.lp = -s->z_sample.V;
+    d.accept_stat = s->accept_stat;
+    d.stepsize = s->eps;
+    d.treedepth = s->depth;
+    d.n_leapfrog = s->n_leapfrog;
+    d.divergent = s->divergent;
+    d.energy = s->energy;
+    d.n_reject = s->n_reject;
+    d.reject_msg = s->n_reject ? s->reject_msg : NULL;
+    long m = warm ? it : it - cfg->num_warmup;
+    d.saved = (warm ? cfg->save_warmup : 1) && m % cfg->thin == 0;
+    res->n_leapfrog += s->n_leapfrog;
+    if (!warm) {
+      res->n_leapfrog_sampling += s->n_leapfrog;
+      res->divergent += s->divergent;
+      res->max_depth_hits += s->depth >= s->max_depth;
+    }
+
+    if (warm && adapt) {
+      nuts_da_learn(&da, &s->nom_eps, s->accept_stat);
+      /* unit_e adapts the step size only, as Stan's adapt_unit_e_nuts */
+      if (cfg->metric != NUTS_UNIT_E) {
+        if (nuts_windows_in(&win)) nuts_welford_add(&wf, s->z_sample.q);
+        if (nuts_windows_end(&win)) {
+          nuts_windows_next(&win);
+          if (nuts_welford_estimate(&wf, s->m.minv) != AD_OK ||
+              nuts_metric_update(&s->m) != AD_OK) {
+            rc = fail(res, AD_EFATAL, "Numerical overflow in metric adaptation. This "
+                      "occurs when the sampler encounters extreme values on the "
+                      "unconstrained space; this may happen when the posterior density "
+                      "function is too wide or improper. There may be problems with "
+                      "your model specification.");
+            goto done;
+          }
+          nuts_welford_restart(&wf);
+          if (nuts_init_stepsize(s) != AD_OK) {
+            rc = fail(res, s->status, s->msg);
+            goto done;
+          }
+          da.mu = log(10 * s->nom_eps);
+          nuts_da_restart(&da);
+        }
+        win.counter++;
+      }
+    }
+    if (sink && sink->draw) {
+      int src = sink->draw(sink->ctx, &d);
+      if (src != 0) {
+        rc = fail(res, src, "stopped by the output sink");
+        goto done;
+      }
+    }
+    res->iterations = it + 1;
+    res->saved += d.saved;
+    if (warm && adapt && it == cfg->num_warmup - 1) {
+      nuts_da_complete(&da, &s->nom_eps);
+      if (sink && sink->adapt_done) {
+        int src = sink->adapt_done(sink->ctx, s->nom_eps, s->m.minv, n, cfg->metric);
+        if (src != 0) {
+          rc = fail(res, src, "stopped by the output sink");
+          goto done;
+        }
+      }
+    }
+  }
+  rc = res->status = AD_OK;
+
+done:
+  res->stepsize = s->nom_eps;
+  if (res->inv_metric) memcpy(res->inv_metric, s->m.minv, msize * sizeof(double));
+  free(block);
+  free(s);
+  free(lvl);
+  return rc;
+}
