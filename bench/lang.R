@@ -1,5 +1,5 @@
-# Front end and interpreter figures for the shared models (run by hand:
-#   Rscript bench/lang.R [lib]).
+# Front end and interpreter figures for the shared models (run by hand from
+# the repository root: Rscript bench/lang.R [lib]).
 # - parse + check, and bind (data already read: an R list), in ms, median of reps
 # - gradient time per call, tapestry vs rstan's recorded time (the ratio is
 #   only indicative: rstan's figure was measured on another machine)
@@ -19,7 +19,8 @@ for (m in models) {
   stan <- file.path(ext, paste0(m, ".stan"))
   djson <- file.path(ext, paste0(m, ".data.json"))
   if (!file.exists(djson)) {
-    djson <- file.path(ext, "logistic.data.json")
+    # the logistic models' data live with the tests (package size)
+    djson <- file.path("tests", "testthat", "fixtures", "logistic.data.json")
   }
   data <- tapestry:::tp_data_read(djson)
   data <- lapply(data, function(v) {

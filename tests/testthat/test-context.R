@@ -6,7 +6,6 @@ models <- c("conjugate_normal", "eight_schools", "gp_profile", "hier_poisson",
             "hier_poisson_reduce", "lbeta_map", "logistic", "logistic_reduce",
             "map_rect_hier", "varying_slopes")
 
-ext <- function(f) system.file("extdata", f, package = "tapestry")
 
 # The data of a model: its bundled JSON file, or for logistic_reduce (whose
 # data are logistic's plus a grainsize) a list built from logistic's.

@@ -48,7 +48,6 @@ as_r_data <- function(d) {
   })
 }
 
-ext <- function(f) system.file("extdata", f, package = "tapestry", mustWork = TRUE)
 
 # ---- JSON ----
 
@@ -434,7 +433,7 @@ test_that("binding reads JSON files and R lists alike", {
 
 test_that("every model data file reads as jsonlite reads it", {
   skip_if_not_installed("jsonlite")
-  files <- list.files(system.file("extdata", package = "tapestry"), "\\.data\\.json$", full.names = TRUE)
+  files <- ext_files("\\.data\\.json$")
   expect_true(length(files) >= 9)
   for (f in files) {
     d <- tp_data_read(f)

@@ -1,7 +1,6 @@
 # The model object (tapestry_model) and the data context ($bind()): their
 # methods, the shapes of constrained values, and the errors users meet.
 
-ext <- function(f) system.file("extdata", f, package = "tapestry")
 es_file <- function() ext("eight_schools.stan")
 es_data <- function() {
   list(J = 8L, y = c(28, 8, -3, 7, -1, 1, 18, 12),

@@ -2,7 +2,6 @@
 # log density and gradient Stan computed at its reference points.  `~`
 # statements drop constants (propto = TRUE) exactly as Stan does.
 
-ext <- function(f) system.file("extdata", f, package = "tapestry", mustWork = TRUE)
 read_ref <- function(name) {
   list(data = jsonlite::fromJSON(ext(paste0(name, ".data.json"))),
        ref = jsonlite::fromJSON(ext(paste0(name, ".reference.json")), simplifyVector = FALSE))

@@ -1,0 +1,13 @@
+# Bundled files: inst/extdata, except the logistic models' data (1.8 MB of
+# JSON), which stays with the tests (tests/testthat/fixtures) so that the
+# installed package stays small.  "" when the file is in neither place.
+ext <- function(f) {
+  p <- system.file("extdata", f, package = "tapestry")
+  if (nzchar(p)) return(p)
+  p <- test_path("fixtures", f)
+  if (file.exists(p)) normalizePath(p) else ""
+}
+ext_files <- function(pattern) {
+  c(list.files(system.file("extdata", package = "tapestry"), pattern, full.names = TRUE),
+    list.files(test_path("fixtures"), pattern, full.names = TRUE))
+}
