@@ -169,6 +169,8 @@ static int functions(lc_ctx *c) {
     ln_func *f = p->funcs[i];
     if (!f || !f->name) return lc_error(c, 1, 1, "a function without a name");
     f->def = f->body ? f : NULL;
+    size_t len = strlen(f->name);
+    f->density = len > 5 && (!strcmp(f->name + len - 5, "_lpdf") || !strcmp(f->name + len - 5, "_lpmf"));
     c->line = f->line;
     c->col = f->col;
     if ((rc = signature_rules(c, f)) || (rc = overload_rules(c, f, i))) return rc;

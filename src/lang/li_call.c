@@ -11,11 +11,6 @@
 
 #define LI_MAX_DEPTH 400
 
-static int is_lpdf(const char *name) {
-  size_t n = strlen(name);
-  return n > 5 && (!strcmp(name + n - 5, "_lpdf") || !strcmp(name + n - 5, "_lpmf"));
-}
-
 int li_call_user(li_run *r, const ln_func *f, const tm_v *args, int nargs, int propto, tm_v *out) {
   if (f->def) f = f->def;
   if (!f->body) return li_fail_at(r, AD_EINVALID, "function '%s' is declared but not defined", f->name);
@@ -39,7 +34,7 @@ int li_call_user(li_run *r, const ln_func *f, const tm_v *args, int nargs, int p
   r->locals = frame;
   r->fn_ad = fn_ad;
   r->fn_dep = fn_dep;
-  if (is_lpdf(f->name)) r->fn_propto = propto;
+  if (f->density) r->fn_propto = propto;
   r->depth++;
   rc = li_exec(r, f->body);
   r->depth--;

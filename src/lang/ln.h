@@ -199,6 +199,7 @@ struct ln_func {
   ln_stmt *body;             /* NULL for a forward declaration */
   /* checker */
   ln_func *def;              /* a forward declaration's definition (itself for a definition) */
+  unsigned char density;     /* named *_lpdf or *_lpmf: its _lupdf calls follow the caller's propto */
   int nslots;                /* frame size: arguments (slots 0..nparams-1) and locals */
 };
 

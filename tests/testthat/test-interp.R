@@ -192,3 +192,14 @@ test_that("transformed data runs once with random numbers from the bind seed", {
   expect_identical(z1, z1b)
   expect_false(identical(z1, z2))
 })
+
+test_that("a user _lpdf called as _lpdf keeps the constants of its _lupdf calls", {
+  f <- "real foo_lpdf(real y, real mu) { return normal_lupdf(y | mu, 1); }"
+  full <- lp_fn(paste0("functions {", f, "} parameters { real mu; } model { target += foo_lpdf(0.5 | mu); }"))
+  drop <- lp_fn(paste0("functions {", f, "} parameters { real mu; } model { target += foo_lupdf(0.5 | mu); }"))
+  tilde <- lp_fn(paste0("functions {", f, "} parameters { real mu; } model { 0.5 ~ foo(mu); }"))
+  expect_equal(full$f(0.2), dnorm(0.5, 0.2, 1, log = TRUE))
+  expect_equal(drop$f(0.2), -0.5 * 0.3^2)
+  expect_equal(tilde$f(0.2), -0.5 * 0.3^2)
+  expect_grad_fd(full, 0.2)
+})
