@@ -50,13 +50,6 @@ static void run_setup(li_run *r, const li_ctx *c, int ad, tm_rng *rng, li_print 
   r->rng = rng;
   r->print = print;
   r->fn_propto = 1;
-  r->fn_sum = c->fn_sum;
-  r->fn_minus = c->fn_minus;
-  r->fn_log_diff_exp = c->fn_log_diff_exp;
-  r->fn_add = c->fn_add;
-  r->fn_subtract = c->fn_subtract;
-  r->fn_multiply = c->fn_multiply;
-  r->fn_divide = c->fn_divide;
 }
 
 int li_run_init(li_run *r, const li_ctx *c, int ad, tm_rng *rng, li_print *print) {

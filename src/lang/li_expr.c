@@ -172,10 +172,10 @@ static int eval_cond(li_run *r, const ln_expr *e, tm_v *out) {
 static int fast_arith(li_run *r, const tm_fn *fn, const tm_v *a, const tm_v *b, tm_v *out) {
   if (!tm_is_scalar(a) || !tm_is_scalar(b) || (a->base == TM_INT && b->base == TM_INT)) return -1;
   double x = tm_get(a, 0), y = tm_get(b, 0), f, dx, dy;
-  if (fn == r->fn_add) { f = x + y; dx = 1; dy = 1; }
-  else if (fn == r->fn_subtract) { f = x - y; dx = 1; dy = -1; }
-  else if (fn == r->fn_multiply) { f = x * y; dx = y; dy = x; }
-  else if (fn == r->fn_divide) { f = x / y; dx = 1 / y; dy = -f / y; }
+  if (fn == r->ctx->fn_add) { f = x + y; dx = 1; dy = 1; }
+  else if (fn == r->ctx->fn_subtract) { f = x - y; dx = 1; dy = -1; }
+  else if (fn == r->ctx->fn_multiply) { f = x * y; dx = y; dy = x; }
+  else if (fn == r->ctx->fn_divide) { f = x / y; dx = 1 / y; dy = -f / y; }
   else return -1;
   int rc;
   ad_var v;

@@ -43,9 +43,6 @@ typedef struct li_run {
   int depth;                /* user function call depth */
   int jacobian;
   int fn_propto;            /* _lupdf calls drop constants here (not inside an _lpdf called as such) */             /* add the log Jacobians (jacobian += too) */
-  /* library functions the interpreter calls itself, found once */
-  const tm_fn *fn_sum, *fn_minus, *fn_log_diff_exp;
-  const tm_fn *fn_add, *fn_subtract, *fn_multiply, *fn_divide;
   /* target: terms in order, summed at the end (tm_v reals) */
   tm_v *terms;
   size_t nterms, capterms;
@@ -68,6 +65,7 @@ struct li_ctx {
   li_var *vars;             /* parameters, transformed parameters, generated quantities */
   int nvars;
   size_t nupars;
+  /* library functions the interpreter calls itself, found once */
   const tm_fn *fn_sum, *fn_minus, *fn_log_diff_exp;
   const tm_fn *fn_add, *fn_subtract, *fn_multiply, *fn_divide;
 };

@@ -220,7 +220,7 @@ static int add_truncation(li_run *r, const ln_stmt *s, tm_v *args, int nargs) {
     a[0] = lo;
     if ((rc = li_invoke(r, cdf, 0, a, nargs, &cl))) return rc;
     tm_v two[2] = {ch, cl};
-    if ((rc = li_invoke(r, r->fn_log_diff_exp, 0, two, 2, &t))) return rc;
+    if ((rc = li_invoke(r, r->ctx->fn_log_diff_exp, 0, two, 2, &t))) return rc;
   } else if (haslo) {
     a[0] = lo;
     if ((rc = li_invoke(r, ccdf, 0, a, nargs, &t))) return rc;
@@ -229,7 +229,7 @@ static int add_truncation(li_run *r, const ln_stmt *s, tm_v *args, int nargs) {
     if ((rc = li_invoke(r, cdf, 0, a, nargs, &t))) return rc;
   }
   tm_v neg;
-  if ((rc = li_invoke(r, r->fn_minus, 0, &t, 1, &neg))) return rc;
+  if ((rc = li_invoke(r, r->ctx->fn_minus, 0, &t, 1, &neg))) return rc;
   return li_add_term(r, &neg);
 }
 
@@ -252,7 +252,7 @@ static int add_target(li_run *r, const ln_expr *e) {
   if (rc) return rc;
   if (!tm_is_scalar(&v)) {
     tm_v sum;
-    if ((rc = li_invoke(r, r->fn_sum, 0, &v, 1, &sum))) return rc;
+    if ((rc = li_invoke(r, r->ctx->fn_sum, 0, &v, 1, &sum))) return rc;
     v = sum;
   }
   return li_add_term(r, &v);
@@ -336,7 +336,7 @@ int li_exec(li_run *r, const ln_stmt *s) {
   case LS_DECL: {
     tm_v shape;
     const ln_decl *d = s->decl;
-    if (d->scope == LN_SCOPE_GLOBAL && r->ctx && r->globals[d->slot].set == 2) {
+    if (d->scope == LN_SCOPE_GLOBAL && r->globals[d->slot].set == 2) {
       shape = r->globals[d->slot].v;   /* sizes evaluated at binding */
     } else if ((rc = li_decl_shape(r, d, &shape))) {
       return rc;
