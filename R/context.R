@@ -88,7 +88,7 @@ TapestryContext <- R6::R6Class("TapestryContext",
       if (!is.list(variables) || (length(variables) > 0L && !all_named(variables))) {
         abort_arg("`variables` must be a named list with the value of each parameter.")
       }
-      .Call(C_tp_unconstrain, private$ctx(), variables)
+      .Call(C_tp_unconstrain, private$ctx(), variables, FALSE)
     },
 
     #' @description Constrained parameter values from a point of the

@@ -152,6 +152,68 @@ TapestryModel <- R6::R6Class("TapestryModel",
     #'   for an `int`) signal a condition of class `tapestry_data_error`.
     bind = function(data = NULL, seed = 0) {
       TapestryContext$new(self, private$program(), data, seed)
+    },
+
+    #' @description Draw from the posterior with the No-U-Turn sampler, as
+    #'   'cmdstanr''s `$sample()` does. The chains run as threads of this R
+    #'   process and share one data context; chain `k` draws from the
+    #'   generator seeded with `(seed, k)`, so a chain's draws do not depend
+    #'   on which chains run beside it. Progress is shown every `refresh`
+    #'   iterations (a one-line display in interactive sessions); Ctrl-C stops
+    #'   every chain within a second and returns the draws made so far, with
+    #'   a warning. Arguments left `NULL` take the defaults shown.
+    #' @param data A named list or the path of a CmdStan JSON data file.
+    #' @param seed Seed of the run (a non-negative whole number); `NULL`
+    #'   draws one from R's generator.
+    #' @param refresh Show progress every `refresh` iterations (default 100); 0 shows
+    #'   none.
+    #' @param init Initial values: a number `r` (uniform(-r, r) on the
+    #'   unconstrained scale (default 2); 0 means zeros), a named list of values for
+    #'   some or all parameters (the rest random) used by every chain, a list
+    #'   of such lists (one per chain), a function of `chain_id` returning
+    #'   one, or the path of a JSON file (with several chains, `inits_1.json`,
+    #'   `inits_2.json`, ... next to `inits.json` are used per chain id when
+    #'   they exist), or a character vector of one path per chain.
+    #' @param chains Number of chains (default 4).
+    #' @param parallel_chains Chains run at once (default `getOption("mc.cores", 1)`),
+    #'   at most the number of cores.
+    #' @param chain_ids Ids of the chains (default `1:chains`); they seed the chains'
+    #'   generators.
+    #' @param threads_per_chain Threads each chain may use for its parallel
+    #'   regions (default 1).
+    #' @param iter_warmup,iter_sampling Warmup and sampling iterations per
+    #'   chain (default 1000 each).
+    #' @param save_warmup Keep the warmup draws (default `FALSE`).
+    #' @param thin Keep every `thin`-th draw (default 1).
+    #' @param max_treedepth Maximum depth of the trajectory tree (default 10).
+    #' @param adapt_engaged Adapt the step size and the metric during warmup
+    #'   (default `TRUE`).
+    #' @param adapt_delta Target average acceptance statistic (default 0.8).
+    #' @param step_size Initial step size (default 1), one number or one per chain.
+    #' @param metric `"diag_e"` (the default), `"dense_e"` or `"unit_e"`.
+    #' @param inv_metric Initial inverse metric: a vector (diagonal) or a
+    #'   matrix (dense), or a list of one per chain.
+    #' @param init_buffer,term_buffer,window Stan's adaptation windows
+    #'   (default 75, 50, 25).
+    #' @param show_messages Show the chains' messages (rejections, `print()`
+    #'   output) and the closing summary (default `TRUE`).
+    #' @return A [TapestryFit] object.
+    sample = function(data = NULL, seed = NULL, refresh = NULL, init = NULL, chains = 4,
+                      parallel_chains = getOption("mc.cores", 1), chain_ids = seq_len(chains),
+                      threads_per_chain = NULL, iter_warmup = NULL, iter_sampling = NULL,
+                      save_warmup = FALSE, thin = NULL, max_treedepth = NULL,
+                      adapt_engaged = TRUE, adapt_delta = NULL, step_size = NULL,
+                      metric = NULL, inv_metric = NULL, init_buffer = NULL,
+                      term_buffer = NULL, window = NULL, show_messages = TRUE) {
+      sample_model(self, data = data, seed = seed, refresh = refresh, init = init,
+                   chains = chains, parallel_chains = parallel_chains,
+                   chain_ids = chain_ids, threads_per_chain = threads_per_chain,
+                   iter_warmup = iter_warmup, iter_sampling = iter_sampling,
+                   save_warmup = save_warmup, thin = thin, max_treedepth = max_treedepth,
+                   adapt_engaged = adapt_engaged, adapt_delta = adapt_delta,
+                   step_size = step_size, metric = metric, inv_metric = inv_metric,
+                   init_buffer = init_buffer, term_buffer = term_buffer, window = window,
+                   show_messages = show_messages)
     }
   ),
   private = list(

@@ -11,6 +11,8 @@
 #include "r/r_entries_data.h"
 #include "r/r_entries_model.h"
 #include "r/r_entries_check.h"
+#include "r/r_entries_sample.h"
+#include "par/pp.h"
 
 #define ENTRY(name, n) {#name, (DL_FUNC)&name, n}
 static const R_CallMethodDef entries[] = {
@@ -22,6 +24,7 @@ static const R_CallMethodDef entries[] = {
   R_ENTRIES_DATA
   R_ENTRIES_MODEL
   R_ENTRIES_CHECK
+  R_ENTRIES_SAMPLE
   {NULL, NULL, 0}
 };
 
@@ -35,5 +38,6 @@ void R_init_tapestry(DllInfo *dll) {
 
 void R_unload_tapestry(DllInfo *dll) {
   (void)dll;
+  pp_pool_shutdown();
   ad_thread_free();
 }

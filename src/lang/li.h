@@ -73,8 +73,14 @@ int li_write_array(const li_ctx *c, const double *upars, int tparams, int gqs, t
                    double *out, li_print *print, char *err, size_t errsize);
 
 /* The unconstrained vector of constrained parameter values given by name in
-** vals (an ld_set, as data are given).  Every parameter must be present. */
-int li_unconstrain(const li_ctx *c, const ld_set *vals, double *upars, char *err, size_t errsize);
+** vals (an ld_set, as data are given; names that are not parameters are
+** ignored).  With given == NULL every parameter must be present.  Otherwise
+** (user inits, where the rest is drawn at random) missing parameters are
+** skipped: given (li_num_upars bytes) gets 1 exactly at the elements
+** filled, and the others are 0 in upars and given.  A given parameter whose
+** bounds read a parameter that is missing is an error naming both. */
+int li_unconstrain(const li_ctx *c, const ld_set *vals, double *upars, unsigned char *given,
+                   char *err, size_t errsize);
 
 /* Name of output element k of variable v in Stan's style: "theta[2]",
 ** "L[2,1]"; for the unconstrained vector (free = 1) the element index counts

@@ -138,29 +138,68 @@ int li_write_array(const li_ctx *c, const double *upars, int tparams, int gqs, t
   return AD_OK;
 }
 
-int li_unconstrain(const li_ctx *c, const ld_set *vals, double *upars, char *err, size_t errsize) {
+/* A parameter read by e (a bound, offset or multiplier) that has no value
+** yet in r: one left out of a partial set of values.  Parameters can only
+** appear in the constraints of later ones, and user functions see only their
+** arguments, so walking e's own tree is enough.  NULL when there is none. */
+static const ln_decl *unset_param(const li_run *r, const ln_expr *e) {
+  if (!e) return NULL;
+  if (e->kind == LE_VAR && e->scope == LN_SCOPE_GLOBAL && e->decl &&
+      e->decl->block == LN_BLK_PARAMS && r->globals[e->slot].set != 1)
+    return e->decl;
+  const ln_decl *d;
+  for (int i = 0; i < e->nargs; i++)
+    if ((d = unset_param(r, e->args[i]))) return d;
+  for (int i = 0; i < e->nidx; i++)
+    if ((d = unset_param(r, e->idx[i].a)) || (d = unset_param(r, e->idx[i].b))) return d;
+  return NULL;
+}
+
+int li_unconstrain(const li_ctx *c, const ld_set *vals, double *upars, unsigned char *given,
+                   char *err, size_t errsize) {
   li_run r;
   int rc;
   if ((rc = li_run_init(&r, c, 0, NULL, NULL))) return fail(rc, err, errsize);
+  if (given) {
+    memset(given, 0, c->nupars);
+    memset(upars, 0, c->nupars * sizeof(double));
+  }
   r.blk = LN_BLK_PARAMS;
   for (int i = 0; i < c->nvars; i++) {
     const li_var *v = &c->vars[i];
     if (v->block != LN_BLK_PARAMS) continue;
     const ln_decl *d = v->decl;
-    const ld_value *given = ld_find(vals, d->name);
+    const ld_value *val = ld_find(vals, d->name);
     char text[160];
     li_decl_text(d, &v->shape, text, sizeof text);
-    if (!given) {
+    if (!val) {
+      if (given) continue;
       snprintf(err, errsize, "parameter '%s' (declared %s) not found", d->name, text);
       ad_stack_recover(ad_active);
       return AD_EINVALID;
     }
     li_slot *s = &r.globals[d->slot];
-    if ((rc = ld_bind_value(given, d->name, text, &v->shape, &s->v, err, errsize))) {
+    if ((rc = ld_bind_value(val, d->name, text, &v->shape, &s->v, err, errsize))) {
+      /* ld_bind_value speaks of data "variable"s; these values are parameters */
+      if (!strncmp(err, "variable '", 10) && strlen(err) + 1 < errsize) {
+        memmove(err + 9, err + 8, strlen(err + 8) + 1);
+        memcpy(err, "parameter", 9);
+      }
       ad_stack_recover(ad_active);
       return rc;
     }
     s->set = 1;
+    const ln_decl *dep = NULL;
+    if (given && !(dep = unset_param(&r, d->lower)) && !(dep = unset_param(&r, d->upper)) &&
+        !(dep = unset_param(&r, d->offset)))
+      dep = unset_param(&r, d->multiplier);
+    if (dep) {
+      snprintf(err, errsize, "parameter '%s': its constraint depends on parameter '%s', "
+               "which is not given: give '%s' too, or leave '%s' out", d->name, dep->name,
+               dep->name, d->name);
+      ad_stack_recover(ad_active);
+      return AD_EINVALID;
+    }
     tm_v params[2], x;
     int np;
     if ((rc = li_transform_params(&r, d, params, &np))) return fail(rc, err, errsize);
@@ -172,6 +211,7 @@ int li_unconstrain(const li_ctx *c, const ld_set *vals, double *upars, char *err
       return rc;
     }
     memcpy(upars + v->offset, x.val, v->nfree * sizeof(double));
+    if (given) memset(given + v->offset, 1, v->nfree);
   }
   ad_stack_recover(ad_active);
   return AD_OK;

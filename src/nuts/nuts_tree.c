@@ -188,9 +188,11 @@ int nuts_transition(nuts_sampler *s) {
     memset(s->rho_fwd, 0, (size_t)n * sizeof(double));
     memset(s->rho_bck, 0, (size_t)n * sizeof(double));
     if (tm_rng_uniform(s->rng) > 0.5) {
+      /* the old trajectory becomes the backward subtree: its forward end
+         is the old forward end */
       copyv(n, s->rho_bck, s->rho);
-      copyv(n, s->p_bck_fwd, s->p_fwd_bck);
-      copyv(n, s->ps_bck_fwd, s->ps_fwd_bck);
+      copyv(n, s->p_bck_fwd, s->p_fwd_fwd);
+      copyv(n, s->ps_bck_fwd, s->ps_fwd_fwd);
       nuts_point_copy(n, &s->z, &s->z_fwd);
       valid = build_tree(s, s->depth, &s->z_propose, s->ps_fwd_bck, s->ps_fwd_fwd,
                          s->rho_fwd, s->p_fwd_bck, s->p_fwd_fwd, H0, 1.0,
@@ -198,8 +200,8 @@ int nuts_transition(nuts_sampler *s) {
       nuts_point_copy(n, &s->z_fwd, &s->z);
     } else {
       copyv(n, s->rho_fwd, s->rho);
-      copyv(n, s->p_fwd_bck, s->p_bck_fwd);
-      copyv(n, s->ps_fwd_bck, s->ps_bck_fwd);
+      copyv(n, s->p_fwd_bck, s->p_bck_bck);
+      copyv(n, s->ps_fwd_bck, s->ps_bck_bck);
       nuts_point_copy(n, &s->z, &s->z_bck);
       valid = build_tree(s, s->depth, &s->z_propose, s->ps_bck_fwd, s->ps_bck_bck,
                          s->rho_bck, s->p_bck_fwd, s->p_bck_bck, H0, -1.0,

@@ -7,7 +7,7 @@ SEXP tp_model_variables(SEXP prog);
 SEXP tp_ctx_new(SEXP prog, SEXP data, SEXP seed);
 SEXP tp_log_prob(SEXP ctx, SEXP upars, SEXP jacobian, SEXP grad);
 SEXP tp_write_array(SEXP ctx, SEXP upars, SEXP tparams, SEXP gqs, SEXP seed);
-SEXP tp_unconstrain(SEXP ctx, SEXP vals);
+SEXP tp_unconstrain(SEXP ctx, SEXP vals, SEXP partial);
 SEXP tp_num_upars(SEXP ctx);
 SEXP tp_upar_names(SEXP ctx);
 SEXP tp_output_names(SEXP ctx, SEXP tparams, SEXP gqs);
@@ -19,7 +19,7 @@ SEXP tp_ptr_ok(SEXP x);
   ENTRY(tp_ctx_new, 3), \
   ENTRY(tp_log_prob, 4), \
   ENTRY(tp_write_array, 5), \
-  ENTRY(tp_unconstrain, 2), \
+  ENTRY(tp_unconstrain, 3), \
   ENTRY(tp_num_upars, 1), \
   ENTRY(tp_upar_names, 1), \
   ENTRY(tp_output_names, 3), \

@@ -26,6 +26,7 @@
 #include "r_data.h"
 #include "r_convert.h"
 #include "r_entries_model.h"
+#include "r_model.h"
 
 #define ERRSIZE 4096          /* diagnostics quote a line of the program */
 #define PRINTSIZE 65536       /* print() output kept per call; the rest is cut */
@@ -82,7 +83,7 @@ static rm_prog *prog_of(SEXP x) {
   return m;
 }
 
-static const li_ctx *ctx_of(SEXP x) {
+const li_ctx *rm_ctx_of(SEXP x) {
   if (TYPEOF(x) != EXTPTRSXP || R_ExternalPtrTag(x) != install("tapestry_context"))
     rc_raise_msg("not a tapestry data context", "tapestry_argument_error");
   rm_ctx *m = R_ExternalPtrAddr(x);
@@ -290,7 +291,7 @@ static void check_upars(const li_ctx *c, SEXP upars) {
 /* The log density at upars; with grad, the gradient as attribute
 ** "gradient". */
 SEXP tp_log_prob(SEXP ctx, SEXP upars, SEXP jacobian, SEXP grad) {
-  const li_ctx *c = ctx_of(ctx);
+  const li_ctx *c = rm_ctx_of(ctx);
   check_upars(c, upars);
   int want_grad = flag(grad);
   size_t n = li_num_upars(c);
@@ -361,7 +362,7 @@ static SEXP var_to_r(const li_var *v, const double *x) {
 ** generated quantities (drawn with the generator seeded (seed, 1)), as a
 ** named list of R values of their declared shapes. */
 SEXP tp_write_array(SEXP ctx, SEXP upars, SEXP tparams, SEXP gqs, SEXP seed) {
-  const li_ctx *c = ctx_of(ctx);
+  const li_ctx *c = rm_ctx_of(ctx);
   check_upars(c, upars);
   int tp = flag(tparams), gq = flag(gqs);
   tm_rng rng;
@@ -396,29 +397,45 @@ SEXP tp_write_array(SEXP ctx, SEXP upars, SEXP tparams, SEXP gqs, SEXP seed) {
   return r;
 }
 
-/* The unconstrained vector of parameter values given as a named list. */
-SEXP tp_unconstrain(SEXP ctx, SEXP vals) {
-  const li_ctx *c = ctx_of(ctx);
+/* The unconstrained vector of parameter values given as a named list or
+** the path of a JSON file (inits).  Elements that are not parameters are
+** ignored, as CmdStan ignores them in init files.  With partial, parameters
+** may be missing: the result has the logical attribute "given" marking the
+** elements filled (the rest are 0, for the sampler to draw). */
+SEXP tp_unconstrain(SEXP ctx, SEXP vals, SEXP partial) {
+  const li_ctx *c = rm_ctx_of(ctx);
   size_t n = li_num_upars(c);
+  int part = flag(partial);
   SEXP r = PROTECT(allocVector(REALSXP, (R_xlen_t)n));
+  unsigned char *given = part ? (unsigned char *)R_alloc(n ? n : 1, 1) : NULL;
   char err[ERRSIZE];
   err[0] = '\0';
   ld_set set;
   ld_set_init(&set);
-  int rc = rd_from_r(vals, &set, err, sizeof err);
+  int rc = read_data(vals, &set, err, sizeof err);
   if (rc == AD_OK) {
     double dummy = 0;
-    rc = li_unconstrain(c, &set, n ? REAL(r) : &dummy, err, sizeof err);
+    rc = li_unconstrain(c, &set, n ? REAL(r) : &dummy, given, err, sizeof err);
+  } else if (!strncmp(err, "variable '", 10) && strlen(err) + 1 < sizeof err) {
+    /* the reader speaks of data variables; these values are parameters */
+    memmove(err + 9, err + 8, strlen(err + 8) + 1);
+    memcpy(err, "parameter", 9);
   }
   ld_set_free(&set);
   ad_stack_recover(ad_active);
   if (rc) rc_raise_msg(err, rc == AD_EMEMORY ? "tapestry_memory_error" : "tapestry_data_error");
+  if (part) {
+    SEXP g = PROTECT(allocVector(LGLSXP, (R_xlen_t)n));
+    for (size_t i = 0; i < n; i++) LOGICAL(g)[i] = given[i] != 0;
+    setAttrib(r, install("given"), g);
+    UNPROTECT(1);
+  }
   UNPROTECT(1);
   return r;
 }
 
 SEXP tp_num_upars(SEXP ctx) {
-  size_t n = li_num_upars(ctx_of(ctx));
+  size_t n = li_num_upars(rm_ctx_of(ctx));
   return n <= INT_MAX ? ScalarInteger((int)n) : ScalarReal((double)n);
 }
 
@@ -448,18 +465,18 @@ static SEXP elem_names(const li_ctx *c, int free_, int tp, int gq) {
 }
 
 SEXP tp_upar_names(SEXP ctx) {
-  return elem_names(ctx_of(ctx), 1, 0, 0);
+  return elem_names(rm_ctx_of(ctx), 1, 0, 0);
 }
 
 SEXP tp_output_names(SEXP ctx, SEXP tparams, SEXP gqs) {
-  return elem_names(ctx_of(ctx), 0, flag(tparams), flag(gqs));
+  return elem_names(rm_ctx_of(ctx), 0, flag(tparams), flag(gqs));
 }
 
 /* The output variables with their sizes, for print() and argument checks:
 ** list(name, block, type, constraint, dims (list of integer vectors),
 ** nfree). */
 SEXP tp_ctx_vars(SEXP ctx) {
-  const li_ctx *c = ctx_of(ctx);
+  const li_ctx *c = rm_ctx_of(ctx);
   int nv = li_num_vars(c);
   SEXP name = PROTECT(allocVector(STRSXP, nv));
   SEXP block = PROTECT(allocVector(STRSXP, nv));

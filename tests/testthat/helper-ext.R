@@ -11,3 +11,12 @@ ext_files <- function(pattern) {
   c(list.files(system.file("extdata", package = "tapestry"), pattern, full.names = TRUE),
     list.files(test_path("fixtures"), pattern, full.names = TRUE))
 }
+
+# A temporary directory removed when the calling test ends.
+withr_tempdir <- function(env = parent.frame()) {
+  d <- tempfile("tapestry")
+  dir.create(d)
+  do.call(on.exit, list(substitute(unlink(d, recursive = TRUE), list(d = d)), TRUE),
+          envir = env)
+  d
+}

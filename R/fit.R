@@ -1,0 +1,661 @@
+# The fit object of $sample(): draws, summaries, sampler diagnostics and the
+# model's functions at the data the chains shared, with cmdstanr's verbs.
+
+#' A fitted model: the result of sampling
+#'
+#' @description
+#' A fit holds the draws of the chains a model's `$sample()` method ran,
+#' with the sampler's diagnostics, the adapted step sizes and inverse
+#' metrics, the initial values, run times and the arguments of the run. Its
+#' methods have the names and arguments of 'cmdstanr''s `CmdStanMCMC`
+#' objects, and its draws are objects of the 'posterior' package
+#' ([posterior::draws_array] by default), which 'bayesplot''s `mcmc_*()`
+#' functions plot directly.
+#'
+#' @details
+#' **Variables.** The draws hold `lp__` and every parameter, transformed
+#' parameter and generated quantity, named as in Stan's output: `"mu"`,
+#' `"theta[2]"`, `"L[2,1]"` (each variable flattened with its first index
+#' fastest). Where a method takes `variables`, a name without brackets
+#' selects every element of the variable (`"theta"` selects `theta[1]`,
+#' `theta[2]`, ...), a name with brackets one element. The sampler's
+#' diagnostics (`accept_stat__`, `stepsize__`, `treedepth__`,
+#' `n_leapfrog__`, `divergent__`, `energy__`) come from
+#' `$sampler_diagnostics()`.
+#'
+#' **Chains that did not finish.** A chain that stopped with an error
+#' (return code 1) is left out of the draws (`$sample()` warns that it
+#' finished unexpectedly); `$return_codes()` reports every chain. After an interrupted run
+#' (return code 2) the chains that made post-warmup draws are kept; when
+#' they made different numbers of draws, every chain is cut to the number
+#' all of them have, with a warning, so that the draws form an array of
+#' iterations x chains x variables.
+#'
+#' **Saving.** `$save_object()` saves the whole fit with [saveRDS()]. The
+#' methods that evaluate the model (`$log_prob()` and the others) work on a
+#' loaded fit too: the program is parsed and the data bound again when first
+#' needed. `$save_output_files()` writes 'CmdStan' CSV files.
+#'
+#' **Stan version.** The CSV files and `$metadata()` state Stan version
+#' 2.33.0: the version of the Stan language and output format tapestry
+#' follows. No 'CmdStan' or Stan C++ code is involved.
+#'
+#' @examples
+#' mod <- tapestry_model(code = "
+#'   parameters { real mu; vector[2] theta; }
+#'   model { mu ~ normal(0, 1); theta ~ normal(mu, 1); }
+#' ")
+#' fit <- mod$sample(chains = 2, iter_warmup = 200, iter_sampling = 200,
+#'                   seed = 1, refresh = 0)
+#' fit
+#' fit$summary("theta")
+#' draws <- fit$draws(format = "df")
+#' head(draws)
+#' fit$diagnostic_summary()
+#' str(fit$metadata()$step_size_adaptation)
+#' @md
+TapestryFit <- R6::R6Class("TapestryFit",
+  cloneable = FALSE,
+  public = list(
+    #' @description Use a model's `$sample()` method to make a fit.
+    #' @param raw The result of the sampler (a list with one element per
+    #'   chain).
+    #' @param model The [TapestryModel] that was sampled.
+    #' @param context The [TapestryContext] the chains shared.
+    #' @param args Named list of the arguments of the run.
+    initialize = function(raw, model, context, args) {
+      private$chains_ <- raw$chains
+      total <- if (is.null(raw$time_total)) args$time_total else raw$time_total
+      private$time_total_ <- if (is.null(total)) NA_real_ else as.double(total)
+      private$model_ <- model
+      private$context_ <- context
+      private$args_ <- args
+      private$created_ <- Sys.time()
+      private$variables_ <- fit_variable_names(raw$chains, context)
+      private$choose_chains()
+      invisible(self)
+    },
+
+    #' @description The posterior draws.
+    #' @param variables Names of variables or elements to include (see
+    #'   Details); `NULL` for `lp__` and every variable.
+    #' @param inc_warmup Include the warmup draws (the run must have
+    #'   `save_warmup = TRUE`); they come first.
+    #' @param format The 'posterior' format of the result: `"draws_array"`
+    #'   (iterations x chains x variables), `"draws_matrix"`, `"draws_df"`,
+    #'   `"draws_list"` or `"draws_rvars"`, or the same without `"draws_"`
+    #'   (`"df"` or `"data.frame"` for a data frame).
+    #' @return A draws object of the 'posterior' package.
+    draws = function(variables = NULL, inc_warmup = FALSE, format = "draws_array") {
+      check_flag(inc_warmup, "inc_warmup")
+      format <- check_draws_format(format)
+      cols <- private$select_variables(variables)
+      private$build_draws(cols, inc_warmup, format)
+    },
+
+    #' @description Summary statistics of the post-warmup draws, by
+    #'   [posterior::summarise_draws()].
+    #' @param variables As for `$draws()`.
+    #' @param ... Passed to [posterior::summarise_draws()]: summary
+    #'   functions or their names. By default the mean, median, standard
+    #'   deviation, MAD, 5% and 95% quantiles, R-hat, and bulk and tail
+    #'   effective sample sizes.
+    #' @return A `draws_summary` data frame (a tibble), one row per
+    #'   variable element.
+    summary = function(variables = NULL, ...) {
+      posterior::summarise_draws(self$draws(variables), ...)
+    },
+
+    #' @description Prints the summary of the first `max_rows` variable
+    #'   elements, as 'cmdstanr' does.
+    #' @param variables As for `$draws()`.
+    #' @param ... Passed to `$summary()`.
+    #' @param digits Number of decimal places shown.
+    #' @param max_rows Largest number of rows shown.
+    print = function(variables = NULL, ..., digits = 2, max_rows = 10) {
+      check_count(digits, "digits")
+      check_count(max_rows, "max_rows")
+      private$need_draws("print the fit")
+      all <- if (is.null(variables)) private$variables_ else private$select_variables(variables)
+      shown <- all[seq_len(min(max_rows, length(all)))]
+      out <- as.data.frame(self$summary(shown, ...))
+      out[[1]] <- format(out[[1]], justify = "left")
+      for (j in seq_along(out)[-1]) {
+        x <- out[[j]]
+        if (!is.numeric(x)) next
+        # posterior's columns carry 'pillar' attributes that change format()
+        x <- as.double(x)
+        attributes(x) <- NULL
+        out[[j]] <- if (startsWith(names(out)[j], "ess_")) {
+          format(round(x))
+        } else {
+          format(round(x, digits), nsmall = digits)
+        }
+      }
+      old <- options(max.print = max(prod(dim(out)), 100L))
+      on.exit(options(old), add = TRUE)
+      base::print(out, row.names = FALSE)
+      if (length(all) > length(shown)) {
+        cat("\n # showing", length(shown), "of", length(all),
+            "rows (change via 'max_rows' argument)\n")
+      }
+      invisible(self)
+    },
+
+    #' @description The sampler's diagnostics at each draw.
+    #' @param inc_warmup,format As for `$draws()`.
+    #' @return A draws object with the variables `accept_stat__`,
+    #'   `stepsize__`, `treedepth__`, `n_leapfrog__`, `divergent__` and
+    #'   `energy__`.
+    sampler_diagnostics = function(inc_warmup = FALSE, format = "draws_array") {
+      check_flag(inc_warmup, "inc_warmup")
+      format <- check_draws_format(format)
+      private$build_draws(sampler_diagnostic_names, inc_warmup, format)
+    },
+
+    #' @description Counts of divergent transitions and of transitions at
+    #'   the maximum tree depth, and the E-BFMI of each chain, over the
+    #'   post-warmup draws. Unless `quiet`, problems are reported as
+    #'   'cmdstanr' reports them: any divergence, any transition at the
+    #'   maximum tree depth, an E-BFMI below 0.3.
+    #' @param diagnostics Which of `"divergences"`, `"treedepth"` and
+    #'   `"ebfmi"` to compute.
+    #' @param quiet Compute without messages.
+    #' @return A list with, for the diagnostics asked for, `num_divergent`
+    #'   and `num_max_treedepth` (integer vectors, one element per chain) and
+    #'   `ebfmi` (a numeric vector, one element per chain).
+    diagnostic_summary = function(diagnostics = c("divergences", "treedepth", "ebfmi"),
+                                  quiet = FALSE) {
+      known <- c("divergences", "treedepth", "ebfmi")
+      if (!is.character(diagnostics) || anyNA(diagnostics) || !all(diagnostics %in% known)) {
+        abort_arg(sprintf("`diagnostics` must name some of %s; %s is not one of them.",
+                          paste0("\"", known, "\"", collapse = ", "),
+                          show_value(setdiff(diagnostics, known)[1L])))
+      }
+      check_flag(quiet, "quiet")
+      out <- list()
+      if (length(diagnostics) == 0L) return(out)
+      sd <- self$sampler_diagnostics()
+      column <- function(name) unclass(posterior::extract_variable_matrix(sd, name))
+      say <- function(...) if (!quiet) message(...)
+      see <- "See https://mc-stan.org/misc/warnings for details.\n"
+      percent <- function(n, total) format(round(100 * n / total, 1), nsmall = 1)
+      if ("divergences" %in% diagnostics) {
+        d <- column("divergent__")
+        n <- as.integer(colSums(d != 0))
+        if (sum(n) > 0) {
+          say("Warning: ", sum(n), " of ", length(d), " (", percent(sum(n), length(d)), "%)",
+              " transitions ended with a divergence.\n", see)
+        }
+        out$num_divergent <- n
+      }
+      if ("treedepth" %in% diagnostics) {
+        max_depth <- private$args_$max_treedepth %||% 10
+        d <- column("treedepth__")
+        n <- as.integer(colSums(d >= max_depth))
+        if (sum(n) > 0) {
+          say("Warning: ", sum(n), " of ", length(d), " (", percent(sum(n), length(d)), "%)",
+              " transitions hit the maximum treedepth limit of ", max_depth, ".\n", see)
+        }
+        out$num_max_treedepth <- n
+      }
+      if ("ebfmi" %in% diagnostics) {
+        energy <- column("energy__")
+        if (nrow(energy) < 3L) {
+          if (!quiet) {
+            warning(warningCondition(
+              "E-BFMI not computed: it is undefined for chains of fewer than 3 draws.",
+              class = "tapestry_warning"))
+          }
+          e <- rep(NA_real_, ncol(energy))
+        } else {
+          e <- apply(energy, 2L, ebfmi)
+          nan <- sum(is.nan(e))
+          low <- sum(e < 0.3, na.rm = TRUE)
+          if (nan > 0) {
+            say("Warning: ", nan, " of ", length(e), " chains have a NaN E-BFMI.\n", see)
+          } else if (low > 0) {
+            say("Warning: ", low, " of ", length(e),
+                " chains had an E-BFMI less than 0.3.\n", see)
+          }
+        }
+        out$ebfmi <- unname(e)
+      }
+      out
+    },
+
+    #' @description The inverse metric (inverse mass matrix) each chain
+    #'   adapted, or was given.
+    #' @param matrix For a diagonal metric (`"diag_e"`, `"unit_e"`), return
+    #'   it as a diagonal matrix; `FALSE` returns the diagonal. A dense
+    #'   metric is always a matrix.
+    #' @return A list named by chain id, one element per chain of the
+    #'   draws.
+    inv_metric = function(matrix = TRUE) {
+      check_flag(matrix, "matrix")
+      private$need_draws("get the inverse metrics")
+      out <- lapply(private$chains_[private$used_], function(ch) {
+        m <- ch$inv_metric
+        if (matrix && !is.null(m) && !is.matrix(m)) m <- diag(m, nrow = length(m))
+        m
+      })
+      names(out) <- as.character(private$chain_ids()[private$used_])
+      out
+    },
+
+    #' @description The initial values the chains started from.
+    #' @return A list with one element per chain run: a named list of the
+    #'   parameters' constrained values (as the context's
+    #'   `$constrain_variables()` gives them), or `NULL` for a chain whose
+    #'   initialisation failed.
+    init = function() {
+      lapply(private$chains_, function(ch) {
+        if (is.null(ch$init)) return(NULL)
+        private$context_$constrain_variables(ch$init, transformed_parameters = FALSE,
+                                             generated_quantities = FALSE)
+      })
+    },
+
+    #' @description The settings and facts of the run.
+    #' @return A named list: every argument of `$sample()` (except the data
+    #'   themselves: `data_file` is the path of a data file, or `NULL`),
+    #'   `method`, `algorithm`, `engine`, `seed`, `chain_ids`,
+    #'   `step_size_adaptation` (the step size of each chain after
+    #'   adaptation), `variables` (`lp__` and the variable elements of the
+    #'   draws), `stan_variables` (`lp__` and the names of the parameters,
+    #'   transformed parameters and generated quantities), `stan_variable_sizes`
+    #'   (the dimensions of each, 1 for a scalar),
+    #'   `sampler_diagnostics` (their names), `model_name`,
+    #'   `stan_version_major`, `stan_version_minor`, `stan_version_patch`
+    #'   (2.33.0: the version of the Stan language tapestry follows),
+    #'   `tapestry_version`, `start_datetime` and `time` (as `$time()$chains`).
+    metadata = function() {
+      a <- private$args_
+      meta <- list(method = "sample", algorithm = "hmc", engine = "nuts")
+      for (name in setdiff(names(a), c("data", "time_total"))) meta[name] <- list(a[[name]])
+      meta$data_file <- if (is.character(a$data)) a$data else NULL
+      meta$chain_ids <- meta$chain_ids %||% private$chain_ids()
+      meta$model_name <- meta$model_name %||% private$model_$model_name()
+      meta$step_size_adaptation <- vapply(private$chains_, function(ch) {
+        if (length(ch$step_size) == 1L) as.double(ch$step_size) else NA_real_
+      }, 0)
+      meta$variables <- private$variables_
+      stan_variables <- meta$stan_variables %||% unique(base_names(private$variables_[-1L]))
+      meta$stan_variables <- c("lp__", setdiff(stan_variables, "lp__"))
+      meta$stan_variable_sizes <- variable_sizes(private$variables_, meta$stan_variables)
+      meta$sampler_diagnostics <- sampler_diagnostic_names
+      meta$stan_version_major <- stan_language_version[["major"]]
+      meta$stan_version_minor <- stan_language_version[["minor"]]
+      meta$stan_version_patch <- stan_language_version[["patch"]]
+      meta$tapestry_version <- as.character(getNamespaceVersion("tapestry"))
+      meta$start_datetime <- private$created_
+      meta$time <- self$time()$chains
+      meta
+    },
+
+    #' @description Run times.
+    #' @return A list: `total`, the elapsed seconds of the whole run (`NA`
+    #'   when unknown), and `chains`, a data frame with columns `chain_id`,
+    #'   `warmup`, `sampling` and `total` (seconds), one row per chain.
+    time = function() {
+      t <- function(what) vapply(private$chains_, function(ch) {
+        v <- ch$time[what]
+        if (length(v) == 1L) as.double(v) else NA_real_
+      }, 0)
+      chains <- data.frame(chain_id = private$chain_ids(), warmup = t("warmup"),
+                           sampling = t("sampling"), total = t("total"))
+      list(total = private$time_total_, chains = chains)
+    },
+
+    #' @description The number of chains run (including any that failed;
+    #'   see `$return_codes()`).
+    #' @return An integer.
+    num_chains = function() {
+      length(private$chains_)
+    },
+
+    #' @description The Stan program.
+    #' @return A character vector, one element per line.
+    code = function() {
+      private$model_$code()
+    },
+
+    #' @description How each chain ended: 0 finished, 1 stopped by an
+    #'   error, 2 interrupted by the user.
+    #' @return An integer vector, one element per chain run.
+    return_codes = function() {
+      vapply(private$chains_, function(ch) as.integer(ch$return_code), 0L)
+    },
+
+    #' @description The CSV files `$save_output_files()` wrote.
+    #' @return Their paths, or `NULL` when none were written.
+    output_files = function() {
+      private$output_files_
+    },
+
+    #' @description The log density at a point of the unconstrained space,
+    #'   with the data the chains used.
+    #' @param unconstrained_variables Numeric vector of the unconstrained
+    #'   parameters (as the model's data context has them).
+    #' @param jacobian Include the log absolute Jacobian determinants of the
+    #'   constraining transforms, as the sampler's target does.
+    #' @return A number.
+    log_prob = function(unconstrained_variables, jacobian = TRUE) {
+      u <- private$check_unconstrained(unconstrained_variables)
+      as.vector(private$context_$log_prob(u, jacobian = jacobian))
+    },
+
+    #' @description The gradient of the log density at a point of the
+    #'   unconstrained space.
+    #' @param unconstrained_variables,jacobian As for `$log_prob()`.
+    #' @return A numeric vector with the log density as attribute
+    #'   `"log_prob"`.
+    grad_log_prob = function(unconstrained_variables, jacobian = TRUE) {
+      u <- private$check_unconstrained(unconstrained_variables)
+      private$context_$grad_log_prob(u, jacobian = jacobian)
+    },
+
+    #' @description The unconstrained vector of parameter values.
+    #' @param variables A named list with a value for every parameter, of its
+    #'   declared shape.
+    #' @return A numeric vector.
+    unconstrain_variables = function(variables) {
+      private$context_$unconstrain_variables(variables)
+    },
+
+    #' @description Constrained parameter values from a point of the
+    #'   unconstrained space, with the transformed parameters and generated
+    #'   quantities computed there.
+    #' @param unconstrained_variables As for `$log_prob()`.
+    #' @param transformed_parameters Include the transformed parameters.
+    #' @param generated_quantities Include the generated quantities.
+    #' @return A named list, one element per variable, of its declared
+    #'   shape.
+    constrain_variables = function(unconstrained_variables, transformed_parameters = TRUE,
+                                   generated_quantities = TRUE) {
+      u <- private$check_unconstrained(unconstrained_variables)
+      private$context_$constrain_variables(u, transformed_parameters = transformed_parameters,
+                                           generated_quantities = generated_quantities)
+    },
+
+    #' @description Draws on the unconstrained scale.
+    #' @param draws A draws object of the 'posterior' package holding every
+    #'   parameter of the model; `NULL` for the fit's own draws.
+    #' @param format,inc_warmup As for `$draws()`; `inc_warmup` applies to
+    #'   the fit's own draws.
+    #' @return A draws object whose variables are the unconstrained
+    #'   parameters, named as the context's `$upar_names()`.
+    unconstrain_draws = function(draws = NULL, format = "draws_array", inc_warmup = FALSE) {
+      format <- check_draws_format(format)
+      if (is.null(draws)) {
+        draws <- self$draws(inc_warmup = inc_warmup)
+      } else if (!posterior::is_draws(draws)) {
+        abort_arg(sprintf("`draws` must be a draws object of the posterior package, not %s.",
+                          describe(draws)))
+      }
+      arr <- posterior::as_draws_array(draws)
+      ctx <- private$context_
+      n <- ctx$num_upars()
+      shapes <- ctx$constrain_variables(rep(0, n), transformed_parameters = FALSE,
+                                        generated_quantities = FALSE)
+      have <- posterior::variables(arr)
+      cols <- lapply(names(shapes), function(p) {
+        private$variables_[base_names(private$variables_) == p]
+      })
+      lacking <- setdiff(unlist(cols), have)
+      if (length(lacking)) {
+        abort_arg(sprintf("`draws` lacks %s, which the unconstrained scale needs.",
+                          paste0("'", lacking, "'", collapse = ", ")))
+      }
+      x <- unclass(arr)
+      out <- array(NA_real_, c(dim(x)[1:2], n),
+                   dimnames = list(iteration = dimnames(x)[[1]], chain = dimnames(x)[[2]],
+                                   variable = ctx$upar_names()))
+      for (i in seq_len(dim(x)[1])) {
+        for (j in seq_len(dim(x)[2])) {
+          vals <- shapes
+          for (k in seq_along(shapes)) {
+            if (length(cols[[k]])) vals[[k]][] <- x[i, j, cols[[k]]]
+          }
+          out[i, j, ] <- ctx$unconstrain_variables(vals)
+        }
+      }
+      convert_draws(posterior::as_draws_array(out), format)
+    },
+
+    #' @description The `lp__` of the post-warmup draws.
+    #' @return A numeric vector, the chains one after the other.
+    lp = function() {
+      as.vector(unclass(self$draws("lp__", format = "draws_matrix")))
+    },
+
+    #' @description Writes the draws as 'CmdStan' CSV files, one per chain
+    #'   of the draws, which 'cmdstanr''s `read_cmdstan_csv()`,
+    #'   `rstan::read_stan_csv()` and `read.csv(comment.char = "#")` read.
+    #'   Each file holds, as 'CmdStan' writes it, a comment block with the
+    #'   run's configuration, the column names (`theta.1`, `L.2.1`), the
+    #'   warmup draws if they were saved, the adapted step size and inverse
+    #'   metric, the sampling draws and the elapsed times. A chain's file has
+    #'   all the draws the chain made. Numbers are written with the fewest
+    #'   of 15, 16 or 17 significant digits that read back to the same
+    #'   double.
+    #' @param dir Directory to write to; it must exist.
+    #' @param basename Start of the file names; by default the model's name.
+    #' @param timestamp Put the date and time in the file names.
+    #' @param random Put a random suffix in the file names (drawn without
+    #'   touching R's random number stream).
+    #' @return The paths of the files, invisibly; `$output_files()` returns
+    #'   them afterwards.
+    save_output_files = function(dir = ".", basename = NULL, timestamp = TRUE, random = TRUE) {
+      check_string(dir, "dir")
+      if (!dir.exists(dir)) abort_arg(sprintf("Directory '%s' does not exist.", dir))
+      if (is.null(basename)) basename <- private$model_$model_name()
+      check_string(basename, "basename")
+      check_flag(timestamp, "timestamp")
+      check_flag(random, "random")
+      private$need_draws("save output files")
+      used <- private$used_
+      meta <- self$metadata()
+      paths <- csv_file_names(normalizePath(dir), basename, private$chain_ids()[used],
+                              timestamp, random)
+      for (i in seq_along(used)) write_cmdstan_csv(paths[i], meta, private$chains_[[used[i]]])
+      private$output_files_ <- paths
+      invisible(paths)
+    },
+
+    #' @description Saves the fit with [saveRDS()]; [readRDS()] loads it.
+    #' @param file Path of the file.
+    #' @param ... Passed to [saveRDS()].
+    #' @return The fit, invisibly.
+    save_object = function(file, ...) {
+      check_string(file, "file")
+      saveRDS(self, file = file, ...)
+      invisible(self)
+    }
+  ),
+  private = list(
+    chains_ = NULL,
+    time_total_ = NA_real_,
+    model_ = NULL,
+    context_ = NULL,
+    args_ = NULL,
+    created_ = NULL,
+    variables_ = NULL,
+    output_files_ = NULL,
+    # the chains of the draws (indices into chains_), and how many warmup
+    # and sampling draws each contributes
+    used_ = integer(),
+    n_warmup_ = 0L,
+    n_sampling_ = 0L,
+
+    chain_ids = function() {
+      vapply(private$chains_, function(ch) as.integer(ch$chain_id), 0L)
+    },
+
+    # Decides which chains form the draws and how many iterations they
+    # share, and says what it left out.
+    choose_chains = function() {
+      ch <- private$chains_
+      ids <- private$chain_ids()
+      rc <- vapply(ch, function(c) as.integer(c$return_code), 0L)
+      nw <- vapply(ch, function(c) as.integer(c$num_warmup_draws), 0L)
+      ns <- vapply(ch, function(c) NROW(c$draws), 0L) - nw
+      failed <- rc == 1L
+      # a run of warmup only (iter_sampling = 0) keeps every chain that ran
+      warmup_only <- identical(as.integer(private$args_$iter_sampling), 0L)
+      used <- which(!failed & (ns > 0L | warmup_only))
+      private$used_ <- used
+      if (length(used)) {
+        private$n_warmup_ <- min(nw[used])
+        private$n_sampling_ <- min(ns[used])
+      }
+      # $sample() has already said which chains failed ("Chain 2 finished
+      # unexpectedly"); what is said here is what the fit makes of them.
+      warn <- function(msg) warning(warningCondition(msg, class = "tapestry_warning"))
+      empty <- if (warmup_only) integer() else which(!failed & ns <= 0L)
+      if (length(empty) && length(used)) {
+        warn(sprintf("%s %s made no post-warmup draws and %s left out of the draws.",
+                     if (length(empty) == 1L) "Chain" else "Chains",
+                     paste(ids[empty], collapse = ", "),
+                     if (length(empty) == 1L) "is" else "are"))
+      }
+      if (!length(used)) {
+        warn("No chain made post-warmup draws: the fit has no draws.")
+      } else if (length(unique(ns[used])) > 1L) {
+        warn(sprintf(paste0("The chains made different numbers of post-warmup draws (%s); ",
+                            "each is cut to the first %d, which all of them have."),
+                     paste0("chain ", ids[used], ": ", ns[used], collapse = ", "),
+                     private$n_sampling_))
+      }
+    },
+
+    need_draws = function(what) {
+      if (!length(private$used_)) {
+        tapestry_raise(sprintf("Can't %s: no chain made post-warmup draws (return codes %s).",
+                               what, paste(self$return_codes(), collapse = ", ")),
+                       "tapestry_fit_error")
+      }
+    },
+
+    select_variables = function(variables) {
+      all <- private$variables_
+      if (is.null(variables)) return(all)
+      if (!is.character(variables) || length(variables) == 0L || anyNA(variables)) {
+        abort_arg(sprintf(paste0("`variables` must be a character vector of variable names, ",
+                                 "or NULL for all, not %s."), show_value(variables)))
+      }
+      base <- base_names(all)
+      hits <- lapply(variables, function(v) {
+        i <- which(all == v)
+        if (length(i)) i else which(base == v)
+      })
+      missing <- variables[lengths(hits) == 0L]
+      if (length(missing)) {
+        abort_arg(sprintf("The fit has no variable%s %s. Its variables are %s.",
+                          if (length(missing) > 1L) "s" else "",
+                          paste0("'", missing, "'", collapse = ", "),
+                          paste0("'", unique(base), "'", collapse = ", ")))
+      }
+      all[unique(unlist(hits))]
+    },
+
+    # An array of iterations x chains x cols from the chains' draw matrices.
+    build_draws = function(cols, inc_warmup, format) {
+      if (inc_warmup && !isTRUE(private$args_$save_warmup)) {
+        abort_arg(paste("Warmup draws were requested from a fit without them:",
+                        "sample with `save_warmup = TRUE` to keep them."))
+      }
+      private$need_draws("get the draws")
+      used <- private$used_
+      nw <- if (inc_warmup) private$n_warmup_ else 0L
+      ns <- private$n_sampling_
+      arr <- array(NA_real_, c(nw + ns, length(used), length(cols)),
+                   dimnames = list(iteration = as.character(seq_len(nw + ns)),
+                                   chain = as.character(seq_along(used)),
+                                   variable = cols))
+      for (j in seq_along(used)) {
+        ch <- private$chains_[[used[j]]]
+        rows <- c(seq_len(nw), ch$num_warmup_draws + seq_len(ns))
+        arr[, j, ] <- ch$draws[rows, cols, drop = FALSE]
+      }
+      convert_draws(posterior::as_draws_array(arr), format)
+    },
+
+    check_unconstrained = function(u) {
+      n <- private$context_$num_upars()
+      if (!is.numeric(u) || (!is.null(dim(u)) && length(dim(u)) > 1L)) {
+        abort_arg(sprintf("`unconstrained_variables` must be a numeric vector, not %s.",
+                          describe(u)))
+      }
+      if (length(u) != n) {
+        abort_arg(sprintf(paste0("`unconstrained_variables` has length %d, ",
+                                 "but the model has %d unconstrained parameter%s."),
+                          length(u), n, if (n == 1) "" else "s"))
+      }
+      u
+    }
+  )
+)
+
+sampler_diagnostic_names <- c("accept_stat__", "stepsize__", "treedepth__",
+                              "n_leapfrog__", "divergent__", "energy__")
+
+# lp__ and the output elements, in the order of the draws' columns: from
+# the chains' columns, or from the context when no chain has any.
+fit_variable_names <- function(chains, context) {
+  for (ch in chains) {
+    nm <- colnames(ch$draws)
+    if (length(nm)) return(nm[!nm %in% sampler_diagnostic_names])
+  }
+  c("lp__", context$variable_names())
+}
+
+# "theta[2]" -> "theta"
+base_names <- function(x) sub("\\[.*$", "", x)
+
+# Sizes of each variable, from the index of its last element ("L[3,2]" ->
+# c(3, 2)); 1 for a scalar, as in cmdstanr's metadata.
+variable_sizes <- function(elements, variables) {
+  base <- base_names(elements)
+  out <- lapply(variables, function(v) {
+    e <- elements[base == v]
+    if (!length(e)) return(0)
+    last <- e[length(e)]
+    if (!grepl("[", last, fixed = TRUE)) return(1)
+    as.numeric(strsplit(sub("^[^[]*\\[(.*)\\]$", "\\1", last), ",", fixed = TRUE)[[1]])
+  })
+  names(out) <- variables
+  out
+}
+
+# E-BFMI of one chain's energies, as Stan and 'cmdstanr' compute it.
+ebfmi <- function(energy) {
+  n <- length(energy)
+  (sum(diff(energy)^2) / n) / (sum((energy - mean(energy))^2) / (n - 1))
+}
+
+draws_formats <- c("draws_array", "array", "draws_matrix", "matrix", "draws_df", "df",
+                   "data.frame", "draws_list", "list", "draws_rvars", "rvars")
+
+check_draws_format <- function(format) {
+  if (!is.character(format) || length(format) != 1L || !format %in% draws_formats) {
+    abort_arg(sprintf("`format` must be one of %s, not %s.",
+                      paste0("\"", draws_formats, "\"", collapse = ", "), show_value(format)))
+  }
+  if (format == "data.frame") "df" else sub("^draws_", "", format)
+}
+
+convert_draws <- function(d, format) {
+  switch(format,
+         array = d,
+         matrix = posterior::as_draws_matrix(d),
+         df = posterior::as_draws_df(d),
+         list = posterior::as_draws_list(d),
+         rvars = posterior::as_draws_rvars(d))
+}
+
+check_count <- function(x, arg) {
+  if (!is.numeric(x) || length(x) != 1L || is.na(x) || x < 0 || x != floor(x)) {
+    abort_arg(sprintf("`%s` must be a non-negative whole number, not %s.", arg, show_value(x)))
+  }
+}

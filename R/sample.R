@@ -1,0 +1,103 @@
+# $sample(): chains of NUTS as tasks of the package's thread pool, all
+# reading one data context (src/r/r_sample.c runs them and shows progress).
+
+# The context's external pointer (rebound if it was saved and loaded).
+context_ptr <- function(context) {
+  context$.__enclos_env__$private$ctx()
+}
+
+metric_code <- function(metric) {
+  match(metric, c("unit_e", "diag_e", "dense_e")) - 1L
+}
+
+sample_model <- function(model, data, seed, refresh, init, chains, parallel_chains,
+                         chain_ids, threads_per_chain, iter_warmup, iter_sampling,
+                         save_warmup, thin, max_treedepth, adapt_engaged, adapt_delta,
+                         step_size, metric, inv_metric, init_buffer, term_buffer, window,
+                         show_messages) {
+  # cheap checks first, so a typo fails before the data are bound
+  a <- validate_sample_args(
+    data = data, seed = seed, chains = chains, chain_ids = chain_ids,
+    parallel_chains = parallel_chains, threads_per_chain = threads_per_chain,
+    iter_warmup = iter_warmup, iter_sampling = iter_sampling, save_warmup = save_warmup,
+    thin = thin, refresh = refresh, init = init, adapt_delta = adapt_delta,
+    max_treedepth = max_treedepth, metric = metric, inv_metric = inv_metric,
+    step_size = step_size, adapt_engaged = adapt_engaged, show_messages = show_messages,
+    init_buffer = init_buffer, term_buffer = term_buffer, window = window,
+    num_upars = NULL)
+  context <- model$bind(a$data, a$seed)
+  a <- check_sample_args_model(a, context$num_upars())
+  inits <- process_init(a$init, a$chains, a$chain_ids, context)
+  config <- list(
+    num_warmup = a$iter_warmup, num_samples = a$iter_sampling, thin = a$thin,
+    save_warmup = as.integer(a$save_warmup), adapt_engaged = as.integer(a$adapt_engaged),
+    delta = a$adapt_delta, gamma = 0.05, kappa = 0.75, t0 = 10,
+    init_buffer = a$init_buffer, term_buffer = a$term_buffer, window = a$window,
+    max_depth = a$max_treedepth, metric = metric_code(a$metric), stepsize_jitter = 0,
+    stepsize = as.double(a$step_size), inv_metric = a$inv_metric)
+  if (a$show_messages) {
+    cat(running_header(a$chains, a$parallel_chains))
+  }
+  start <- Sys.time()
+  raw <- .Call(C_tp_sample, context_ptr(context), config, inits, a$chain_ids, a$seed,
+               a$parallel_chains, a$parallel_chains * a$threads_per_chain, a$refresh,
+               a$show_messages, interactive())
+  elapsed <- as.double(difftime(Sys.time(), start, units = "secs"))
+  report_chains(raw, elapsed, a$show_messages)
+  a$gamma <- 0.05
+  a$kappa <- 0.75
+  a$t0 <- 10
+  a$stepsize_jitter <- 0
+  a$time_total <- elapsed
+  a$model_name <- model$model_name()
+  TapestryFit$new(raw, model, context, a)
+}
+
+running_header <- function(chains, parallel) {
+  if (chains == 1L) return("Running MCMC with 1 chain...\n\n")
+  if (parallel == 1L) return(sprintf("Running MCMC with %d sequential chains...\n\n", chains))
+  if (parallel >= chains) return(sprintf("Running MCMC with %d parallel chains...\n\n", chains))
+  sprintf("Running MCMC with %d chains, at most %d in parallel...\n\n", chains, parallel)
+}
+
+# cmdstanr's closing lines; chains that failed or were cut short become
+# warnings, and an interrupt with nothing to show an error.
+report_chains <- function(raw, elapsed, show) {
+  codes <- vapply(raw$chains, function(ch) ch$return_code, integer(1))
+  ids <- vapply(raw$chains, function(ch) ch$chain_id, integer(1))
+  rows <- vapply(raw$chains, function(ch) nrow(ch$draws), integer(1))
+  for (k in which(codes == 1L)) {
+    warning(warningCondition(sprintf("Chain %d finished unexpectedly: %s", ids[k],
+                                     raw$chains[[k]]$message),
+                             class = "tapestry_warning"))
+  }
+  if (isTRUE(raw$interrupted)) {
+    if (sum(rows) == 0L) {
+      tapestry_raise("Sampling was interrupted before any draw was made.",
+                     "tapestry_interrupt")
+    }
+    warning(warningCondition(sprintf(
+      "Sampling was interrupted: returning the %d draw%s made so far.",
+      sum(rows), if (sum(rows) == 1L) "" else "s"), class = "tapestry_warning"))
+  }
+  if (all(codes != 0L) && !isTRUE(raw$interrupted)) {
+    tapestry_raise(paste0("All chains failed. The first error:\n",
+                          raw$chains[[which(codes == 1L)[1]]]$message), "tapestry_error")
+  }
+  if (show) {
+    ok <- codes == 0L
+    times <- vapply(raw$chains, function(ch) ch$time[["total"]], double(1))
+    if (all(ok)) {
+      cat(if (length(ok) == 1L) "\nChain finished successfully.\n" else
+        sprintf("\nAll %d chains finished successfully.\n", length(ok)))
+    } else {
+      cat(sprintf("\n%d chain%s finished unexpectedly!\n", sum(!ok),
+                  if (sum(!ok) == 1L) "" else "s"))
+    }
+    if (length(ok) > 1L && any(ok)) {
+      cat(sprintf("Mean chain execution time: %.1f seconds.\n", mean(times[ok])))
+    }
+    cat(sprintf("Total execution time: %.1f seconds.\n\n", elapsed))
+  }
+  invisible(NULL)
+}

@@ -1,0 +1,69 @@
+# Sampler acceptance on every shared model (run by hand from the repository
+# root; long: Rscript bench/sample_models.R [lib] [model ...]).
+#
+# Per model: 4 chains with the reference run's warmup and sampling lengths
+# (../shared/models/NAME.reference.json, rstan 2.21), then for every variable
+# of the reference summary:
+# - |mean - ref mean| / sqrt(mcse^2 + ref se_mean^2)  (acceptance: <= 4.5)
+# - sd / ref sd                                       (within 10%)
+# - rhat                                              (< 1.01)
+# - bulk ESS per sampling leapfrog step, as a ratio to the reference's
+#   n_eff per leapfrog step                           (>= 0.9, median over variables)
+# conjugate_normal is also checked against its closed form.
+args <- commandArgs(TRUE)
+lib <- if (length(args) && dir.exists(args[1])) args[1] else NULL
+only <- setdiff(args, lib)
+suppressMessages(library(tapestry, lib.loc = lib))
+models_dir <- Sys.getenv("TAPESTRY_MODELS", "../shared/models")
+models <- c("conjugate_normal", "eight_schools", "gp_profile", "hier_poisson",
+            "hier_poisson_reduce", "lbeta_map", "logistic", "logistic_reduce",
+            "map_rect_hier", "varying_slopes")
+if (length(only)) models <- intersect(models, only)
+rows <- list()
+for (m in models) {
+  ref <- jsonlite::read_json(file.path(models_dir, paste0(m, ".reference.json")))
+  mod <- tapestry_model(file.path(models_dir, paste0(m, ".stan")))
+  delta <- if (m == "eight_schools") 0.95 else 0.8
+  t0 <- proc.time()[[3]]
+  fit <- mod$sample(data = file.path(models_dir, paste0(m, ".data.json")), seed = 2026,
+                    chains = 4, parallel_chains = 2, iter_warmup = ref$iter_warmup,
+                    iter_sampling = ref$iter_sampling, adapt_delta = delta,
+                    refresh = 0, show_messages = FALSE)
+  secs <- proc.time()[[3]] - t0
+  vars <- names(ref$summary)
+  d <- fit$draws(vars)
+  s <- posterior::summarise_draws(d, mean, sd, posterior::mcse_mean, posterior::rhat,
+                                  posterior::ess_bulk)
+  r <- do.call(rbind, lapply(ref$summary, as.data.frame))[s$variable, ]
+  diag <- fit$sampler_diagnostics()
+  leap <- sum(diag[, , "n_leapfrog__"])
+  z <- abs(s$mean - r$mean) / sqrt(s$mcse_mean^2 + r$se_mean^2)
+  sdr <- s$sd / r$sd
+  essr <- (s$ess_bulk / leap) / (r$n_eff / ref$sampling_leapfrog_total)
+  # variables that are constant (e.g. a fixed diagonal) have no ESS or rhat
+  ok_rhat <- is.na(s$rhat) | s$rhat < 1.01
+  rows[[m]] <- data.frame(
+    model = m, vars = nrow(s), seconds = round(secs, 1),
+    max_z = round(max(z, na.rm = TRUE), 2),
+    worst_sd_ratio = round(sdr[which.max(abs(log(sdr)))], 3),
+    max_rhat = round(max(s$rhat, na.rm = TRUE), 4),
+    divergent = sum(diag[, , "divergent__"]),
+    ess_per_grad_ratio_median = round(stats::median(essr, na.rm = TRUE), 2),
+    ess_per_grad_ratio_min = round(min(essr, na.rm = TRUE), 2),
+    pass = max(z, na.rm = TRUE) <= 4.5 && all(abs(sdr - 1) <= 0.1, na.rm = TRUE) &&
+      all(ok_rhat) && stats::median(essr, na.rm = TRUE) >= 0.9)
+  if (m == "conjugate_normal") {
+    data <- jsonlite::read_json(file.path(models_dir, "conjugate_normal.data.json"),
+                                simplifyVector = TRUE)
+    prec <- 1 / data$tau0^2 + data$N / data$sigma^2
+    mu <- fit$draws("mu")
+    zc <- abs(mean(mu) - (data$mu0 / data$tau0^2 + sum(data$y) / data$sigma^2) / prec) /
+      posterior::mcse_mean(mu)
+    zs <- abs(sd(mu) - 1 / sqrt(prec)) / posterior::mcse_sd(mu)
+    cat(sprintf("conjugate_normal closed form: mean off by %.2f MCSE, sd off by %.2f MCSE\n",
+                zc, zs))
+  }
+  print(rows[[m]], row.names = FALSE)
+}
+cat("\n")
+print(do.call(rbind, rows), row.names = FALSE)

@@ -1,0 +1,272 @@
+/*
+** nuts_run.c -- a chain of a Stan program as a pool task.
+**
+** Initialisation follows Stan's services: the unconstrained values the user
+** did not give are drawn uniform(-radius, radius) from the chain's own
+** generator, and redrawn (up to 100 times) while the log density or its
+** gradient is not finite; a radius of 0 means zeros and a single try.  The
+** same generator then drives the sampler and the generated quantities, so a
+** chain's draws depend only on (seed, chain id), never on which thread runs
+** it or what runs beside it.
+*/
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "nuts_run.h"
+
+#define MAX_INIT_TRIES 100
+#define MSGQ_SIZE NUTS_RUN_MSGQ_SIZE
+#define PRINT_SIZE ((size_t)1 << 14)
+
+const char *const nuts_run_sampler_names[NUTS_RUN_NSAMPLER] = {
+  "lp__", "accept_stat__", "stepsize__", "treedepth__", "n_leapfrog__",
+  "divergent__", "energy__"
+};
+
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static size_t rows_for(long n, int thin) { return n <= 0 ? 0 : (size_t)((n + thin - 1) / thin); }
+
+int nuts_run_alloc(nuts_run *r) {
+  size_t n = li_num_upars(r->ctx);
+  size_t m = r->cfg.metric == NUTS_DENSE_E ? n * n : n;
+  r->ncol = NUTS_RUN_NSAMPLER + li_num_outputs(r->ctx, 1, 1);
+  r->cap_rows = rows_for(r->cfg.num_samples, r->cfg.thin) +
+                (r->cfg.save_warmup ? rows_for(r->cfg.num_warmup, r->cfg.thin) : 0);
+  r->draws = malloc((r->cap_rows ? r->cap_rows : 1) * r->ncol * sizeof(double));
+  r->init_used = calloc(n ? n : 1, sizeof(double));
+  r->inv_metric = calloc(m ? m : 1, sizeof(double));
+  r->grad = calloc(n ? n : 1, sizeof(double));
+  r->print_buf = malloc(PRINT_SIZE);
+  r->q.buf = malloc(MSGQ_SIZE);
+  r->q.size = MSGQ_SIZE;
+  r->q.len = 0;
+  r->q.dropped = 0;
+  if (!r->draws || !r->init_used || !r->inv_metric || !r->grad || !r->print_buf || !r->q.buf ||
+      pthread_mutex_init(&r->q.lock, NULL)) {
+    free(r->draws); free(r->init_used); free(r->inv_metric); free(r->grad);
+    free(r->print_buf); free(r->q.buf);
+    r->draws = r->init_used = r->inv_metric = r->grad = NULL;
+    r->print_buf = r->q.buf = NULL;
+    return ad_fail(AD_EMEMORY, "out of memory allocating the draws of chain %d", r->chain_id);
+  }
+  r->print.buf = r->print_buf;
+  r->print.size = PRINT_SIZE;
+  r->print.len = 0;
+  r->print_buf[0] = '\0';
+  r->nrows = r->warmup_rows = 0;
+  r->status = AD_OK;
+  r->msg[0] = '\0';
+  r->step_size = NAN;
+  r->t_warmup = r->t_sampling = r->t_phase = 0;
+  r->init_ok = r->have_metric = 0;
+  r->n_grad = 0;
+  atomic_init(&r->iteration, 0);
+  atomic_init(&r->phase, NUTS_PHASE_WAITING);
+  return AD_OK;
+}
+
+void nuts_run_free(nuts_run *r) {
+  if (r->q.buf) pthread_mutex_destroy(&r->q.lock);
+  free(r->draws); free(r->init_used); free(r->inv_metric); free(r->grad);
+  free(r->print_buf); free(r->q.buf);
+  r->draws = r->init_used = r->inv_metric = r->grad = NULL;
+  r->print_buf = r->q.buf = NULL;
+}
+
+static void push(nuts_run *r, const char *s) {
+  if (!r->keep_messages || !s || !*s) return;
+  size_t k = strlen(s) + 1;
+  pthread_mutex_lock(&r->q.lock);
+  if (r->q.len + k <= r->q.size) {
+    memcpy(r->q.buf + r->q.len, s, k);
+    r->q.len += k;
+  } else {
+    r->q.dropped++;
+  }
+  pthread_mutex_unlock(&r->q.lock);
+}
+
+/* What the model printed during the last evaluations, as one message. */
+static void flush_print(nuts_run *r) {
+  if (r->print.len == 0) return;
+  push(r, r->print_buf);
+  r->print.len = 0;
+  r->print_buf[0] = '\0';
+}
+
+size_t nuts_run_drain(nuts_run *r, char *out, size_t size, long *dropped) {
+  pthread_mutex_lock(&r->q.lock);
+  size_t k = r->q.len <= size ? r->q.len : 0;
+  if (k) memcpy(out, r->q.buf, k);
+  else if (r->q.len) r->q.dropped++;     /* the caller's buffer is too small */
+  r->q.len = 0;
+  *dropped = r->q.dropped;
+  r->q.dropped = 0;
+  pthread_mutex_unlock(&r->q.lock);
+  return k;
+}
+
+static int stopped(const nuts_run *r) {
+  return r->cfg.stop && atomic_load(r->cfg.stop);
+}
+
+/* The model as the sampler sees it: Stan's log density with the Jacobian,
+** constants dropped by `~`.  Checks the stop flag so that a chain in a long
+** gradient-heavy iteration still stops within one evaluation. */
+static int logp(void *model, const double *q, double *lp, double *grad, char *msg, size_t size) {
+  nuts_run *r = model;
+  if (stopped(r)) {
+    snprintf(msg, size, "interrupted");
+    return NUTS_INTERRUPTED;
+  }
+  r->n_grad += 1;
+  return li_log_prob(r->ctx, q, 1, lp, grad, &r->print, msg, size);
+}
+
+static int all_finite(const double *x, size_t n) {
+  for (size_t i = 0; i < n; i++) if (!isfinite(x[i])) return 0;
+  return 1;
+}
+
+static int initialise(nuts_run *r) {
+  size_t n = li_num_upars(r->ctx);
+  size_t free_count = 0;
+  for (size_t i = 0; i < n; i++) if (!(r->init_given && r->init_given[i])) free_count++;
+  int tries = (free_count == 0 || r->init_radius == 0) ? 1 : MAX_INIT_TRIES;
+  char err[1024], note[1400];
+  for (int t = 0; t < tries; t++) {
+    for (size_t i = 0; i < n; i++) {
+      if (r->init_given && r->init_given[i]) r->init_used[i] = r->init_values[i];
+      else r->init_used[i] = r->init_radius == 0 ? 0.0
+          : r->init_radius * (2.0 * tm_rng_uniform(&r->rng) - 1.0);
+    }
+    double lp = 0;
+    err[0] = '\0';
+    int rc = logp(r, r->init_used, &lp, r->grad, err, sizeof err);
+    flush_print(r);
+    if (rc == NUTS_INTERRUPTED) return rc;
+    if (rc == AD_OK && isfinite(lp) && all_finite(r->grad, n)) return AD_OK;
+    if (rc != AD_OK && rc != AD_EDOMAIN) {
+      r->status = rc;
+      snprintf(r->msg, sizeof r->msg, "%s", err);
+      return rc;
+    }
+    if (rc == AD_EDOMAIN)
+      snprintf(note, sizeof note, "Rejecting initial value:\n  Error evaluating the log "
+               "probability at the initial value.\n%s", err);
+    else if (!isfinite(lp))
+      snprintf(note, sizeof note, "Rejecting initial value:\n  Log probability evaluates "
+               "to log(0), i.e. negative infinity.\n  Stan can't start sampling from this "
+               "initial value.");
+    else
+      snprintf(note, sizeof note, "Rejecting initial value:\n  Gradient evaluated at the "
+               "initial value is not finite.\n  Stan can't start sampling from this "
+               "initial value.");
+    push(r, note);
+  }
+  r->status = AD_EDOMAIN;
+  /* the last reason, so the error says why even when messages are hidden */
+  const char *why = note + strlen("Rejecting initial value:\n");
+  if (tries == 1)
+    snprintf(r->msg, sizeof r->msg, "Initialization failed at the initial values%s:\n%s",
+             free_count ? " (zeros where none were given)" : " given", why);
+  else
+    snprintf(r->msg, sizeof r->msg, "Initialization between (-%g, %g) failed after %d "
+             "attempts. Try specifying initial values, reducing ranges of constrained "
+             "values, or reparameterizing the model. The last attempt:\n%s",
+             r->init_radius, r->init_radius, MAX_INIT_TRIES, why);
+  return r->status;
+}
+
+/* The sink: one row per saved draw, with the outputs computed on doubles
+** from the chain's generator (generated quantities draw from it, as in Stan). */
+static int on_draw(void *ctx, const nuts_draw *d) {
+  nuts_run *r = ctx;
+  if (d->n_reject > 0 && d->reject_msg) {
+    char note[1400];
+    snprintf(note, sizeof note, "Informational Message: The current Metropolis proposal is "
+             "about to be rejected because of the following issue:\n%s\nIf this warning "
+             "occurs sporadically, such as for highly constrained variable types like "
+             "covariance matrices, then the sampler is fine,\nbut if this warning occurs "
+             "often then your model may be either severely ill-conditioned or misspecified.",
+             d->reject_msg);
+    push(r, note);
+  }
+  if (d->saved && r->nrows < r->cap_rows) {
+    double *row = r->draws + r->nrows * r->ncol;
+    row[0] = d->lp;
+    row[1] = d->accept_stat;
+    row[2] = d->stepsize;
+    row[3] = d->treedepth;
+    row[4] = d->n_leapfrog;
+    row[5] = d->divergent;
+    row[6] = d->energy;
+    char err[1024];
+    err[0] = '\0';
+    int rc = li_write_array(r->ctx, d->q, 1, 1, &r->rng, row + NUTS_RUN_NSAMPLER, &r->print,
+                            err, sizeof err);
+    if (rc != AD_OK) {
+      /* as Stan: the draw is kept, the outputs that failed are not numbers */
+      for (size_t k = NUTS_RUN_NSAMPLER; k < r->ncol; k++) row[k] = NAN;
+      li_write_array(r->ctx, d->q, 0, 0, NULL, row + NUTS_RUN_NSAMPLER, NULL, NULL, 0);
+      push(r, err);
+    }
+    r->nrows++;
+    if (d->warmup) r->warmup_rows++;
+  }
+  flush_print(r);
+  if (d->warmup && d->iteration + 1 == r->cfg.num_warmup) {
+    double t = now();
+    r->t_warmup = t - r->t_phase;
+    r->t_phase = t;
+    atomic_store(&r->phase, NUTS_PHASE_SAMPLING);
+  }
+  atomic_store(&r->iteration, d->iteration + 1);
+  return 0;
+}
+
+void nuts_run_task(void *arg) {
+  nuts_run *r = arg;
+  size_t n = li_num_upars(r->ctx);
+  double start = now();
+  atomic_store(&r->phase, NUTS_PHASE_INIT);
+  tm_rng_seed(&r->rng, r->seed, (uint64_t)r->chain_id);
+  if (!ad_active) {
+    r->status = AD_EMEMORY;
+    snprintf(r->msg, sizeof r->msg, "no autodiff stack on this worker thread");
+    goto out;
+  }
+  if (stopped(r)) { r->status = NUTS_INTERRUPTED; goto out; }
+  int rc = initialise(r);
+  if (rc != AD_OK) { r->status = rc; goto out; }
+  r->init_ok = 1;
+
+  /* warmup is timed from here; on_draw moves the clock to sampling */
+  r->t_phase = now();
+  atomic_store(&r->phase, r->cfg.num_warmup > 0 ? NUTS_PHASE_WARMUP : NUTS_PHASE_SAMPLING);
+  nuts_sink sink = { r, on_draw, NULL };
+  nuts_result res;
+  memset(&res, 0, sizeof res);
+  res.inv_metric = r->inv_metric;
+  rc = nuts_chain_run(&r->cfg, logp, r, (int)n, r->init_used, &r->rng, &sink, &res);
+  flush_print(r);
+  double t = now();
+  if (atomic_load(&r->phase) == NUTS_PHASE_WARMUP) r->t_warmup = t - r->t_phase;
+  else r->t_sampling = t - r->t_phase;
+  r->have_metric = 1;
+  if (res.iterations >= r->cfg.num_warmup) r->step_size = res.stepsize;
+  r->status = rc;
+  if (rc != AD_OK && rc != NUTS_INTERRUPTED) snprintf(r->msg, sizeof r->msg, "%s", res.msg);
+  if (rc == NUTS_INTERRUPTED) r->msg[0] = '\0';
+out:
+  if (!r->init_ok) r->t_warmup = now() - start;
+  atomic_store(&r->phase, NUTS_PHASE_DONE);
+}

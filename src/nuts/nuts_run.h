@@ -1,0 +1,86 @@
+/*
+** nuts_run.h -- one chain of a Stan program: initialisation, NUTS, and the
+** draws written out as Stan writes them.
+**
+** A chain is a task for the thread pool (src/par).  Everything it writes is
+** its own nuts_run: the draws, the messages, the progress counters.  The
+** data context is shared and only read.  The thread that made the nuts_run
+** (R's main thread) reads the progress counters and drains the messages
+** while the chain runs, and everything else once the task has finished.
+*/
+#ifndef NUTS_RUN_H
+#define NUTS_RUN_H
+
+#include <stdint.h>
+#include <stdatomic.h>
+#include <pthread.h>
+#include "nuts.h"
+#include "../lang/li.h"
+
+/* Columns before the model's outputs, in Stan's order. */
+#define NUTS_RUN_NSAMPLER 7
+extern const char *const nuts_run_sampler_names[NUTS_RUN_NSAMPLER];
+
+enum { NUTS_PHASE_WAITING = 0, NUTS_PHASE_INIT, NUTS_PHASE_WARMUP,
+       NUTS_PHASE_SAMPLING, NUTS_PHASE_DONE };
+
+#define NUTS_RUN_MSGQ_SIZE ((size_t)1 << 16)
+
+/* Messages for the main thread: NUL-separated strings in a fixed buffer. */
+typedef struct nuts_msgq {
+  pthread_mutex_t lock;
+  char *buf;
+  size_t size, len;
+  long dropped;                   /* messages that did not fit */
+} nuts_msgq;
+
+typedef struct nuts_run {
+  /* set by the caller */
+  const li_ctx *ctx;
+  nuts_config cfg;                /* cfg.stop is the shared interrupt flag */
+  int chain_id;
+  uint64_t seed;
+  double init_radius;
+  const double *init_values;      /* num_upars, or NULL */
+  const unsigned char *init_given;/* num_upars flags, or NULL: nothing given */
+  int keep_messages;              /* queue rejections and print() output */
+
+  /* results: valid once the task has finished */
+  double *draws;                  /* rows of ncol values, cap_rows of them */
+  size_t ncol, cap_rows, nrows, warmup_rows;
+  double *init_used;              /* num_upars */
+  int init_ok;
+  double step_size;
+  double *inv_metric;             /* num_upars, or num_upars^2 for dense_e */
+  int have_metric;
+  double t_warmup, t_sampling;
+  int status;                     /* AD_OK, NUTS_INTERRUPTED or an error */
+  char msg[2048];
+  double n_grad;
+
+  /* progress, read by the main thread while the chain runs */
+  atomic_int iteration;           /* iterations finished */
+  atomic_int phase;               /* NUTS_PHASE_* */
+  nuts_msgq q;
+
+  /* the chain's own scratch */
+  tm_rng rng;
+  li_print print;
+  char *print_buf;
+  double *grad;
+  double t_phase;                 /* start of the current phase */
+} nuts_run;
+
+/* Allocates the buffers of r for a context with its outputs; the caller set
+** ctx and cfg.  AD_OK or AD_EMEMORY. */
+int  nuts_run_alloc(nuts_run *r);
+void nuts_run_free(nuts_run *r);
+/* The task: runs the chain to its end (or its stop). */
+void nuts_run_task(void *arg);
+/* Moves the queued messages into out (size >= NUTS_RUN_MSGQ_SIZE bytes;
+** NUL-terminated strings one after the other; returns the bytes used),
+** empties the queue and reports how many messages were dropped since the
+** last call because the queue was full. */
+size_t nuts_run_drain(nuts_run *r, char *out, size_t size, long *dropped);
+
+#endif

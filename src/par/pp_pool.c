@@ -1,0 +1,200 @@
+/*
+** pp_pool.c -- worker threads, the task queue and groups.
+**
+** The queue is a ring of tasks under one mutex: chains are long tasks and
+** few, so a lock per submit costs nothing measurable.  Resizing happens only
+** between batches, so a retiring worker is always idle when told to go.
+*/
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdint.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "../ad/ad.h"
+#include "pp.h"
+
+/* The interpreter recurses (nested expressions, user functions up to a depth
+** limit), so workers get more stack than a default thread might. */
+#define WORKER_STACK ((size_t)32 << 20)
+
+typedef struct task { pp_fn fn; void *arg; pp_group *g; } task;
+
+typedef struct worker { pthread_t th; } worker;
+
+static struct {
+  pthread_mutex_t lock;
+  pthread_cond_t wake;           /* a task was queued, or workers must retire */
+  task *ring;
+  int cap, head, count;
+  worker *w;
+  int nworkers, capworkers;
+  int keep;                      /* workers with index >= keep retire */
+} pool = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL, 0, 0, 0,
+           NULL, 0, 0, 0 };
+
+int pp_group_init(pp_group *g) {
+  g->pending = 0;
+  g->finished = 0;
+  if (pthread_mutex_init(&g->lock, NULL)) return ad_fail(AD_EMEMORY, "cannot create a mutex");
+  if (pthread_cond_init(&g->done, NULL)) {
+    pthread_mutex_destroy(&g->lock);
+    return ad_fail(AD_EMEMORY, "cannot create a condition variable");
+  }
+  return AD_OK;
+}
+
+void pp_group_destroy(pp_group *g) {
+  pthread_cond_destroy(&g->done);
+  pthread_mutex_destroy(&g->lock);
+}
+
+int pp_group_wait(pp_group *g, double seconds) {
+  struct timespec until;
+  clock_gettime(CLOCK_REALTIME, &until);
+  long ns = (long)((seconds - (double)(long)seconds) * 1e9);
+  until.tv_sec += (time_t)seconds;
+  until.tv_nsec += ns;
+  if (until.tv_nsec >= 1000000000L) { until.tv_sec++; until.tv_nsec -= 1000000000L; }
+  pthread_mutex_lock(&g->lock);
+  while (g->pending > 0 && seconds > 0) {
+    if (pthread_cond_timedwait(&g->done, &g->lock, &until) == ETIMEDOUT) break;
+  }
+  int left = g->pending;
+  pthread_mutex_unlock(&g->lock);
+  return left;
+}
+
+/* The argument is the worker's index, not a pointer into pool.w, which
+** moves when the pool grows. */
+static void *worker_main(void *arg) {
+  int index = (int)(intptr_t)arg;
+  /* a stack per worker, kept for the worker's life; a task that finds none
+     fails its own evaluation with AD_EMEMORY rather than crash */
+  ad_thread_init();
+  pthread_mutex_lock(&pool.lock);
+  for (;;) {
+    while (pool.count == 0 && index < pool.keep) pthread_cond_wait(&pool.wake, &pool.lock);
+    if (index >= pool.keep) break;
+    task t = pool.ring[pool.head];
+    pool.head = (pool.head + 1) % pool.cap;
+    pool.count--;
+    pthread_mutex_unlock(&pool.lock);
+    t.fn(t.arg);
+    pthread_mutex_lock(&t.g->lock);
+    t.g->pending--;
+    t.g->finished++;
+    pthread_cond_broadcast(&t.g->done);
+    pthread_mutex_unlock(&t.g->lock);
+    pthread_mutex_lock(&pool.lock);
+  }
+  pthread_mutex_unlock(&pool.lock);
+  ad_thread_free();
+  return NULL;
+}
+
+static int start_worker(int index) {
+  if (index >= pool.capworkers) {
+    int cap = pool.capworkers ? 2 * pool.capworkers : 8;
+    while (cap <= index) cap *= 2;
+    worker *w = realloc(pool.w, (size_t)cap * sizeof *w);
+    if (!w) return ad_fail(AD_EMEMORY, "out of memory starting a worker thread");
+    pool.w = w;
+    pool.capworkers = cap;
+  }
+  /* the new thread inherits this mask: no asynchronous signal for workers */
+  sigset_t all, old;
+  sigfillset(&all);
+  sigdelset(&all, SIGSEGV); sigdelset(&all, SIGBUS);
+  sigdelset(&all, SIGFPE); sigdelset(&all, SIGILL);
+  pthread_sigmask(SIG_BLOCK, &all, &old);
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, WORKER_STACK);
+  int rc = pthread_create(&pool.w[index].th, &attr, worker_main, (void *)(intptr_t)index);
+  pthread_attr_destroy(&attr);
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  if (rc) return ad_fail(AD_EMEMORY, "cannot start a worker thread (%s)", strerror(rc));
+  return AD_OK;
+}
+
+int pp_pool_resize(int n) {
+  if (n < 1) n = 1;
+  if (n == pool.nworkers) return AD_OK;
+  if (n < pool.nworkers) {
+    pthread_mutex_lock(&pool.lock);
+    pool.keep = n;
+    pthread_cond_broadcast(&pool.wake);
+    pthread_mutex_unlock(&pool.lock);
+    for (int i = n; i < pool.nworkers; i++) pthread_join(pool.w[i].th, NULL);
+    pool.nworkers = n;
+    return AD_OK;
+  }
+  pthread_mutex_lock(&pool.lock);
+  pool.keep = n;
+  pthread_mutex_unlock(&pool.lock);
+  while (pool.nworkers < n) {
+    int rc = start_worker(pool.nworkers);
+    if (rc) {
+      pthread_mutex_lock(&pool.lock);
+      pool.keep = pool.nworkers;
+      pthread_mutex_unlock(&pool.lock);
+      return rc;
+    }
+    pool.nworkers++;
+  }
+  return AD_OK;
+}
+
+int pp_pool_size(void) { return pool.nworkers; }
+
+void pp_pool_shutdown(void) {
+  pthread_mutex_lock(&pool.lock);
+  pool.keep = 0;
+  pthread_cond_broadcast(&pool.wake);
+  pthread_mutex_unlock(&pool.lock);
+  for (int i = 0; i < pool.nworkers; i++) pthread_join(pool.w[i].th, NULL);
+  pool.nworkers = 0;
+  free(pool.w);
+  pool.w = NULL;
+  pool.capworkers = 0;
+  free(pool.ring);
+  pool.ring = NULL;
+  pool.cap = pool.head = pool.count = 0;
+}
+
+int pp_submit(pp_group *g, pp_fn fn, void *arg) {
+  if (pool.nworkers == 0) return ad_fail(AD_EINVALID, "the thread pool has no workers");
+  pthread_mutex_lock(&pool.lock);
+  if (pool.count == pool.cap) {
+    int cap = pool.cap ? 2 * pool.cap : 64;
+    task *r = malloc((size_t)cap * sizeof *r);
+    if (!r) {
+      pthread_mutex_unlock(&pool.lock);
+      return ad_fail(AD_EMEMORY, "out of memory queueing a task");
+    }
+    for (int i = 0; i < pool.count; i++) r[i] = pool.ring[(pool.head + i) % pool.cap];
+    free(pool.ring);
+    pool.ring = r;
+    pool.cap = cap;
+    pool.head = 0;
+  }
+  pool.ring[(pool.head + pool.count) % pool.cap] = (task){ fn, arg, g };
+  pool.count++;
+  pthread_mutex_lock(&g->lock);
+  g->pending++;
+  pthread_mutex_unlock(&g->lock);
+  pthread_cond_signal(&pool.wake);
+  pthread_mutex_unlock(&pool.lock);
+  return AD_OK;
+}
+
+int pp_cores(void) {
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  int cores = n > 0 ? (int)n : 1;
+  const char *lim = getenv("_R_CHECK_LIMIT_CORES_");
+  if (lim && *lim && strcmp(lim, "false") && strcmp(lim, "FALSE") && cores > 2) cores = 2;
+  return cores;
+}

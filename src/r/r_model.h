@@ -1,0 +1,9 @@
+/* r_model.h -- the data context behind an R external pointer, for the other
+** entry files of src/r (r_sample.c).  Raises a classed R error when x is not
+** a live context. */
+#ifndef R_MODEL_H
+#define R_MODEL_H
+#include <Rinternals.h>
+#include "../lang/li.h"
+const li_ctx *rm_ctx_of(SEXP x);
+#endif

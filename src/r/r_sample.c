@@ -1,0 +1,402 @@
+/*
+** r_sample.c -- $sample(): chains as tasks of the pool, watched from R's
+** main thread.
+**
+** Everything R-related happens here, on the main thread: reading the
+** arguments, printing progress and the chains' messages, noticing Ctrl-C
+** (R_ToplevelExec around R_CheckUserInterrupt, so the interrupt is caught
+** here instead of jumping out while workers run), and building the result.
+** The chains write only their own C memory (src/nuts/nuts_run.c); the R
+** result is built after every task of the batch has finished.
+**
+** At most `parallel` chains run at once: the main thread submits the next
+** chain when one finishes, so a pool sized for other work never runs more
+** chains than asked.
+*/
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <R.h>
+#include <Rinternals.h>
+#include "../nuts/nuts_run.h"
+#include "../par/pp.h"
+#include "r_convert.h"
+#include "r_model.h"
+#include "r_entries_sample.h"
+
+#define POLL_SECONDS 0.05
+#define KEEP_MESSAGES 200      /* messages kept per chain in the result */
+
+static SEXP list_elt(SEXP list, const char *name) {
+  SEXP names = getAttrib(list, R_NamesSymbol);
+  for (R_xlen_t i = 0; i < XLENGTH(list); i++)
+    if (!strcmp(CHAR(STRING_ELT(names, i)), name)) return VECTOR_ELT(list, i);
+  rc_raise_msg("internal: missing sampler setting", "tapestry_argument_error");
+}
+
+static int int_elt(SEXP list, const char *name) { return asInteger(list_elt(list, name)); }
+static double real_elt(SEXP list, const char *name) { return asReal(list_elt(list, name)); }
+
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static void check_interrupt(void *unused) {
+  (void)unused;
+  R_CheckUserInterrupt();
+}
+
+typedef struct shared { pp_group g; atomic_int stop; } shared;
+
+/* The state of one $sample() call. */
+typedef struct sampling {
+  int nchains, parallel, refresh, show_messages, interactive;
+  nuts_run *runs;
+  int *submitted, *reported, *last_printed;
+  double *started;
+  int total_iter;
+  char *drain;
+  SEXP *kept;          /* per chain: character vectors of messages, protected by `keep` */
+  int *nkept;
+} sampling;
+
+static void show_messages(sampling *s, int k, SEXP keep) {
+  nuts_run *r = &s->runs[k];
+  long dropped = 0;
+  size_t len = nuts_run_drain(r, s->drain, NUTS_RUN_MSGQ_SIZE, &dropped);
+  for (size_t off = 0; off < len; ) {
+    const char *m = s->drain + off;
+    off += strlen(m) + 1;
+    if (s->show_messages) {
+      /* one "Chain k" prefix per line, as cmdstanr shows messages */
+      const char *p = m;
+      while (*p) {
+        const char *e = strchr(p, '\n');
+        int n = e ? (int)(e - p) : (int)strlen(p);
+        Rprintf("Chain %d %.*s\n", r->chain_id, n, p);
+        p += n + (e ? 1 : 0);
+      }
+    }
+    if (s->nkept[k] < KEEP_MESSAGES) {
+      SET_STRING_ELT(VECTOR_ELT(keep, k), s->nkept[k]++, mkCharCE(m, CE_UTF8));
+    }
+  }
+  if (dropped > 0 && s->show_messages)
+    Rprintf("Chain %d: %ld messages not shown (too many at once)\n", r->chain_id, dropped);
+}
+
+static void progress_line(sampling *s, int k, int it) {
+  nuts_run *r = &s->runs[k];
+  int width = snprintf(NULL, 0, "%d", s->total_iter);
+  int pct = s->total_iter ? (int)(100.0 * it / s->total_iter) : 100;
+  Rprintf("Chain %d Iteration: %*d / %d [%3d%%]  (%s)  %.1f s\n", r->chain_id, width, it,
+          s->total_iter, pct, it <= r->cfg.num_warmup ? "Warmup" : "Sampling",
+          now() - s->started[k]);
+}
+
+/* Non-interactive: CmdStan's lines at iteration 1, every refresh-th, the
+** first of sampling and the last.  Interactive: one line for all chains,
+** rewritten in place. */
+static void show_progress(sampling *s) {
+  if (s->refresh <= 0) return;
+  if (!s->interactive) {
+    for (int k = 0; k < s->nchains; k++) {
+      if (!s->submitted[k]) continue;
+      nuts_run *r = &s->runs[k];
+      int it = atomic_load(&r->iteration);
+      for (int m = s->last_printed[k] + 1; m <= it; m++) {
+        if (m == 1 || m % s->refresh == 0 || m == r->cfg.num_warmup + 1 || m == s->total_iter)
+          progress_line(s, k, m);
+      }
+      if (it > s->last_printed[k]) s->last_printed[k] = it;
+    }
+    return;
+  }
+  char line[1024];
+  size_t len = 0;
+  for (int k = 0; k < s->nchains && len + 64 < sizeof line; k++) {
+    nuts_run *r = &s->runs[k];
+    if (!s->submitted[k]) continue;
+    int it = atomic_load(&r->iteration);
+    int ph = atomic_load(&r->phase);
+    int pct = s->total_iter ? (int)(100.0 * it / s->total_iter) : 100;
+    len += (size_t)snprintf(line + len, sizeof line - len, "%sChain %d %3d%% %s %.1fs",
+                            len ? " | " : "", r->chain_id, pct,
+                            ph == NUTS_PHASE_DONE ? "done" : ph == NUTS_PHASE_SAMPLING
+                            ? "Sampling" : "Warmup",
+                            ph == NUTS_PHASE_DONE ? r->t_warmup + r->t_sampling
+                            : now() - s->started[k]);
+  }
+  Rprintf("\r%s   ", line);
+  R_FlushConsole();
+}
+
+/* A chain that cannot be queued ends at once, with the reason. */
+static void submit(sampling *s, pp_group *g, int k) {
+  s->started[k] = now();
+  s->submitted[k] = 1;
+  if (pp_submit(g, nuts_run_task, &s->runs[k]) != AD_OK) {
+    s->runs[k].status = AD_EMEMORY;
+    snprintf(s->runs[k].msg, sizeof s->runs[k].msg, "%s", ad_errmsg());
+    atomic_store(&s->runs[k].phase, NUTS_PHASE_DONE);
+  }
+}
+
+static SEXP named(const char *const *names, int n) {
+  SEXP out = PROTECT(allocVector(VECSXP, n));
+  SEXP nm = PROTECT(allocVector(STRSXP, n));
+  for (int i = 0; i < n; i++) SET_STRING_ELT(nm, i, mkChar(names[i]));
+  setAttrib(out, R_NamesSymbol, nm);
+  UNPROTECT(2);
+  return out;
+}
+
+static SEXP chain_result(sampling *s, int k, size_t n, int dense, SEXP colnames, SEXP msgs) {
+  static const char *const fields[] = { "chain_id", "draws", "num_warmup_draws", "init",
+    "step_size", "inv_metric", "time", "return_code", "message", "n_grad", "messages" };
+  nuts_run *r = &s->runs[k];
+  SEXP out = PROTECT(named(fields, 11));
+  SET_VECTOR_ELT(out, 0, ScalarInteger(r->chain_id));
+
+  /* rows of the chain's buffer become an R matrix, one column per output */
+  size_t nr = r->nrows, nc = r->ncol;
+  SEXP d = PROTECT(allocMatrix(REALSXP, (int)nr, (int)nc));
+  double *x = REAL(d);
+  for (size_t i = 0; i < nr; i++)
+    for (size_t j = 0; j < nc; j++) x[i + j * nr] = r->draws[i * nc + j];
+  SEXP dn = PROTECT(allocVector(VECSXP, 2));
+  SET_VECTOR_ELT(dn, 1, colnames);
+  setAttrib(d, R_DimNamesSymbol, dn);
+  SET_VECTOR_ELT(out, 1, d);
+  UNPROTECT(2);
+  SET_VECTOR_ELT(out, 2, ScalarInteger((int)r->warmup_rows));
+
+  if (r->init_ok) {
+    SEXP init = allocVector(REALSXP, (R_xlen_t)n);
+    SET_VECTOR_ELT(out, 3, init);
+    if (n) memcpy(REAL(init), r->init_used, n * sizeof(double));
+  }
+  SET_VECTOR_ELT(out, 4, ScalarReal(isnan(r->step_size) ? NA_REAL : r->step_size));
+  if (r->have_metric) {
+    SEXP m = dense ? allocMatrix(REALSXP, (int)n, (int)n) : allocVector(REALSXP, (R_xlen_t)n);
+    SET_VECTOR_ELT(out, 5, m);
+    if (n) memcpy(REAL(m), r->inv_metric, (dense ? n * n : n) * sizeof(double));
+  }
+  static const char *const tnames[] = { "warmup", "sampling", "total" };
+  SEXP t = PROTECT(allocVector(REALSXP, 3));
+  REAL(t)[0] = r->t_warmup;
+  REAL(t)[1] = r->t_sampling;
+  REAL(t)[2] = r->t_warmup + r->t_sampling;
+  SEXP tn = PROTECT(allocVector(STRSXP, 3));
+  for (int i = 0; i < 3; i++) SET_STRING_ELT(tn, i, mkChar(tnames[i]));
+  setAttrib(t, R_NamesSymbol, tn);
+  SET_VECTOR_ELT(out, 6, t);
+  UNPROTECT(2);
+  int code = r->status == AD_OK ? 0 : r->status == NUTS_INTERRUPTED ? 2 : 1;
+  SET_VECTOR_ELT(out, 7, ScalarInteger(code));
+  SET_VECTOR_ELT(out, 8, mkString(code == 1 ? r->msg : ""));
+  SET_VECTOR_ELT(out, 9, ScalarReal(r->n_grad));
+  SEXP m = PROTECT(allocVector(STRSXP, s->nkept[k]));
+  for (int i = 0; i < s->nkept[k]; i++) SET_STRING_ELT(m, i, STRING_ELT(msgs, i));
+  SET_VECTOR_ELT(out, 10, m);
+  UNPROTECT(2);
+  return out;
+}
+
+/* Copies the settings every chain shares from R's list into cfg. */
+static void read_config(SEXP c, nuts_config *cfg) {
+  nuts_config_default(cfg);
+  cfg->num_warmup = int_elt(c, "num_warmup");
+  cfg->num_samples = int_elt(c, "num_samples");
+  cfg->thin = int_elt(c, "thin");
+  cfg->save_warmup = int_elt(c, "save_warmup");
+  cfg->adapt_engaged = int_elt(c, "adapt_engaged");
+  cfg->delta = real_elt(c, "delta");
+  cfg->gamma = real_elt(c, "gamma");
+  cfg->kappa = real_elt(c, "kappa");
+  cfg->t0 = real_elt(c, "t0");
+  cfg->init_buffer = int_elt(c, "init_buffer");
+  cfg->term_buffer = int_elt(c, "term_buffer");
+  cfg->window = int_elt(c, "window");
+  cfg->max_depth = int_elt(c, "max_depth");
+  cfg->metric = (nuts_metric_kind)int_elt(c, "metric");
+  cfg->stepsize_jitter = real_elt(c, "stepsize_jitter");
+}
+
+static void free_runs(sampling *s) {
+  if (!s->runs) return;
+  for (int k = 0; k < s->nchains; k++) {
+    nuts_run_free(&s->runs[k]);
+    free((void *)s->runs[k].init_given);
+    free((void *)s->runs[k].cfg.inv_metric);
+  }
+  free(s->runs);
+  s->runs = NULL;
+}
+
+/* tp_sample(ctx, config, inits, chain_ids, seed, parallel, threads, refresh,
+** show_messages, interactive).  config: the nuts settings (metric 0 unit, 1 diag, 2
+** dense), `stepsize` one per chain, `inv_metric` NULL or one per chain.
+** inits: per chain list(radius, values, given). */
+SEXP tp_sample(SEXP ctx, SEXP config, SEXP inits, SEXP chain_ids, SEXP seed, SEXP parallel,
+               SEXP threads, SEXP refresh, SEXP show_msgs, SEXP interactive) {
+  const li_ctx *c = rm_ctx_of(ctx);
+  size_t n = li_num_upars(c);
+  int nchains = LENGTH(chain_ids);
+  double sd = asReal(seed);
+  if (nchains < 1 || LENGTH(inits) != nchains || !(sd >= 0))
+    rc_raise_msg("internal: bad sampler arguments", "tapestry_argument_error");
+  if (n == 0)
+    rc_raise_msg("Model contains no parameters to sample: a model without parameters can "
+                 "run only its generated quantities, which tapestry does not do yet.",
+                 "tapestry_argument_error");
+  nuts_config cfg;
+  read_config(config, &cfg);
+  int dense = cfg.metric == NUTS_DENSE_E;
+  SEXP stepsizes = list_elt(config, "stepsize"), metrics = list_elt(config, "inv_metric");
+
+  sampling s;
+  memset(&s, 0, sizeof s);
+  s.nchains = nchains;
+  s.refresh = asInteger(refresh);
+  s.show_messages = asLogical(show_msgs) == TRUE;
+  s.interactive = asLogical(interactive) == TRUE;
+  s.total_iter = cfg.num_warmup + cfg.num_samples;
+  int pool_n = asInteger(threads), cores = pp_cores();
+  if (pool_n > cores) pool_n = cores;
+  if (pool_n < 1) pool_n = 1;
+  s.parallel = asInteger(parallel);
+  if (s.parallel > pool_n) s.parallel = pool_n;
+  if (s.parallel < 1) s.parallel = 1;
+
+  /* R memory first (it is reclaimed if anything below raises an error) */
+  s.submitted = (int *)R_alloc((size_t)nchains, sizeof(int));
+  s.reported = (int *)R_alloc((size_t)nchains, sizeof(int));
+  s.last_printed = (int *)R_alloc((size_t)nchains, sizeof(int));
+  s.nkept = (int *)R_alloc((size_t)nchains, sizeof(int));
+  s.started = (double *)R_alloc((size_t)nchains, sizeof(double));
+  s.drain = R_alloc(NUTS_RUN_MSGQ_SIZE, 1);
+  memset(s.submitted, 0, (size_t)nchains * sizeof(int));
+  memset(s.reported, 0, (size_t)nchains * sizeof(int));
+  memset(s.last_printed, 0, (size_t)nchains * sizeof(int));
+  memset(s.nkept, 0, (size_t)nchains * sizeof(int));
+  SEXP keep = PROTECT(allocVector(VECSXP, nchains));
+  for (int k = 0; k < nchains; k++) SET_VECTOR_ELT(keep, k, allocVector(STRSXP, KEEP_MESSAGES));
+  SEXP colnames = PROTECT(allocVector(STRSXP, (R_xlen_t)(NUTS_RUN_NSAMPLER + li_num_outputs(c, 1, 1))));
+  for (int i = 0; i < NUTS_RUN_NSAMPLER; i++)
+    SET_STRING_ELT(colnames, i, mkChar(nuts_run_sampler_names[i]));
+  {
+    R_xlen_t j = NUTS_RUN_NSAMPLER;
+    char buf[512];
+    for (int v = 0; v < li_num_vars(c); v++) {
+      const li_var *var = li_var_at(c, v);
+      for (size_t e = 0; e < var->numel; e++) {
+        buf[0] = '\0';
+        li_elem_name(var, e, 0, buf, sizeof buf);
+        SET_STRING_ELT(colnames, j++, mkCharCE(buf, CE_UTF8));
+      }
+    }
+  }
+
+  /* C memory: no R error may happen from here until it is freed.  The
+     group and the stop flag live on the heap too: were this frame left by
+     a long jump, workers would still find them. */
+  shared *sh = calloc(1, sizeof *sh);
+  s.runs = calloc((size_t)nchains, sizeof *s.runs);
+  if (sh) atomic_init(&sh->stop, 0);
+  char err[512];
+  err[0] = '\0';
+  int rc = s.runs && sh ? AD_OK : ad_fail(AD_EMEMORY, "out of memory");
+  for (int k = 0; k < nchains && rc == AD_OK; k++) {
+    nuts_run *r = &s.runs[k];
+    SEXP init = VECTOR_ELT(inits, k);
+    r->ctx = c;
+    r->cfg = cfg;
+    r->cfg.stop = &sh->stop;
+    r->cfg.stepsize = REAL(stepsizes)[k];
+    r->chain_id = INTEGER(chain_ids)[k];
+    r->seed = (uint64_t)sd;
+    r->keep_messages = 1;
+    r->init_radius = asReal(VECTOR_ELT(init, 0));
+    r->init_values = REAL(VECTOR_ELT(init, 1));
+    unsigned char *given = malloc(n);
+    double *im = NULL;
+    if (given) for (size_t i = 0; i < n; i++) given[i] = LOGICAL(VECTOR_ELT(init, 2))[i] == TRUE;
+    r->init_given = given;
+    if (!isNull(metrics) && cfg.metric != NUTS_UNIT_E) {
+      size_t m = dense ? n * n : n;
+      im = malloc(m * sizeof(double));
+      if (im) memcpy(im, REAL(VECTOR_ELT(metrics, k)), m * sizeof(double));
+      r->cfg.inv_metric = im;
+    }
+    if (!given || (!isNull(metrics) && cfg.metric != NUTS_UNIT_E && !im))
+      rc = ad_fail(AD_EMEMORY, "out of memory");
+    else
+      rc = nuts_run_alloc(r);
+  }
+  if (rc == AD_OK) rc = pp_pool_resize(pool_n);
+  int have_group = 0;
+  if (rc == AD_OK) { rc = pp_group_init(&sh->g); have_group = rc == AD_OK; }
+  if (rc != AD_OK) {
+    snprintf(err, sizeof err, "%s", ad_errmsg());
+    if (have_group) pp_group_destroy(&sh->g);
+    free_runs(&s);
+    free(sh);
+    rc_raise_msg(err, "tapestry_error");
+  }
+
+  /* run: submit up to `parallel` chains, then one more as each finishes */
+  int next = 0, running = 0, done = 0, interrupted = 0;
+  for (; next < nchains && running < s.parallel; next++, running++) submit(&s, &sh->g, next);
+  while (done < nchains) {
+    pp_group_wait(&sh->g, POLL_SECONDS);
+    for (int k = 0; k < nchains; k++) {
+      if (!s.submitted[k] || s.reported[k]) continue;
+      show_messages(&s, k, keep);
+      if (atomic_load(&s.runs[k].phase) == NUTS_PHASE_DONE) {
+        s.reported[k] = 1;
+        done++;
+        running--;
+        show_progress(&s);
+        show_messages(&s, k, keep);
+        if (s.refresh > 0 && !s.interactive && s.runs[k].status == AD_OK)
+          Rprintf("Chain %d finished in %.1f seconds.\n", s.runs[k].chain_id,
+                  s.runs[k].t_warmup + s.runs[k].t_sampling);
+        if (next < nchains && !interrupted) { submit(&s, &sh->g, next); next++; running++; }
+      }
+    }
+    show_progress(&s);
+    if (!interrupted && !R_ToplevelExec(check_interrupt, NULL)) {
+      interrupted = 1;
+      atomic_store(&sh->stop, 1);
+    }
+    if (interrupted) {
+      /* chains never started count as done, with nothing */
+      for (; next < nchains; next++) {
+        s.runs[next].status = NUTS_INTERRUPTED;
+        s.reported[next] = 1;
+        done++;
+      }
+    }
+  }
+  pp_group_wait(&sh->g, 1e9);     /* every task has returned: the group and runs are free */
+  pp_group_destroy(&sh->g);
+  free(sh);
+  if (s.refresh > 0 && s.interactive) Rprintf("\n");
+
+  static const char *const top[] = { "chains", "interrupted" };
+  SEXP out = PROTECT(named(top, 2));
+  SEXP chains = PROTECT(allocVector(VECSXP, nchains));
+  for (int k = 0; k < nchains; k++)
+    SET_VECTOR_ELT(chains, k, chain_result(&s, k, n, dense, colnames, VECTOR_ELT(keep, k)));
+  SET_VECTOR_ELT(out, 0, chains);
+  SET_VECTOR_ELT(out, 1, ScalarLogical(interrupted));
+  free_runs(&s);
+  UNPROTECT(4);
+  return out;
+}
