@@ -174,3 +174,38 @@ test_that("Ctrl-C from another process stops every chain within a second with pa
   expect_match(res$w, "interrupted", all = FALSE)
   expect_true(all(res$codes == 2L))
 })
+
+test_that("fatal_error() stops its chain and is reported; the other chains go on", {
+  mod <- tapestry_model(code = "
+    parameters { real x; }
+    model {
+      x ~ normal(0, 1);
+      if (x < -1e8) fatal_error(\"x went below -1e8\");
+    }")
+  # chain 1 starts where the program gives up at once; chain 2 never gets there
+  expect_warning(
+    fit <- mod$sample(seed = 9, chains = 2, refresh = 0, show_messages = FALSE,
+                      iter_warmup = 200, iter_sampling = 200,
+                      init = list(list(x = -1e9), list(x = 0))),
+    "Chain 1 finished unexpectedly: x went below -1e8", class = "tapestry_warning")
+  expect_equal(fit$return_codes(), c(1L, 0L))
+  expect_equal(posterior::nchains(fit$draws()), 1)
+  # a fatal error in the middle of a run stops the chain there
+  mid <- tapestry_model(code = "
+    parameters { real x; }
+    model {
+      x ~ normal(0, 1);
+      if (x > 1.5) fatal_error(\"x went past 1.5\");
+    }")
+  warned <- character()
+  err <- tryCatch(withCallingHandlers(
+    mid$sample(seed = 9, chains = 1, refresh = 0, show_messages = FALSE,
+               iter_warmup = 100, iter_sampling = 100, init = 0),
+    warning = function(w) {
+      warned <<- c(warned, conditionMessage(w))
+      invokeRestart("muffleWarning")
+    }), tapestry_error = function(e) e)
+  expect_s3_class(err, "tapestry_error")
+  expect_match(conditionMessage(err), "x went past 1.5")
+  expect_length(warned, 1)
+})
