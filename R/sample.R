@@ -28,12 +28,19 @@ sample_model <- function(model, data, seed, refresh, init, chains, parallel_chai
   context <- model$bind(a$data, a$seed)
   a <- check_sample_args_model(a, context$num_upars())
   inits <- process_init(a$init, a$chains, a$chain_ids, context)
+  # Stan's dual averaging constants and no step size jitter: not arguments
+  # of cmdstanr's $sample(), but part of the run's metadata
+  a$gamma <- 0.05
+  a$kappa <- 0.75
+  a$t0 <- 10
+  a$stepsize_jitter <- 0
   config <- list(
     num_warmup = a$iter_warmup, num_samples = a$iter_sampling, thin = a$thin,
     save_warmup = as.integer(a$save_warmup), adapt_engaged = as.integer(a$adapt_engaged),
-    delta = a$adapt_delta, gamma = 0.05, kappa = 0.75, t0 = 10,
+    delta = a$adapt_delta, gamma = a$gamma, kappa = a$kappa, t0 = a$t0,
     init_buffer = a$init_buffer, term_buffer = a$term_buffer, window = a$window,
-    max_depth = a$max_treedepth, metric = metric_code(a$metric), stepsize_jitter = 0,
+    max_depth = a$max_treedepth, metric = metric_code(a$metric),
+    stepsize_jitter = a$stepsize_jitter,
     stepsize = as.double(a$step_size), inv_metric = a$inv_metric)
   if (a$show_messages) {
     cat(running_header(a$chains, a$parallel_chains))
@@ -44,10 +51,6 @@ sample_model <- function(model, data, seed, refresh, init, chains, parallel_chai
                a$show_messages, interactive())
   elapsed <- as.double(difftime(Sys.time(), start, units = "secs"))
   report_chains(raw, elapsed, a$show_messages)
-  a$gamma <- 0.05
-  a$kappa <- 0.75
-  a$t0 <- 10
-  a$stepsize_jitter <- 0
   a$time_total <- elapsed
   a$model_name <- model$model_name()
   TapestryFit$new(raw, model, context, a)

@@ -206,3 +206,15 @@ SEXP rc_lines(const char *text) {
   UNPROTECT(1);
   return out;
 }
+
+SEXP rc_named_list(int n, const char *const *names, SEXP *vals) {
+  SEXP r = PROTECT(allocVector(VECSXP, n));
+  SEXP nm = PROTECT(allocVector(STRSXP, n));
+  for (int i = 0; i < n; i++) {
+    if (vals) SET_VECTOR_ELT(r, i, vals[i]);
+    SET_STRING_ELT(nm, i, mkCharCE(names[i], CE_UTF8));
+  }
+  setAttrib(r, R_NamesSymbol, nm);
+  UNPROTECT(2);
+  return r;
+}

@@ -18,6 +18,10 @@ _Noreturn void rc_raise_msg(const char *msg, const char *cls);
 /* The CHARSXP of x when x is one non-NA string; otherwise raises a
 ** tapestry_argument_error "'<name>' must be a single string". */
 SEXP rc_string_arg(SEXP x, const char *name);
+/* A list of n elements named names[i]: vals[i], or NULL elements when vals
+** is NULL (the caller fills them).  vals need not be protected beyond the
+** call. */
+SEXP rc_named_list(int n, const char *const *names, SEXP *vals);
 /* text split at newlines into a character vector (no empty last element). */
 SEXP rc_lines(const char *text);
 #endif

@@ -160,18 +160,6 @@ static int ndims(ln_type t) {
   return d;
 }
 
-static SEXP named_list(int n, const char *const *names, SEXP *vals) {
-  SEXP r = PROTECT(allocVector(VECSXP, n));
-  SEXP nm = PROTECT(allocVector(STRSXP, n));
-  for (int i = 0; i < n; i++) {
-    SET_VECTOR_ELT(r, i, vals[i]);
-    SET_STRING_ELT(nm, i, mkCharCE(names[i], CE_UTF8));
-  }
-  setAttrib(r, R_NamesSymbol, nm);
-  UNPROTECT(2);
-  return r;
-}
-
 static SEXP block_vars(const ln_program *p, int blk) {
   const ln_stmt *b = p->block[blk];
   int n = 0;
@@ -193,7 +181,7 @@ static SEXP block_vars(const ln_program *p, int blk) {
       vals[0] = PROTECT(mkString(ln_type_text(t, buf, sizeof buf)));
       vals[1] = PROTECT(ScalarInteger(ndims(d->type)));
       vals[2] = PROTECT(d->transform ? mkString(d->transform) : ScalarString(NA_STRING));
-      SET_VECTOR_ELT(r, k, named_list(3, fields, vals));
+      SET_VECTOR_ELT(r, k, rc_named_list(3, fields, vals));
       UNPROTECT(3);
       SET_STRING_ELT(nm, k, mkCharCE(d->name, CE_UTF8));
       k++;
@@ -212,7 +200,7 @@ SEXP tp_model_variables(SEXP prog) {
   static const int blocks[] = {LN_BLK_DATA, LN_BLK_PARAMS, LN_BLK_TPARAMS, LN_BLK_GQ};
   SEXP vals[4];
   for (int i = 0; i < 4; i++) vals[i] = PROTECT(block_vars(p, blocks[i]));
-  SEXP r = named_list(4, names, vals);
+  SEXP r = rc_named_list(4, names, vals);
   UNPROTECT(4);
   return r;
 }
@@ -502,7 +490,7 @@ SEXP tp_ctx_vars(SEXP ctx) {
   }
   static const char *const fields[] = {"name", "block", "type", "constraint", "dims", "nfree"};
   SEXP vals[6] = {name, block, type, cons, dims, nfree};
-  SEXP r = named_list(6, fields, vals);
+  SEXP r = rc_named_list(6, fields, vals);
   UNPROTECT(6);
   return r;
 }

@@ -147,20 +147,11 @@ static void submit(sampling *s, pp_group *g, int k) {
   }
 }
 
-static SEXP named(const char *const *names, int n) {
-  SEXP out = PROTECT(allocVector(VECSXP, n));
-  SEXP nm = PROTECT(allocVector(STRSXP, n));
-  for (int i = 0; i < n; i++) SET_STRING_ELT(nm, i, mkChar(names[i]));
-  setAttrib(out, R_NamesSymbol, nm);
-  UNPROTECT(2);
-  return out;
-}
-
 static SEXP chain_result(sampling *s, int k, size_t n, int dense, SEXP colnames, SEXP msgs) {
   static const char *const fields[] = { "chain_id", "draws", "num_warmup_draws", "init",
     "step_size", "inv_metric", "time", "return_code", "message", "n_grad", "messages" };
   nuts_run *r = &s->runs[k];
-  SEXP out = PROTECT(named(fields, 11));
+  SEXP out = PROTECT(rc_named_list(11, fields, NULL));
   SET_VECTOR_ELT(out, 0, ScalarInteger(r->chain_id));
 
   /* rows of the chain's buffer become an R matrix, one column per output */
@@ -390,7 +381,7 @@ SEXP tp_sample(SEXP ctx, SEXP config, SEXP inits, SEXP chain_ids, SEXP seed, SEX
   if (s.refresh > 0 && s.interactive) Rprintf("\n");
 
   static const char *const top[] = { "chains", "interrupted" };
-  SEXP out = PROTECT(named(top, 2));
+  SEXP out = PROTECT(rc_named_list(2, top, NULL));
   SEXP chains = PROTECT(allocVector(VECSXP, nchains));
   for (int k = 0; k < nchains; k++)
     SET_VECTOR_ELT(chains, k, chain_result(&s, k, n, dense, colnames, VECTOR_ELT(keep, k)));

@@ -106,17 +106,6 @@ static void fail(int rc) {
   rc_raise(rc);
 }
 
-static SEXP named_list(int n, const char **names, SEXP *vals) {
-  SEXP res = PROTECT(allocVector(VECSXP, n)), nm = PROTECT(allocVector(STRSXP, n));
-  for (int i = 0; i < n; i++) {
-    SET_VECTOR_ELT(res, i, vals[i]);
-    SET_STRING_ELT(nm, i, mkChar(names[i]));
-  }
-  setAttrib(res, R_NamesSymbol, nm);
-  UNPROTECT(2);
-  return res;
-}
-
 static SEXP constrain(setup *s) {
   int rc = run(s);
   if (rc) fail(rc);
@@ -153,9 +142,9 @@ static SEXP constrain(setup *s) {
     }
   }
   ad_stack_recover(ad_active);
-  const char *names[] = {"value", "lp", "jacobian", "nodes"};
+  static const char *const names[] = {"value", "lp", "jacobian", "nodes"};
   SEXP vals[] = {value, lp, jac, counts};
-  SEXP res = named_list(4, names, vals);
+  SEXP res = rc_named_list(4, names, vals);
   UNPROTECT(4);
   return res;
 }
