@@ -12,6 +12,7 @@
 #include "r/r_entries_model.h"
 #include "r/r_entries_check.h"
 #include "r/r_entries_sample.h"
+#include "r/r_entries_threads.h"
 #include "par/pp.h"
 
 #define ENTRY(name, n) {#name, (DL_FUNC)&name, n}
@@ -25,6 +26,7 @@ static const R_CallMethodDef entries[] = {
   R_ENTRIES_MODEL
   R_ENTRIES_CHECK
   R_ENTRIES_SAMPLE
+  R_ENTRIES_THREADS
   {NULL, NULL, 0}
 };
 
@@ -39,5 +41,6 @@ void R_init_tapestry(DllInfo *dll) {
 void R_unload_tapestry(DllInfo *dll) {
   (void)dll;
   pp_pool_shutdown();
+  pp_stacks_free();
   ad_thread_free();
 }

@@ -68,6 +68,8 @@ void   ad_arena_free(ad_arena *a);
 void  *ad_arena_grow(ad_arena *a, size_t n);
 void   ad_arena_recover(ad_arena *a);
 int    ad_arena_give(ad_arena *from, ad_arena *to);
+void   ad_arena_rewind(ad_arena *a, int cur, char *next, char *end);
+int    ad_arena_ranges(const ad_arena *a, int cur, char *next, int ecur, char *enext, char **at, size_t *len);
 size_t ad_arena_bytes(const ad_arena *a);
 
 static inline void *ad_arena_alloc(ad_arena *a, size_t n) {
@@ -112,6 +114,29 @@ void ad_grad(ad_var y);
 ad_stack *ad_scoped_new(void);                 /* parent = the active stack */
 int       ad_scoped_execute(ad_stack *s, int (*fn)(void *), void *data);
 int       ad_scoped_append_to_parent(ad_stack *s);
+
+/* ---- marks: rewinding a tape to an earlier point ----
+** Eager local gradients record a piece of work, sweep it, read the adjoints
+** they need and drop the piece, keeping what was recorded before it (the
+** copies of shared operands, whose adjoints accumulate across pieces). */
+typedef struct ad_mark {
+  int cur;                      /* arena position */
+  char *next, *end;
+  size_t nchain, nnochain;      /* stack lengths */
+} ad_mark;
+ad_mark ad_stack_mark(const ad_stack *s);
+/* Drops the nodes recorded on s since m and makes their memory free again.
+** Nothing recorded since m may be referenced afterwards. */
+void    ad_stack_rewind(ad_stack *s, const ad_mark *m);
+
+/* A copy of the arena bytes recorded on s since m (values and adjoints), so
+** that a piece of tape can be swept several times: restore, seed, sweep.
+** Right after a forward pass every adjoint on it is zero, so restoring the
+** snapshot zeroes them again (a Jacobian, one row per sweep).  The copy
+** lives on s itself, after the piece; AD_OK or AD_EMEMORY. */
+typedef struct ad_snapshot ad_snapshot;
+int  ad_stack_snapshot(ad_stack *s, const ad_mark *m, ad_snapshot **out);
+void ad_stack_restore(const ad_snapshot *snap);
 
 /* ---- allocation and recording on the active stack ---- */
 static inline void *ad_alloc(size_t n) { return ad_arena_alloc(&ad_active->arena, n); }

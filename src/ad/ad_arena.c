@@ -144,9 +144,11 @@ void ad_arena_recover(ad_arena *a) {
   else { a->cur = 0; a->next = a->end = NULL; }
 }
 
-/* Move the used blocks of `from` to `to`, as full blocks placed before the
-** block `to` is filling, so `to` never allocates over them.  `from` keeps its
-** free blocks. */
+/* Move the used blocks of `from` to `to`, placed after the block `to` is
+** filling, which counts as full from now on: the blocks up to `to->cur`
+** stay in the order they were filled, so a mark taken on `to` earlier still
+** names the right block (ad_stack_rewind, ad_stack_snapshot).  `from` keeps
+** its free blocks. */
 int ad_arena_give(ad_arena *from, ad_arena *to) {
   /* Without a current block (next == NULL) the blocks before cur are full
   ** and those from cur on are free, in both arenas. */
@@ -158,16 +160,56 @@ int ad_arena_give(ad_arena *from, ad_arena *to) {
   if (k == 0) return AD_OK;
   if (reserve_slots(to, k) != AD_OK) return AD_EMEMORY;
   int at = to->cur;
+  if (to->next) {
+    to->blocks[to->cur]->used = (size_t)(to->next - to->blocks[to->cur]->data);
+    at++;
+  }
   memmove(to->blocks + at + k, to->blocks + at, (size_t)(to->nblocks - at) * sizeof *to->blocks);
   memcpy(to->blocks + at, from->blocks, (size_t)k * sizeof *to->blocks);
   to->nblocks += k;
-  to->cur += k;
+  /* the last lent block is current and full: the next allocation moves on */
+  to->cur = at + k - 1;
+  ad_block *last = to->blocks[to->cur];
+  to->next = to->end = last->data + last->used;
   /* The bytes stay counted by the home arena of each block. */
   memmove(from->blocks, from->blocks + k, (size_t)(from->nblocks - k) * sizeof *from->blocks);
   from->nblocks -= k;
   if (from->nblocks > 0) enter_block(from, 0);
   else { from->cur = 0; from->next = from->end = NULL; }
   return AD_OK;
+}
+
+/* Back to position (cur, next, end), taken earlier: the blocks filled since
+** are free again.  Blocks up to cur are in the order they were filled, so
+** index cur is still the block of the mark. */
+void ad_arena_rewind(ad_arena *a, int cur, char *next, char *end) {
+  int last = a->next ? a->cur : a->cur - 1;
+  int first = next ? cur + 1 : cur;
+  for (int i = first; i <= last && i < a->nblocks; i++) a->blocks[i]->used = 0;
+  if (next) {
+    a->cur = cur;
+    a->next = next;
+    a->end = end;
+  } else {
+    a->cur = cur;
+    a->next = a->end = NULL;
+  }
+}
+
+/* The byte ranges filled from position (cur, next) to position (ecur,
+** enext); at and len may be NULL to count them. */
+int ad_arena_ranges(const ad_arena *a, int cur, char *next, int ecur, char *enext, char **at, size_t *len) {
+  if (!enext) return 0;
+  int n = 0;
+  for (int i = cur; i <= ecur; i++) {
+    ad_block *b = a->blocks[i];
+    char *from = (i == cur && next) ? next : b->data;
+    char *to = i == ecur ? enext : b->data + b->used;
+    if (to <= from) continue;
+    if (at) { at[n] = from; len[n] = (size_t)(to - from); }
+    n++;
+  }
+  return n;
 }
 
 size_t ad_arena_bytes(const ad_arena *a) { return a->bytes; }

@@ -123,3 +123,59 @@ int ad_scoped_append_to_parent(ad_stack *s) {
   s->nnochain = 0;
   return AD_OK;
 }
+
+/* ---- marks and snapshots ---- */
+
+ad_mark ad_stack_mark(const ad_stack *s) {
+  ad_mark m = { s->arena.cur, s->arena.next, s->arena.end, s->nchain, s->nnochain };
+  return m;
+}
+
+void ad_stack_rewind(ad_stack *s, const ad_mark *m) {
+  s->nchain = m->nchain;
+  s->nnochain = m->nnochain;
+  ad_arena_rewind(&s->arena, m->cur, m->next, m->end);
+}
+
+struct ad_snapshot {
+  int n;                        /* ranges */
+  char **at;                    /* where each range lives in the arena */
+  size_t *len;
+  char *bytes;                  /* their contents, back to back */
+};
+
+int ad_stack_snapshot(ad_stack *s, const ad_mark *m, ad_snapshot **out) {
+  ad_arena *a = &s->arena;
+  /* the end of the piece, before this function allocates after it */
+  int ecur = a->cur;
+  char *enext = a->next;
+  int n = ad_arena_ranges(a, m->cur, m->next, ecur, enext, NULL, NULL);
+  ad_snapshot *snap = ad_alloc(sizeof *snap);
+  char **at = ad_alloc((size_t)(n ? n : 1) * sizeof *at);
+  size_t *len = ad_alloc((size_t)(n ? n : 1) * sizeof *len);
+  if (!snap || !at || !len) return ad_fail(AD_EMEMORY, "out of memory");
+  ad_arena_ranges(a, m->cur, m->next, ecur, enext, at, len);
+  size_t total = 0;
+  for (int i = 0; i < n; i++) total += len[i];
+  char *bytes = ad_alloc(total ? total : 1);
+  if (!bytes) return ad_fail(AD_EMEMORY, "out of memory");
+  size_t k = 0;
+  for (int i = 0; i < n; i++) {
+    memcpy(bytes + k, at[i], len[i]);
+    k += len[i];
+  }
+  snap->n = n;
+  snap->at = at;
+  snap->len = len;
+  snap->bytes = bytes;
+  *out = snap;
+  return AD_OK;
+}
+
+void ad_stack_restore(const ad_snapshot *snap) {
+  size_t k = 0;
+  for (int i = 0; i < snap->n; i++) {
+    memcpy(snap->at[i], snap->bytes + k, snap->len[i]);
+    k += snap->len[i];
+  }
+}

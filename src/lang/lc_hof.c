@@ -198,7 +198,13 @@ static int hof_types(lc_ctx *c, ln_expr *e, int which) {
   else rc = reduce_sum(c, e, &w);
   if (rc) return rc;
   if ((rc = pick(c, e, e->args[0], &w))) return rc;
-  if ((rc = lc_suffix_rules(c, e->args[0]->name, e->args[0]->line, e->args[0]->col))) return rc;
+  /* f's calls run in parallel: none may change target or draw numbers */
+  const char *fname = e->args[0]->name;
+  if (lc_ends_with(fname, "_rng") || lc_ends_with(fname, "_lp"))
+    return lc_error(c, e->args[0]->line, e->args[0]->col,
+                    "%s: the function passed cannot be a %s function; its calls run in parallel",
+                    e->name, lc_ends_with(fname, "_rng") ? "_rng" : "_lp");
+  if ((rc = lc_suffix_rules(c, fname, e->args[0]->line, e->args[0]->col))) return rc;
   int dep = 0;
   for (int k = 1; k < e->nargs; k++) dep |= e->args[k]->dep;
   e->dep = dep;

@@ -54,6 +54,7 @@ typedef struct li_run {
   /* where the current statement is, for messages */
   int line, col;
   int located;              /* the failure message already names its line */
+  int parallel;             /* a participant of a parallel region: print under a lock */
 } li_run;
 
 enum { LI_FLOW_NONE = 0, LI_FLOW_BREAK, LI_FLOW_CONTINUE, LI_FLOW_RETURN };
@@ -126,6 +127,30 @@ int li_transform_params(li_run *r, const ln_decl *d, tm_v *params, int *np);
 /* ---- li_call.c ---- */
 int li_call_user(li_run *r, const ln_func *f, const tm_v *args, int nargs, int propto, tm_v *out);
 int li_call_builtin(li_run *r, const ln_expr *e, tm_v *out);
+int li_eval_args(li_run *r, ln_expr *const *a, int n, tm_v *out);
+
+/* ---- the higher-order builtins: li_reduce.c, li_maprect.c, li_pmap.c ---- */
+int li_reduce_sum(li_run *r, const ln_expr *e, tm_v *out);
+int li_map_rect(li_run *r, const ln_expr *e, tm_v *out);
+int li_parallel_map(li_run *r, const ln_expr *e, tm_v *out);
+
+/* ---- li_par.c: what they share ---- */
+/* The run state of a participant of a parallel region: the caller's, with
+** no local frame, no target terms, no generator, printing under a lock. */
+void li_run_fork(const li_run *r, li_run *out);
+/* On the active stack: v with fresh leaves for values (adjoints zero) when
+** v has adjoints, so a participant records on its own tape only; v itself
+** otherwise (data are read in place, never written). */
+int li_leaf_copy(const tm_v *v, tm_v *out);
+/* Elements [from, to) of the array v (narr >= 1), a view. */
+tm_v li_slice(const tm_v *v, int from, int to);
+/* Real (or int) values per element of the array v. */
+size_t li_elem_numel(const tm_v *v);
+/* The values of parts one after another as one vector (one node). */
+int li_concat(li_run *r, const tm_v *parts, int n, tm_v *out);
+/* The lock print statements of parallel participants take. */
+void li_print_lock(void);
+void li_print_unlock(void);
 
 /* ---- li_error.c ---- */
 /* Append the position of the current statement to the failure message

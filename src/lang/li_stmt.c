@@ -390,6 +390,21 @@ int li_exec(li_run *r, const ln_stmt *s) {
   case LS_PROFILE:
     return li_exec_block_body(r, s);
   case LS_PRINT:
+    if (r->parallel) {
+      /* participants of a parallel region share the caller's buffer: a
+         line is formatted apart and added under the lock */
+      char buf[1024];
+      li_print p = {buf, sizeof buf, 0}, *saved = r->print;
+      buf[0] = '\0';
+      r->print = &p;
+      rc = print_args(r, s);
+      r->print = saved;
+      if (rc) return rc;
+      li_print_lock();
+      li_printf(r, "%s\n", buf);
+      li_print_unlock();
+      return AD_OK;
+    }
     if ((rc = print_args(r, s))) return rc;
     li_printf(r, "\n");
     return AD_OK;

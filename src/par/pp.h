@@ -17,6 +17,7 @@
 #define PP_H
 
 #include <pthread.h>
+#include "../ad/ad.h"
 
 typedef void (*pp_fn)(void *arg);
 
@@ -45,6 +46,66 @@ void pp_pool_shutdown(void);
 /* Queues fn(arg) as a task of g.  AD_OK, or AD_EINVALID if the pool has no
 ** workers. */
 int  pp_submit(pp_group *g, pp_fn fn, void *arg);
+
+/* Removes the tasks of g that no worker has started, as if they had run;
+** returns how many.  A region's opener calls it when no chunk is left, so
+** it never waits for a helper stuck behind other work in the queue. */
+int  pp_cancel(pp_group *g);
+
+/* ---- threads an evaluation may use ----
+** Thread-local: the number of threads (this one included) a parallel
+** region opened on this thread may use.  A chain sets it to
+** threads_per_chain, R's main thread to tapestry_set_num_threads(); helpers
+** take the opener's value while they work for its region, so nested regions
+** inherit it.  Default 1. */
+int  pp_threads(void);
+void pp_set_threads(int n);
+
+/* ---- parallel regions ----
+** A region runs chunks 0 .. nchunks-1 of one piece of work.  The thread that
+** opens it (slot 0) queues helpers, runs chunks itself, then takes back the
+** helpers no worker has started and waits only for those that did: it never
+** runs a task of another region (its tape holds a half-recorded evaluation),
+** and a region finishes even when every worker is busy with other chains.
+** Chunks are handed out one at a time from a shared counter, so a slow
+** chunk does not hold up the others.
+**
+** Each participant (slot) gets its own tapes for the region: stack[slot],
+** active during its begin() and chunk() calls, and, when keep_stacks is set,
+** keep[slot] for results that must outlive the region (it is never the
+** active stack; record on it with ad_scoped_execute or allocate from its
+** arena directly).  Their parent is the opener's active stack, so
+** ad_scoped_append_to_parent hands their nodes to the opener's tape.  They
+** come from a free list and go back with pp_region_release, after the opener
+** has read what it needs: steady state, a region allocates nothing.
+**
+** A chunk that fails stops the handing out of chunks; pp_region_run returns
+** the status of the failing chunk with the lowest index and sets its message
+** on the opener's thread.  Every participant has stopped when it returns. */
+#define PP_MAX_SLOTS 64
+typedef struct pp_region pp_region;
+struct pp_region {
+  /* set by the opener */
+  int nchunks;
+  int nthreads;                 /* participants at most, the opener included (<= 0: pp_threads()) */
+  int keep_stacks;              /* also give each slot a keep stack */
+  int (*begin)(pp_region *g, int slot);              /* optional, before a slot's first chunk */
+  int (*chunk)(pp_region *g, int slot, int chunk);
+  void *ctx;
+  /* set by pp_region_run */
+  int nslots;                   /* slots that took part (0 .. nslots-1) */
+  int nheld;                    /* stacks held per kind, >= nslots (until release) */
+  ad_stack *stack[PP_MAX_SLOTS];
+  ad_stack *keep[PP_MAX_SLOTS];
+  /* private to pp_region.c */
+  struct pp_region_state *st;
+};
+
+int  pp_region_run(pp_region *g);
+/* Recovers the slots' stacks and returns them to the free list. */
+void pp_region_release(pp_region *g);
+/* Frees the stacks on the free list (package unload, after the pool). */
+void pp_stacks_free(void);
 
 /* Cores the process may use: online processors, at most 2 when
 ** _R_CHECK_LIMIT_CORES_ is set (as R CMD check asks). */

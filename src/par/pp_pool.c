@@ -7,6 +7,7 @@
 */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -15,6 +16,13 @@
 #include <unistd.h>
 #include "../ad/ad.h"
 #include "pp.h"
+#include "pp_int.h"
+
+/* An idle worker looks at the queue this many times (a pause apart, some
+** tens of microseconds in all) before it sleeps: regions of a gradient loop
+** come back sooner than that, and a sleeping worker costs the opener a
+** wake-up system call. */
+#define SPIN_LOOKS 4000
 
 /* The interpreter recurses (nested expressions, user functions up to a depth
 ** limit), so workers get more stack than a default thread might. */
@@ -32,8 +40,10 @@ static struct {
   worker *w;
   int nworkers, capworkers;
   int keep;                      /* workers with index >= keep retire */
+  int sleeping;                  /* workers waiting on `wake` */
+  atomic_int queued;             /* count, readable without the lock (spinning) */
 } pool = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL, 0, 0, 0,
-           NULL, 0, 0, 0 };
+           NULL, 0, 0, 0, 0, 0 };
 
 int pp_group_init(pp_group *g) {
   g->pending = 0;
@@ -76,18 +86,33 @@ static void *worker_main(void *arg) {
   ad_thread_init();
   pthread_mutex_lock(&pool.lock);
   for (;;) {
-    while (pool.count == 0 && index < pool.keep) pthread_cond_wait(&pool.wake, &pool.lock);
+    if (pool.count == 0 && index < pool.keep) {
+      pthread_mutex_unlock(&pool.lock);
+      for (int i = 0; i < SPIN_LOOKS && atomic_load_explicit(&pool.queued, memory_order_relaxed) == 0; i++)
+        pp_pause();
+      pthread_mutex_lock(&pool.lock);
+      while (pool.count == 0 && index < pool.keep) {
+        pool.sleeping++;
+        pthread_cond_wait(&pool.wake, &pool.lock);
+        pool.sleeping--;
+      }
+    }
     if (index >= pool.keep) break;
     task t = pool.ring[pool.head];
     pool.head = (pool.head + 1) % pool.cap;
     pool.count--;
+    atomic_store_explicit(&pool.queued, pool.count, memory_order_relaxed);
     pthread_mutex_unlock(&pool.lock);
     t.fn(t.arg);
-    pthread_mutex_lock(&t.g->lock);
-    t.g->pending--;
-    t.g->finished++;
-    pthread_cond_broadcast(&t.g->done);
-    pthread_mutex_unlock(&t.g->lock);
+    /* a task without a group (a region's helper) has signalled its end
+       itself and its memory may be gone: touch nothing of it */
+    if (t.g) {
+      pthread_mutex_lock(&t.g->lock);
+      t.g->pending--;
+      t.g->finished++;
+      pthread_cond_broadcast(&t.g->done);
+      pthread_mutex_unlock(&t.g->lock);
+    }
     pthread_mutex_lock(&pool.lock);
   }
   pthread_mutex_unlock(&pool.lock);
@@ -165,16 +190,12 @@ void pp_pool_shutdown(void) {
   pool.cap = pool.head = pool.count = 0;
 }
 
-int pp_submit(pp_group *g, pp_fn fn, void *arg) {
-  if (pool.nworkers == 0) return ad_fail(AD_EINVALID, "the thread pool has no workers");
-  pthread_mutex_lock(&pool.lock);
+/* Queues a task under the pool's lock (held by the caller). */
+static int enqueue(pp_group *g, pp_fn fn, void *arg) {
   if (pool.count == pool.cap) {
     int cap = pool.cap ? 2 * pool.cap : 64;
     task *r = malloc((size_t)cap * sizeof *r);
-    if (!r) {
-      pthread_mutex_unlock(&pool.lock);
-      return ad_fail(AD_EMEMORY, "out of memory queueing a task");
-    }
+    if (!r) return ad_fail(AD_EMEMORY, "out of memory queueing a task");
     for (int i = 0; i < pool.count; i++) r[i] = pool.ring[(pool.head + i) % pool.cap];
     free(pool.ring);
     pool.ring = r;
@@ -183,12 +204,70 @@ int pp_submit(pp_group *g, pp_fn fn, void *arg) {
   }
   pool.ring[(pool.head + pool.count) % pool.cap] = (task){ fn, arg, g };
   pool.count++;
-  pthread_mutex_lock(&g->lock);
-  g->pending++;
-  pthread_mutex_unlock(&g->lock);
-  pthread_cond_signal(&pool.wake);
-  pthread_mutex_unlock(&pool.lock);
+  atomic_store_explicit(&pool.queued, pool.count, memory_order_relaxed);
   return AD_OK;
+}
+
+int pp_submit(pp_group *g, pp_fn fn, void *arg) {
+  if (pool.nworkers == 0) return ad_fail(AD_EINVALID, "the thread pool has no workers");
+  pthread_mutex_lock(&pool.lock);
+  int rc = enqueue(g, fn, arg);
+  if (rc == AD_OK) {
+    pthread_mutex_lock(&g->lock);
+    g->pending++;
+    pthread_mutex_unlock(&g->lock);
+    if (pool.sleeping) pthread_cond_signal(&pool.wake);
+  }
+  pthread_mutex_unlock(&pool.lock);
+  return rc;
+}
+
+int pp_submit_helpers(pp_fn fn, void *arg, int n) {
+  int k = 0;
+  pthread_mutex_lock(&pool.lock);
+  for (; k < n; k++)
+    if (enqueue(NULL, fn, arg) != AD_OK) break;
+  if (k > 0 && pool.sleeping) {
+    if (k >= pool.sleeping) pthread_cond_broadcast(&pool.wake);
+    else for (int i = 0; i < k; i++) pthread_cond_signal(&pool.wake);
+  }
+  pthread_mutex_unlock(&pool.lock);
+  return k;
+}
+
+/* Removes the queued tasks matching (g, arg) and keeps the others in order. */
+static int remove_queued(pp_group *g, void *arg) {
+  int removed = 0, kept = 0;
+  for (int i = 0; i < pool.count; i++) {
+    task t = pool.ring[(pool.head + i) % pool.cap];
+    if (t.g == g && (g || t.arg == arg)) { removed++; continue; }
+    pool.ring[(pool.head + kept) % pool.cap] = t;
+    kept++;
+  }
+  pool.count = kept;
+  atomic_store_explicit(&pool.queued, pool.count, memory_order_relaxed);
+  return removed;
+}
+
+int pp_cancel(pp_group *g) {
+  pthread_mutex_lock(&pool.lock);
+  int removed = remove_queued(g, NULL);
+  pthread_mutex_unlock(&pool.lock);
+  if (removed) {
+    pthread_mutex_lock(&g->lock);
+    g->pending -= removed;
+    g->finished += removed;
+    pthread_cond_broadcast(&g->done);
+    pthread_mutex_unlock(&g->lock);
+  }
+  return removed;
+}
+
+int pp_cancel_helpers(void *arg) {
+  pthread_mutex_lock(&pool.lock);
+  int removed = pool.count ? remove_queued(NULL, arg) : 0;
+  pthread_mutex_unlock(&pool.lock);
+  return removed;
 }
 
 int pp_cores(void) {

@@ -1,0 +1,10 @@
+/* r_entries_threads.h -- .Call entry points of src/r/r_threads.c, as ENTRY(name, nargs), */
+#ifndef R_ENTRIES_THREADS_H
+#define R_ENTRIES_THREADS_H
+#include <Rinternals.h>
+SEXP tp_threads(SEXP n);
+SEXP tp_pool_size(void);
+#define R_ENTRIES_THREADS \
+  ENTRY(tp_threads, 1), \
+  ENTRY(tp_pool_size, 0),
+#endif

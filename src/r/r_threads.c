@@ -1,0 +1,26 @@
+/*
+** r_threads.c -- the threads of evaluations outside sampling.
+**
+** tp_threads(n): with n an integer, the main thread's evaluations
+** ($log_prob(), $grad_log_prob(), ...) may use n threads: the budget is
+** set and the pool grown to n - 1 workers (the main thread is the first
+** participant of its regions).  NULL only reads.  Returns the budget.
+*/
+#include <R.h>
+#include <Rinternals.h>
+#include "../ad/ad.h"
+#include "../par/pp.h"
+#include "r_entries_threads.h"
+
+SEXP tp_threads(SEXP n) {
+  if (!isNull(n)) {
+    int k = asInteger(n);
+    if (k == NA_INTEGER || k < 1) error("the number of threads must be a positive integer");
+    if (k - 1 > pp_pool_size() && pp_pool_resize(k - 1) != AD_OK) error("%s", ad_errmsg());
+    pp_set_threads(k);
+  }
+  return ScalarInteger(pp_threads());
+}
+
+/* tp_pool_size(): the pool's workers, for tests. */
+SEXP tp_pool_size(void) { return ScalarInteger(pp_pool_size()); }
