@@ -142,7 +142,25 @@ static int apply(li_run *r, const ln_expr *e, const tm_v *v, const size_t *base,
   for (int i = 0; i < nd; i++) total *= (size_t)d[i].n;
   size_t *o = ad_alloc((total ? total : 1) * sizeof(size_t));
   if (!o) return ad_fail(AD_EMEMORY, "out of memory");
-  if (total > 0) {
+  if (total > 0 && nd == 1) {
+    /* one dimension (arrays of scalars, vectors): no odometer */
+    const int *pos = d[0].pos;
+    size_t st = d[0].stride, f = (size_t)d[0].first;
+    for (size_t k = 0; k < total; k++) {
+      size_t off = (pos ? (size_t)pos[k] : f + k) * st;
+      o[k] = base ? base[off] : off;
+    }
+  } else if (total > 0 && nd == 2 && na == 0) {
+    /* a matrix: columns outer, rows inner */
+    size_t k = 0;
+    for (int j = 0; j < d[1].n; j++) {
+      size_t co = (size_t)(d[1].pos ? d[1].pos[j] : d[1].first + j) * d[1].stride;
+      for (int i = 0; i < d[0].n; i++, k++) {
+        size_t off = co + (size_t)(d[0].pos ? d[0].pos[i] : d[0].first + i);
+        o[k] = base ? base[off] : off;
+      }
+    }
+  } else if (total > 0) {
     int ctr[MAXD] = {0};
     for (size_t k = 0; k < total; k++) {
       size_t off = 0;
@@ -208,6 +226,42 @@ static int scalar_elem(li_run *r, const ln_expr *e, const tm_v *v, tm_v *out) {
   return AD_OK;
 }
 
+/* x[a:b] (or a:, :b, :) on the leading dimension of an array, vector or
+** row vector: the elements are contiguous, so the result is a view, with
+** no list of offsets (reduce_sum's slices x[start:end]).  -1 when the
+** index is something else. */
+static int leading_range(li_run *r, const ln_expr *e, const tm_v *v, tm_v *out) {
+  if (e->nidx != 1 || e->idx[0].kind == LI_SINGLE || e->idx[0].kind == LI_MULTI) return -1;
+  int matrix = v->narr == 0 && v->base == TM_MATRIX;
+  if (v->narr == 0 && v->base != TM_VECTOR && v->base != TM_ROW_VECTOR && !matrix) return -1;
+  dimsel d[MAXD];
+  int rc;
+  dims_of(v, d);
+  /* rows of a column-major matrix are contiguous only all together */
+  if (matrix && e->idx[0].kind != LI_ALL) {
+    dimsel t = d[0];
+    if ((rc = select(r, e, 0, &e->idx[0], &t))) return rc;
+    if (t.first != 0 || t.n != v->rows) return -1;
+  }
+  if ((rc = select(r, e, 0, &e->idx[0], &d[0]))) return rc;
+  if (matrix) {
+    *out = *v;
+    return AD_OK;
+  }
+  tm_v s = *v;
+  size_t off = (size_t)d[0].first * d[0].stride;
+  if (v->narr) s.dim[0] = d[0].n;
+  else if (v->base == TM_VECTOR) s.rows = d[0].n;
+  else s.cols = d[0].n;
+  if (v->base == TM_INT) s.ival = v->ival + off;
+  else {
+    s.val = v->val + off;
+    s.adj = v->adj ? v->adj + off : NULL;
+  }
+  *out = s;
+  return AD_OK;
+}
+
 int li_index_rvalue(li_run *r, const ln_expr *e, tm_v *out) {
   const ln_expr *b = e->args[0];
   tm_v v;
@@ -220,6 +274,11 @@ int li_index_rvalue(li_run *r, const ln_expr *e, tm_v *out) {
     return rc;
   }
   if ((rc = scalar_elem(r, e, &v, out)) >= 0) return rc;
+  if ((rc = leading_range(r, e, &v, out)) >= 0) {
+    /* as below: a view kept by a node that reads values backwards */
+    if (rc == AD_OK && s && r->ad && v.adj && !tm_is_scalar(out)) s->shared = 1;
+    return rc;
+  }
   tm_v res;
   size_t *o, n;
   if ((rc = apply(r, e, &v, NULL, e->idx, e->nidx, &res, &o, &n))) return rc;

@@ -60,7 +60,10 @@ static double digamma_diff(double n, double phi) {
 ** about log10(n) digits (1e-10 absolute at n = 1e6).  When propto keeps
 ** every term, poisson and binomial use Loader's saddle-point form instead
 ** (as R's dpois and dbinom do): the Stirling remainder and the deviance
-** bd0 carry the cancellation analytically. */
+** bd0 carry the cancellation analytically.  Poisson counts below
+** TM_LFACT_N keep Stan's form (at most 2.5 digits lost there, as Stan
+** does), with lgamma(n + 1) from a table: the saddle point costs several
+** logarithms and a series per observation. */
 
 /* tm_stirlerr and tm_bd0 (tm_special_dist.c) are the pieces. */
 
@@ -234,10 +237,10 @@ static double poisson_term(elem *e) {
   if (isinf(lam) || (lam == 0 && n != 0)) return -INFINITY;
   /* Stan's n / lambda - 1 is 0/0 at lambda = 0; the limit is -1 */
   e->d[1] = n == 0 ? -1 : n / lam - 1;
-  if (KEEP(e, 3u) == 3u && n > 0) return poisson_saddle(n, lam);
+  if (KEEP(e, 3u) == 3u && n >= TM_LFACT_N) return poisson_saddle(n, lam);
   if (KEEP(e, 3u)) lp += multiply_log(n, lam);
   if (KEEP(e, 2u)) lp -= lam;
-  if (KEEP(e, 1u)) lp -= tm_lgamma(n + 1);
+  if (KEEP(e, 1u)) lp -= tm_lfact(n);
   return lp;
 }
 static const elem_def poisson_def = {
@@ -256,10 +259,10 @@ static double poisson_log_term(elem *e) {
   if (al == -INFINITY) return n != 0 ? -INFINITY : 0;
   double ea = exp(al);
   e->d[1] = n - ea;
-  if (KEEP(e, 3u) == 3u && n > 0 && ea > 0 && isfinite(ea)) return poisson_saddle(n, ea);
+  if (KEEP(e, 3u) == 3u && n >= TM_LFACT_N && ea > 0 && isfinite(ea)) return poisson_saddle(n, ea);
   if (KEEP(e, 3u)) lp += n * al;
   if (KEEP(e, 2u)) lp -= ea;
-  if (KEEP(e, 1u)) lp -= tm_lgamma(n + 1);
+  if (KEEP(e, 1u)) lp -= tm_lfact(n);
   return lp;
 }
 static const elem_def poisson_log_def = {

@@ -15,6 +15,11 @@
 #define TM_PI           3.141592653589793238462643383280
 
 double tm_lgamma(double x);            /* log |Gamma(x)|, via lgamma_r */
+/* lgamma(n + 1) for a count n, from a table below TM_LFACT_N (filled by
+** tm_special_init at load, before any thread runs) */
+#define TM_LFACT_N 256
+double tm_lfact(double n);
+void   tm_special_init(void);
 double tm_digamma(double x);
 double tm_trigamma(double x);
 double tm_lbeta(double a, double b);

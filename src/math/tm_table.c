@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tm_tables.h"
+#include "tm_special.h"
 
 static const tm_fn *const modules[] = {
   tm_fns_scalar, tm_fns_container, tm_fns_matrix, tm_fns_dens_cont,
@@ -32,6 +33,7 @@ static int by_name_order(const void *a, const void *b) {
 
 /* Called once from R's main thread at load, before any worker exists. */
 int tm_table_init(void) {
+  tm_special_init();
   if (table) return AD_OK;
   int n = 0;
   for (size_t m = 0; m < sizeof modules / sizeof *modules; m++)
