@@ -22,6 +22,11 @@ if (length(only)) models <- intersect(models, only)
 # TAPESTRY_ITER=n runs n warmup and n sampling iterations instead of the
 # reference's (shorter runs: the MCSE-based checks allow for it)
 iter <- as.integer(Sys.getenv("TAPESTRY_ITER", "0"))
+# TAPESTRY_CHAINS=2 TAPESTRY_THREADS=2 runs 2 chains with 2 threads per chain
+# (issue 5's sampling acceptance for the reduce_sum / parallel_map / map_rect
+# programs)
+nchains <- as.integer(Sys.getenv("TAPESTRY_CHAINS", "4"))
+threads <- as.integer(Sys.getenv("TAPESTRY_THREADS", "1"))
 rows <- list()
 for (m in models) {
   ref <- jsonlite::read_json(file.path(models_dir, paste0(m, ".reference.json")))
@@ -31,7 +36,7 @@ for (m in models) {
   delta <- 0.8
   t0 <- proc.time()[[3]]
   fit <- mod$sample(data = file.path(models_dir, paste0(m, ".data.json")), seed = 2026,
-                    chains = 4, parallel_chains = 2,
+                    chains = nchains, parallel_chains = min(nchains, 2), threads_per_chain = threads,
                     iter_warmup = if (iter > 0) iter else ref$iter_warmup,
                     iter_sampling = if (iter > 0) iter else ref$iter_sampling,
                     adapt_delta = delta,

@@ -20,18 +20,10 @@ double tm_lgamma(double x) {
 /* lgamma(n + 1) of small counts, computed once at load by lgamma_r itself
 ** (so the table gives the same bits): count densities evaluate it per
 ** observation, and a lookup is twenty times cheaper. */
-static double lfact[TM_LFACT_N];
-static int lfact_ready;
+double tm_lfact_table[TM_LFACT_N];
 
 void tm_special_init(void) {
-  if (lfact_ready) return;
-  for (int i = 0; i < TM_LFACT_N; i++) lfact[i] = tm_lgamma((double)i + 1);
-  lfact_ready = 1;
-}
-
-double tm_lfact(double n) {
-  if (n >= 0 && n < TM_LFACT_N && lfact_ready) return lfact[(int)n];
-  return tm_lgamma(n + 1);
+  for (int i = 0; i < TM_LFACT_N; i++) tm_lfact_table[i] = tm_lgamma((double)i + 1);
 }
 
 /* Recurrence up to x >= 10, then the asymptotic series in 1/x^2 (its next

@@ -18,8 +18,11 @@ double tm_lgamma(double x);            /* log |Gamma(x)|, via lgamma_r */
 /* lgamma(n + 1) for a count n, from a table below TM_LFACT_N (filled by
 ** tm_special_init at load, before any thread runs) */
 #define TM_LFACT_N 256
-double tm_lfact(double n);
+extern double tm_lfact_table[TM_LFACT_N];
 void   tm_special_init(void);
+static inline double tm_lfact(double n) {
+  return n >= 0 && n < TM_LFACT_N ? tm_lfact_table[(int)n] : tm_lgamma(n + 1);
+}
 double tm_digamma(double x);
 double tm_trigamma(double x);
 double tm_lbeta(double a, double b);

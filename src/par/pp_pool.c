@@ -18,11 +18,13 @@
 #include "pp.h"
 #include "pp_int.h"
 
-/* An idle worker looks at the queue this many times (a pause apart, some
-** tens of microseconds in all) before it sleeps: regions of a gradient loop
-** come back sooner than that, and a sleeping worker costs the opener a
-** wake-up system call. */
-#define SPIN_LOOKS 4000
+/* An idle worker keeps looking at the queue for this long before it
+** sleeps: the regions of a gradient loop come back sooner than that (even
+** through R's call overhead between two $grad_log_prob() calls), and waking
+** a sleeping worker costs the opener a system call and the helper tens of
+** microseconds.  Time rather than a count of pauses, whose length varies
+** tenfold between processors. */
+#define SPIN_NS 200000L
 
 /* The interpreter recurses (nested expressions, user functions up to a depth
 ** limit), so workers get more stack than a default thread might. */
@@ -77,6 +79,23 @@ int pp_group_wait(pp_group *g, double seconds) {
   return left;
 }
 
+static long elapsed_ns(const struct timespec *t0) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (long)(t.tv_sec - t0->tv_sec) * 1000000000L + (t.tv_nsec - t0->tv_nsec);
+}
+
+/* Returns when a task is queued or SPIN_NS have passed. */
+static void spin_for_work(void) {
+  struct timespec t0;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  for (unsigned i = 1;; i++) {
+    if (atomic_load_explicit(&pool.queued, memory_order_relaxed) > 0) return;
+    pp_pause();
+    if ((i & 63) == 0 && elapsed_ns(&t0) > SPIN_NS) return;
+  }
+}
+
 /* The argument is the worker's index, not a pointer into pool.w, which
 ** moves when the pool grows. */
 static void *worker_main(void *arg) {
@@ -88,8 +107,7 @@ static void *worker_main(void *arg) {
   for (;;) {
     if (pool.count == 0 && index < pool.keep) {
       pthread_mutex_unlock(&pool.lock);
-      for (int i = 0; i < SPIN_LOOKS && atomic_load_explicit(&pool.queued, memory_order_relaxed) == 0; i++)
-        pp_pause();
+      spin_for_work();
       pthread_mutex_lock(&pool.lock);
       while (pool.count == 0 && index < pool.keep) {
         pool.sleeping++;

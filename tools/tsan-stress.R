@@ -1,0 +1,23 @@
+# The stress run of tools/tsan.sh: hier_poisson_reduce, 4 chains x 2 threads
+# per chain (on a 2-core machine: more threads than cores), 200 warmup +
+# 200 sampling iterations, `reps` times in a row; then gradients with 2
+# threads outside sampling.
+args <- commandArgs(TRUE)
+lib <- args[1]
+reps <- as.integer(args[2])
+suppressMessages(library(tapestry, lib.loc = lib))
+ext <- system.file("extdata", package = "tapestry")
+mod <- tapestry_model(file.path(ext, "hier_poisson_reduce.stan"))
+data <- file.path(ext, "hier_poisson_reduce.data.json")
+for (r in seq_len(reps)) {
+  fit <- mod$sample(data = data, chains = 4, parallel_chains = 4, threads_per_chain = 2,
+                    iter_warmup = 200, iter_sampling = 200, seed = r, refresh = 0,
+                    show_messages = FALSE)
+  stopifnot(all(fit$return_codes() == 0))
+  cat(sprintf("run %d: mean mu %.3f\n", r, mean(fit$draws("mu"))))
+}
+ctx <- mod$bind(data)
+tapestry_set_num_threads(2)
+u <- rep(0.1, ctx$num_upars())
+for (i in 1:200) g <- ctx$grad_log_prob(u)
+cat("done\n")
