@@ -91,7 +91,10 @@ tp_ad_memory <- function(n) {
 #' @param which `"normal_vec"` (gradient of `normal_lpdf` over an autodiff
 #'   vector of `n` elements), `"chain_tape"` or `"chain_kernels"` (`n` scalar
 #'   operations cycling add, multiply, exp and log, recorded directly on the
-#'   tape or through the library's kernels).
+#'   tape or through the library's kernels); `"region"`, `"join"`, `"chunk"`:
+#'   scheduling of parallel regions with `n` threads (ns per empty region, per
+#'   region whose helpers must join, per empty chunk of a region of 10^5
+#'   chunks; the check value is the number of threads that took part).
 #' @param n Work size.
 #' @param reps Repetitions; the best is reported.
 #' @return Nanoseconds per element or operation (forward plus reverse), and a

@@ -179,8 +179,13 @@ TapestryModel <- R6::R6Class("TapestryModel",
     #'   at most the number of cores.
     #' @param chain_ids Ids of the chains (default `1:chains`); they seed the chains'
     #'   generators.
-    #' @param threads_per_chain Threads each chain may use for its parallel
-    #'   regions (default 1).
+    #' @param threads_per_chain Threads each chain may use for the parallel
+    #'   parts of the program (`reduce_sum()`, `parallel_map()`, `map_rect()`;
+    #'   default 1). The chains and their helpers share one pool of
+    #'   `parallel_chains * threads_per_chain` threads, at most the number of
+    #'   cores, so asking for more never runs more threads than cores. The
+    #'   setting of [tapestry_set_num_threads()] is not used, and is the same
+    #'   after sampling.
     #' @param iter_warmup,iter_sampling Warmup and sampling iterations per
     #'   chain (default 1000 each).
     #' @param save_warmup Keep the warmup draws (default `FALSE`).

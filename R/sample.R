@@ -41,13 +41,18 @@ sample_model <- function(model, data, seed, refresh, init, chains, parallel_chai
     init_buffer = a$init_buffer, term_buffer = a$term_buffer, window = a$window,
     max_depth = a$max_treedepth, metric = metric_code(a$metric),
     stepsize_jitter = a$stepsize_jitter,
-    stepsize = as.double(a$step_size), inv_metric = a$inv_metric)
+    stepsize = as.double(a$step_size), inv_metric = a$inv_metric,
+    threads_per_chain = a$threads_per_chain)
   if (a$show_messages) {
     cat(running_header(a$chains, a$parallel_chains))
   }
   start <- Sys.time()
+  # the pool: parallel_chains * threads_per_chain threads, at most the cores
+  # (the C side caps it); a chain's regions take helpers only from idle workers
+  pool <- as.integer(min(as.double(a$parallel_chains) * a$threads_per_chain,
+                         .Machine$integer.max))
   raw <- .Call(C_tp_sample, context_ptr(context), config, inits, a$chain_ids, a$seed,
-               a$parallel_chains, a$parallel_chains * a$threads_per_chain, a$refresh,
+               a$parallel_chains, pool, a$refresh,
                a$show_messages, interactive())
   elapsed <- as.double(difftime(Sys.time(), start, units = "secs"))
   report_chains(raw, elapsed, a$show_messages)

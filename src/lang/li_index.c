@@ -226,27 +226,68 @@ static int scalar_elem(li_run *r, const ln_expr *e, const tm_v *v, tm_v *out) {
   return AD_OK;
 }
 
+/* A block of rows of a matrix: reverse, each column's adjoints go back to
+** the rows they came from. */
+typedef struct rows_node {
+  ad_node hdr;
+  const double *oadj;       /* nr x cols */
+  double *sadj;             /* rows x cols */
+  int r0, nr, rows, cols;
+} rows_node;
+
+static void rows_chain(ad_node *self) {
+  rows_node *g = (rows_node *)self;
+  for (int c = 0; c < g->cols; c++) {
+    const double *o = g->oadj + (size_t)c * g->nr;
+    double *d = g->sadj + (size_t)c * g->rows + g->r0;
+    for (int i = 0; i < g->nr; i++) d[i] += o[i];
+  }
+}
+
+/* X[a:b] of a column-major matrix: a copy, column by column (reduce_sum's
+** X[start:end] over rows of a design matrix), without a list of offsets. */
+static int matrix_rows(li_run *r, const tm_v *v, int r0, int nr, tm_v *out) {
+  tm_v shape = *v;
+  shape.rows = nr;
+  int ad = r->ad && v->adj, rc;
+  if ((rc = li_alloc(out, &shape, ad))) return rc;
+  for (int c = 0; c < v->cols; c++)
+    memcpy(out->val + (size_t)c * nr, v->val + (size_t)c * v->rows + r0, (size_t)nr * sizeof(double));
+  out->dep = v->dep;
+  if (!ad || nr == 0 || v->cols == 0) return AD_OK;
+  rows_node *g = ad_node_new(sizeof *g, rows_chain);
+  if (!g) return ad_fail(AD_EMEMORY, "out of memory");
+  g->oadj = out->adj;
+  g->sadj = v->adj;
+  g->r0 = r0;
+  g->nr = nr;
+  g->rows = v->rows;
+  g->cols = v->cols;
+  return AD_OK;
+}
+
 /* x[a:b] (or a:, :b, :) on the leading dimension of an array, vector or
 ** row vector: the elements are contiguous, so the result is a view, with
-** no list of offsets (reduce_sum's slices x[start:end]).  -1 when the
-** index is something else. */
-static int leading_range(li_run *r, const ln_expr *e, const tm_v *v, tm_v *out) {
+** no list of offsets (reduce_sum's slices x[start:end]); of a matrix, a
+** view when every row is taken, else a copy of the block of rows.  -1 when
+** the index is something else. */
+static int leading_range(li_run *r, const ln_expr *e, const tm_v *v, tm_v *out, int *copied) {
+  *copied = 0;
   if (e->nidx != 1 || e->idx[0].kind == LI_SINGLE || e->idx[0].kind == LI_MULTI) return -1;
   int matrix = v->narr == 0 && v->base == TM_MATRIX;
   if (v->narr == 0 && v->base != TM_VECTOR && v->base != TM_ROW_VECTOR && !matrix) return -1;
   dimsel d[MAXD];
   int rc;
   dims_of(v, d);
-  /* rows of a column-major matrix are contiguous only all together */
-  if (matrix && e->idx[0].kind != LI_ALL) {
-    dimsel t = d[0];
-    if ((rc = select(r, e, 0, &e->idx[0], &t))) return rc;
-    if (t.first != 0 || t.n != v->rows) return -1;
-  }
   if ((rc = select(r, e, 0, &e->idx[0], &d[0]))) return rc;
   if (matrix) {
-    *out = *v;
-    return AD_OK;
+    /* rows of a column-major matrix are contiguous only all together */
+    if (d[0].first == 0 && d[0].n == v->rows) {
+      *out = *v;
+      return AD_OK;
+    }
+    *copied = 1;
+    return matrix_rows(r, v, d[0].first, d[0].n, out);
   }
   tm_v s = *v;
   size_t off = (size_t)d[0].first * d[0].stride;
@@ -274,9 +315,11 @@ int li_index_rvalue(li_run *r, const ln_expr *e, tm_v *out) {
     return rc;
   }
   if ((rc = scalar_elem(r, e, &v, out)) >= 0) return rc;
-  if ((rc = leading_range(r, e, &v, out)) >= 0) {
-    /* as below: a view kept by a node that reads values backwards */
-    if (rc == AD_OK && s && r->ad && v.adj && !tm_is_scalar(out)) s->shared = 1;
+  int copied;
+  if ((rc = leading_range(r, e, &v, out, &copied)) >= 0) {
+    /* a view (not a copy) may be kept by a node that reads values
+       backwards, as below */
+    if (rc == AD_OK && !copied && s && r->ad && v.adj && !tm_is_scalar(out)) s->shared = 1;
     return rc;
   }
   tm_v res;

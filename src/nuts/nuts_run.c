@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 #include "nuts_run.h"
+#include "../par/pp.h"
 
 #define MAX_INIT_TRIES 100
 #define MSGQ_SIZE NUTS_RUN_MSGQ_SIZE
@@ -237,6 +238,10 @@ void nuts_run_task(void *arg) {
   nuts_run *r = arg;
   size_t n = li_num_upars(r->ctx);
   double start = now();
+  /* the budget is the worker's own (thread-local): set it for this chain,
+     give the worker back as it was for the next task */
+  int saved_threads = pp_threads();
+  pp_set_threads(r->threads);
   atomic_store(&r->phase, NUTS_PHASE_INIT);
   tm_rng_seed(&r->rng, r->seed, (uint64_t)r->chain_id);
   if (!ad_active) {
@@ -268,5 +273,6 @@ void nuts_run_task(void *arg) {
   if (rc == NUTS_INTERRUPTED) r->msg[0] = '\0';
 out:
   if (!r->init_ok) r->t_warmup = now() - start;
+  pp_set_threads(saved_threads);
   atomic_store(&r->phase, NUTS_PHASE_DONE);
 }

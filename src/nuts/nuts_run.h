@@ -7,6 +7,8 @@
 ** data context is shared and only read.  The thread that made the nuts_run
 ** (R's main thread) reads the progress counters and drains the messages
 ** while the chain runs, and everything else once the task has finished.
+** The chain's parallel regions (reduce_sum, ...) use up to `threads`
+** threads: the worker running the chain and idle workers of the pool.
 */
 #ifndef NUTS_RUN_H
 #define NUTS_RUN_H
@@ -44,6 +46,7 @@ typedef struct nuts_run {
   const double *init_values;      /* num_upars, or NULL */
   const unsigned char *init_given;/* num_upars flags, or NULL: nothing given */
   int keep_messages;              /* queue rejections and print() output */
+  int threads;                    /* threads of the chain's parallel regions (threads_per_chain) */
 
   /* results: valid once the task has finished */
   double *draws;                  /* rows of ncol values, cap_rows of them */

@@ -4,7 +4,9 @@
 #include <Rinternals.h>
 SEXP tp_threads(SEXP n);
 SEXP tp_pool_size(void);
+SEXP tp_cores(void);
 #define R_ENTRIES_THREADS \
   ENTRY(tp_threads, 1), \
-  ENTRY(tp_pool_size, 0),
+  ENTRY(tp_pool_size, 0), \
+  ENTRY(tp_cores, 0),
 #endif

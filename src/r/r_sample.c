@@ -11,7 +11,10 @@
 **
 ** At most `parallel` chains run at once: the main thread submits the next
 ** chain when one finishes, so a pool sized for other work never runs more
-** chains than asked.
+** chains than asked.  The pool is sized parallel * threads_per_chain, at
+** most the cores: a chain's parallel regions get helpers only from idle
+** workers, so the process never runs more threads than cores however many
+** chains and threads per chain are asked.
 */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -232,7 +235,9 @@ static void free_runs(sampling *s) {
 
 /* tp_sample(ctx, config, inits, chain_ids, seed, parallel, threads, refresh,
 ** show_messages, interactive).  config: the nuts settings (metric 0 unit, 1 diag, 2
-** dense), `stepsize` one per chain, `inv_metric` NULL or one per chain.
+** dense), `stepsize` one per chain, `inv_metric` NULL or one per chain,
+** `threads_per_chain`.  threads: the pool's size (parallel * threads_per_chain),
+** capped at the cores.
 ** inits: per chain list(radius, values, given). */
 SEXP tp_sample(SEXP ctx, SEXP config, SEXP inits, SEXP chain_ids, SEXP seed, SEXP parallel,
                SEXP threads, SEXP refresh, SEXP show_msgs, SEXP interactive) {
@@ -249,6 +254,8 @@ SEXP tp_sample(SEXP ctx, SEXP config, SEXP inits, SEXP chain_ids, SEXP seed, SEX
   nuts_config cfg;
   read_config(config, &cfg);
   int dense = cfg.metric == NUTS_DENSE_E;
+  int per_chain = int_elt(config, "threads_per_chain");
+  if (per_chain == NA_INTEGER || per_chain < 1) per_chain = 1;
   SEXP stepsizes = list_elt(config, "stepsize"), metrics = list_elt(config, "inv_metric");
 
   sampling s;
@@ -313,6 +320,7 @@ SEXP tp_sample(SEXP ctx, SEXP config, SEXP inits, SEXP chain_ids, SEXP seed, SEX
     r->chain_id = INTEGER(chain_ids)[k];
     r->seed = (uint64_t)sd;
     r->keep_messages = 1;
+    r->threads = per_chain;
     r->init_radius = asReal(VECTOR_ELT(init, 0));
     r->init_values = REAL(VECTOR_ELT(init, 1));
     unsigned char *given = malloc(n);
@@ -378,6 +386,10 @@ SEXP tp_sample(SEXP ctx, SEXP config, SEXP inits, SEXP chain_ids, SEXP seed, SEX
   pp_group_wait(&sh->g, 1e9);     /* every task has returned: the group and runs are free */
   pp_group_destroy(&sh->g);
   free(sh);
+  /* the main thread's own budget (tapestry_set_num_threads()) is untouched;
+     give it back the workers it counts on if the run shrank the pool.  A
+     failure here only means fewer helpers: the draws are made, keep them */
+  if (pp_threads() - 1 > pp_pool_size()) pp_pool_resize(pp_threads() - 1);
   if (s.refresh > 0 && s.interactive) Rprintf("\n");
 
   static const char *const top[] = { "chains", "interrupted" };
