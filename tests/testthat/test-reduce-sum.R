@@ -231,3 +231,23 @@ test_that("print inside a partial sum on several threads does not crash", {
   out <- with_threads(2, capture.output(lp <- ctx$log_prob(0.1)))
   expect_equal(lp, sum(dnorm(seq(0, 1, length.out = 40), 0.1, 1, log = TRUE)))
 })
+
+test_that("row blocks of a parameter matrix (X[start:end]) pass their gradient back", {
+  code <- "
+    functions {
+      real partial(array[] real y, int start, int end, matrix M, vector b) {
+        return normal_lpdf(y | M[start:end] * b, 1) + sum(M[start:end, 2]);
+      }
+    }
+    data { int N; array[N] real y; int grain; }
+    parameters { matrix[N, 2] M; vector[2] b; }
+    model { target += reduce_sum(partial, y, grain, M, b); }"
+  mod <- tapestry_model(code = code)
+  set.seed(5)
+  ctx <- mod$bind(list(N = 9L, y = rnorm(9), grain = 2L))
+  u <- rnorm(ctx$num_upars())
+  for (th in c(1, 2)) {
+    g <- with_threads(th, as.vector(ctx$grad_log_prob(u)))
+    expect_equal(g, fd_grad(ctx, u), tolerance = 1e-6)
+  }
+})
