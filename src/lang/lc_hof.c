@@ -10,9 +10,11 @@
 **   map_rect(f, vector phi, array[] vector theta, data array[,] real x_r,
 **            data array[,] int x_i): vector
 **     f: vector f(vector, vector, data array[] real, data array[] int)
-**   parallel_map(f, int grainsize, a1, ...): vector
-**     vectors, row vectors and one-dimensional arrays are mapped over (f
-**     gets one element), every other argument is passed whole.
+**   parallel_map(f, grainsize, a1, ...): vector, or matrix (two-index form)
+**     f: real f(...).  An argument is passed whole when its type fits f's
+**     parameter, else mapped over when its elements' type does (vector,
+**     row_vector -> real; array -> its element type; matrix -> real, by
+**     (i, j): the two-index form, whose grainsize may be a pair).
 */
 #include <string.h>
 #include "lc.h"
@@ -162,29 +164,180 @@ static int map_rect(lc_ctx *c, ln_expr *e, want *w) {
   return AD_OK;
 }
 
-static int parallel_map(lc_ctx *c, ln_expr *e, want *w) {
-  int rc, mapped = 0;
+/* ---- parallel_map ----
+** How an argument reaches f is decided by f's declared parameter: passed
+** whole when its type fits, else indexed when its elements' type fits (a
+** vector's or row vector's reals, an array's elements along the first
+** index, a matrix's reals by (i, j)).  li_pmap.c applies the same rule. */
+enum { PM_WHOLE = 0, PM_ELEM, PM_ELEM2 };
+
+/* The type of a's elements, and how they are indexed; 0 when a has none. */
+static int pm_elem_type(ln_type a, ln_type *et) {
+  if (a.narr >= 1) { *et = lc_mk(a.base, a.narr - 1); return PM_ELEM; }
+  if (a.base == TM_VECTOR || a.base == TM_ROW_VECTOR) { *et = lc_mk(TM_REAL, 0); return PM_ELEM; }
+  if (a.base == TM_MATRIX) { *et = lc_mk(TM_REAL, 0); return PM_ELEM2; }
+  return 0;
+}
+
+/* Why f does not take the arguments of e (as misfit), the types it gets in
+** w and each argument's mode. */
+static const char *pm_misfit(const ln_func *f, ln_expr *e, want *w, int *mode, int *bad) {
+  *bad = -1;
+  w->ret = lc_mk(TM_REAL, 0);
+  w->n = e->nargs - 2;
+  if (f->ret.base != TM_REAL || f->ret.narr != 0) return "return";
+  if (f->nparams != w->n) return "count";
+  for (int k = 0; k < w->n; k++) {
+    ln_decl *pd = f->params ? f->params[k] : NULL;
+    ln_type a = e->args[k + 2]->type, et;
+    int m = pm_elem_type(a, &et);
+    w->from[k] = k + 2;
+    w->t[k] = a;
+    mode[k] = PM_WHOLE;
+    if (!pd) { *bad = k; return "type"; }
+    if (lc_assign_cost(pd->type, a) < 0) {
+      if (!m || lc_assign_cost(pd->type, et) < 0) { *bad = k; return "type"; }
+      w->t[k] = et;
+      mode[k] = m;
+    }
+    if (pd->type.data_only && e->args[k + 2]->dep) { *bad = k; return "data"; }
+  }
+  return NULL;
+}
+
+static int is_int_lit(const ln_expr *x, int *v) {
+  if (!x || x->kind != LE_INT) return 0;
+  *v = x->ival;
+  return 1;
+}
+
+/* The size of a mapped argument when the program text fixes it: the
+** number of elements along the first index (*r), and for a matrix its
+** columns (*c); -1 where it is unknown. */
+static void pm_known_size(const ln_expr *a, int *r, int *c) {
+  *r = *c = -1;
+  ln_type t = a->type;
+  if (a->kind == LE_ARRAY && t.narr >= 1) { *r = a->nargs; return; }
+  if (a->kind == LE_ROWVEC && t.narr == 0) {
+    *r = a->nargs;
+    if (t.base == TM_MATRIX && a->nargs > 0 && a->args[0]->kind == LE_ROWVEC) *c = a->args[0]->nargs;
+    return;
+  }
+  if (a->kind == LE_UNOP && a->op == LN_OP_TRANSPOSE && a->args[0]->kind == LE_ROWVEC) {
+    int r0, c0;
+    pm_known_size(a->args[0], &r0, &c0);
+    if (t.base == TM_VECTOR) *r = r0;
+    else if (t.base == TM_MATRIX) { *r = c0; *c = r0; }
+    return;
+  }
+  const ln_decl *d = a->kind == LE_VAR ? a->decl : NULL;
+  if (!d || d->type.narr != t.narr) return;
+  if (t.narr >= 1) { is_int_lit(d->dims[0], r); return; }
+  if (t.base == TM_VECTOR || t.base == TM_ROW_VECTOR) { is_int_lit(d->size1, r); return; }
+  if (t.base != TM_MATRIX) return;
+  is_int_lit(d->size1, r);
+  if (d->size2) is_int_lit(d->size2, c);
+  else *c = *r;                 /* cov_matrix[K] and the like: square */
+}
+
+/* The mapped arguments agree in size where the program fixes their sizes. */
+static int pm_sizes(lc_ctx *c, ln_expr *e, const int *mode, int n) {
+  int first = -1, r0 = -1, c0 = -1;
+  for (int k = 0; k < n; k++) {
+    if (mode[k] == PM_WHOLE) continue;
+    ln_expr *a = e->args[k + 2];
+    int r, cc;
+    pm_known_size(a, &r, &cc);
+    if (first < 0) { first = k; r0 = r; c0 = cc; continue; }
+    int rbad = r >= 0 && r0 >= 0 && r != r0;
+    int cbad = mode[k] == PM_ELEM2 && cc >= 0 && c0 >= 0 && cc != c0;
+    if ((rbad || cbad) && mode[k] == PM_ELEM2 && r >= 0 && r0 >= 0 && cc >= 0 && c0 >= 0)
+      return lc_error(c, a->line, a->col, "parallel_map: argument %d is a %d x %d matrix, but argument %d is "
+                      "%d x %d; the matrices mapped over must have the same shape", k + 3, r, cc, first + 3, r0, c0);
+    if (rbad || cbad)
+      return lc_error(c, a->line, a->col, "parallel_map: argument %d has %d %s, but argument %d has %d; the "
+                      "%s mapped over must have the same size", k + 3, rbad ? r : cc,
+                      mode[k] == PM_ELEM2 ? (rbad ? "rows" : "columns") : "elements", first + 3, rbad ? r0 : c0,
+                      mode[k] == PM_ELEM2 ? "matrices" : "arguments");
+    if (r0 < 0) r0 = r;
+    if (c0 < 0) c0 = cc;
+  }
+  return AD_OK;
+}
+
+static int parallel_map(lc_ctx *c, ln_expr *e) {
+  int rc, n, bad, mode[MAXP];
+  char t1[64], t2[64], t3[64], o[16];
   if (e->nargs < 3)
     return lc_error(c, e->line, e->col,
                     "parallel_map takes a function, the grainsize and the arguments: parallel_map(f, grainsize, a1, ...)");
-  if ((rc = need(c, e, 1, e->args[1]->type.base == TM_INT && e->args[1]->type.narr == 0, "an int (the grainsize)")))
-    return rc;
+  ln_type gt = e->args[1]->type;
+  if ((rc = need(c, e, 1, gt.base == TM_INT && gt.narr <= 1, "an int (the grainsize)"))) return rc;
   if (e->nargs - 2 > MAXP) return lc_error(c, e->line, e->col, "parallel_map: too many arguments");
-  w->ret = lc_mk(TM_REAL, 0);
-  w->n = e->nargs - 2;
-  for (int k = 2; k < e->nargs; k++) {
-    ln_type t = e->args[k]->type;
-    if (!lc_is_numeric(t)) return need(c, e, k, 0, "an int or real value or container");
-    if (t.narr == 0 && (t.base == TM_VECTOR || t.base == TM_ROW_VECTOR)) { t = lc_mk(TM_REAL, 0); mapped = 1; }
-    else if (t.narr == 1) { t = lc_mk(t.base, 0); mapped = 1; }
-    w->t[k - 2] = t;
-    w->from[k - 2] = k;
+  ln_expr *fe = e->args[0];
+  ln_func **fs = lc_funcs(c, fe->name, &n);
+  ln_func *f = NULL, *first = NULL;
+  const char *why = NULL;
+  want w, fw;
+  int whyk = -1;
+  for (int i = 0; i < n && !f; i++) {
+    if (!fs[i]->body) continue;
+    memset(&w, 0, sizeof w);
+    const char *m = pm_misfit(fs[i], e, &w, mode, &bad);
+    if (!m) f = fs[i];
+    else if (!first) { first = fs[i]; why = m; whyk = bad; fw = w; }
   }
-  if (!mapped)
+  if (!f && !first)
+    return lc_error(c, fe->line, fe->col, "parallel_map: '%s' is not a defined function", fe->name);
+  if (!f && !strcmp(why, "type")) {
+    ln_decl *pd = first->params ? first->params[whyk] : NULL;
+    ln_expr *a = e->args[whyk + 2];
+    ln_type et;
+    lc_type_name(a->type, t1, sizeof t1);
+    lc_type_name(pd ? pd->type : lc_mk(LN_ERRTYPE, 0), t3, sizeof t3);
+    ordinal(whyk + 1, o, sizeof o);
+    if (pm_elem_type(a->type, &et))
+      return lc_error(c, a->line, a->col, "parallel_map: argument %d has type %s; neither it nor its elements "
+                      "(%s) fit the %s parameter '%s' of %s, declared %s", whyk + 3, t1,
+                      lc_type_name(et, t2, sizeof t2), o, pd && pd->name ? pd->name : "?", first->name, t3);
+    return lc_error(c, a->line, a->col, "parallel_map: argument %d has type %s, which does not fit the %s "
+                    "parameter '%s' of %s, declared %s", whyk + 3, t1, o, pd && pd->name ? pd->name : "?",
+                    first->name, t3);
+  }
+  if (!f) return explain(c, e, first, &fw, why, whyk);
+
+  /* the form: one index (vectors, arrays) or two (matrices), not both */
+  int one = -1, two = -1;
+  for (int k = 0; k < w.n; k++) {
+    if (mode[k] == PM_ELEM && one < 0) one = k;
+    if (mode[k] == PM_ELEM2 && two < 0) two = k;
+  }
+  if (one < 0 && two < 0)
     return lc_error(c, e->line, e->col,
-                    "parallel_map needs at least one argument to map over: a vector, a row_vector "
-                    "or a one-dimensional array");
-  e->type = lc_mk(TM_VECTOR, 0);
+                    "parallel_map: %s takes every argument whole; at least one must be mapped over: a vector, "
+                    "row_vector, matrix or array whose elements fit a parameter of %s", f->name, f->name);
+  if (one >= 0 && two >= 0) {
+    int later = one > two ? one : two;
+    ln_expr *a = e->args[later + 2];
+    return lc_error(c, a->line, a->col,
+                    "parallel_map: argument %d is mapped over one index, but argument %d is a matrix mapped "
+                    "over two (i, j); map over matrices only, or over vectors and arrays only",
+                    one + 3, two + 3);
+  }
+  if (gt.narr == 1) {
+    if (two < 0)
+      return lc_error(c, e->args[1]->line, e->args[1]->col,
+                      "parallel_map: a grainsize pair (rows, cols) needs the two-index form (matrices mapped "
+                      "over); here the grainsize must be an int");
+    if (e->args[1]->kind == LE_ARRAY && e->args[1]->nargs != 2)
+      return lc_error(c, e->args[1]->line, e->args[1]->col,
+                      "parallel_map: the grainsize must be an int or a pair (rows, cols); found %d ints",
+                      e->args[1]->nargs);
+  }
+  if ((rc = pm_sizes(c, e, mode, w.n))) return rc;
+  fe->ufn = f;
+  e->ufn = f;
+  e->type = lc_mk(two >= 0 ? TM_MATRIX : TM_VECTOR, 0);
   return AD_OK;
 }
 
@@ -193,11 +346,12 @@ static int hof_types(lc_ctx *c, ln_expr *e, int which) {
   want w;
   int rc;
   memset(&w, 0, sizeof w);
-  if (which == LN_BI_MAP_RECT) rc = map_rect(c, e, &w);
-  else if (which == LN_BI_PARALLEL_MAP) rc = parallel_map(c, e, &w);
-  else rc = reduce_sum(c, e, &w);
+  if (which == LN_BI_PARALLEL_MAP) rc = parallel_map(c, e);   /* picks f itself */
+  else {
+    rc = which == LN_BI_MAP_RECT ? map_rect(c, e, &w) : reduce_sum(c, e, &w);
+    if (rc == AD_OK) rc = pick(c, e, e->args[0], &w);
+  }
   if (rc) return rc;
-  if ((rc = pick(c, e, e->args[0], &w))) return rc;
   /* f's calls run in parallel: none may change target or draw numbers */
   const char *fname = e->args[0]->name;
   if (lc_ends_with(fname, "_rng") || lc_ends_with(fname, "_lp"))

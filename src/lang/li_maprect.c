@@ -43,6 +43,8 @@ typedef struct mr_slot {
   li_run run;
   tm_v phi;                 /* phi on this slot's tape */
   ad_mark mark;             /* after the copy of phi: where each job starts */
+  char pad[64];             /* run is written at every statement by one thread:
+                               keep the next slot's off its cache line */
 } mr_slot;
 
 typedef struct mr {

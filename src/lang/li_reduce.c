@@ -28,6 +28,8 @@ typedef struct rs_slot {
   tm_v *copies;             /* the shared arguments on this slot's tape */
   ad_mark mark;             /* after the copies: where each chunk starts */
   double sum;               /* reduce_sum: the values of this slot's chunks */
+  char pad[64];             /* run and sum are written by one thread each: keep the
+                               next slot's off their cache line */
 } rs_slot;
 
 typedef struct rs {

@@ -13,6 +13,7 @@
 #include <Rinternals.h>
 #include "../ad/ad.h"
 #include "../par/pp.h"
+#include "../par/pp_map.h"
 #include "r_entries_threads.h"
 
 SEXP tp_threads(SEXP n) {
@@ -30,3 +31,12 @@ SEXP tp_pool_size(void) { return ScalarInteger(pp_pool_size()); }
 
 /* tp_cores(): the cores the package may use (at most 2 under R CMD check). */
 SEXP tp_cores(void) { return ScalarInteger(pp_cores()); }
+
+/* tp_pmap_threshold(above): parallel_map's threshold for the append
+** strategy (reals of broadcast autodiff arguments; negative: the default),
+** for bench/parallel_map_threshold.R and the tests.  Returns the previous. */
+SEXP tp_pmap_threshold(SEXP above) {
+  double a = asReal(above);
+  long v = ISNAN(a) || a < 0 ? -1 : a > 1e15 ? (long)1e15 : (long)a;
+  return ScalarReal((double)tm_parallel_map_threshold(v));
+}

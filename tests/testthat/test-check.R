@@ -374,6 +374,6 @@ test_that("higher-order builtins name the argument that does not fit", {
     tp_check("functions { int p(array[] real x, int s, int e) { return 0; } } data { array[3] real y; } model { target += reduce_sum(p, y, 1); }")
     tp_check("functions { vector f(vector a, vector b, array[] real x, array[] int i) { return a; } } parameters { vector[2] phi; array[3] vector[2] th; } model { target += sum(map_rect(f, phi, th, {{1.0}}, {{1}})); target += sum(map_rect(f, phi, th, {{phi[1]}}, {{1}})); }")
     tp_check("functions { real f(real x, real y) { return x; } } parameters { real a; } model { vector[2] m = parallel_map(f, 1, a, a); }")
-    tp_check("functions { real f(real x, vector y) { return x; } } data { vector[2] v; } model { vector[2] m = parallel_map(f, 1, v, v); }")
+    tp_check("functions { real f(real x, vector y) { return x; } } data { matrix[2, 2] v; } model { matrix[2, 2] m = parallel_map(f, 1, v, v); }")
   })
 })
