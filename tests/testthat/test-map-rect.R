@@ -4,23 +4,6 @@
 # against the same program written as a serial loop, and against finite
 # differences, with 1 and 2 threads.
 
-# Runs code with the main thread's evaluations using n threads, then 1.
-with_threads <- function(n, code) {
-  .Call(C_tp_threads, as.integer(n))
-  on.exit(.Call(C_tp_threads, 1L))
-  force(code)
-}
-
-fd_gradient <- function(ctx, u, h = 1e-6) {
-  vapply(seq_along(u), function(i) {
-    up <- u
-    dn <- u
-    up[i] <- u[i] + h
-    dn[i] <- u[i] - h
-    (ctx$log_prob(up) - ctx$log_prob(dn)) / (2 * h)
-  }, 0)
-}
-
 # Log density and gradient of ctx at u, on 1 or more threads.
 lp_grad <- function(ctx, u, threads = 1L) {
   with_threads(threads, {
@@ -131,7 +114,7 @@ test_that("jobs of different lengths, including 0, have the serial value and gra
   expect_equal(m$par$num_upars(), length(u))
   for (threads in 1:2) {
     expect_same_model(m$par, m$serial, u, threads)
-    expect_equal(lp_grad(m$par, u, threads)$grad, fd_gradient(m$par, u), tolerance = 1e-7)
+    expect_equal(lp_grad(m$par, u, threads)$grad, fd_grad(m$par, u), tolerance = 1e-7)
   }
 })
 
@@ -141,7 +124,7 @@ test_that("phi or theta as data get no adjoints, the others theirs", {
     m <- jobs_models(args[1], args[2])
     for (threads in 1:2) {
       expect_same_model(m$par, m$serial, u, threads)
-      expect_equal(lp_grad(m$par, u, threads)$grad, fd_gradient(m$par, u), tolerance = 1e-7)
+      expect_equal(lp_grad(m$par, u, threads)$grad, fd_grad(m$par, u), tolerance = 1e-7)
     }
   }
 })
@@ -237,7 +220,7 @@ model {
   bad <- ok
   bad[1 + c(17, 30)] <- 2
   expected <- lp_grad(ctx, ok, 1L)
-  expect_equal(expected$grad, fd_gradient(ctx, ok), tolerance = 1e-7)
+  expect_equal(expected$grad, fd_grad(ctx, ok), tolerance = 1e-7)
   for (threads in 1:2) {
     with_threads(threads, for (i in 1:20) {
       expect_error(ctx$grad_log_prob(bad), class = "tapestry_domain_error")
@@ -276,7 +259,7 @@ model {
   ctx <- tapestry_model(code = code)$bind()
   u <- seq(-0.5, 0.4, length.out = 12)
   one <- lp_grad(ctx, u, 1L)
-  expect_equal(one$grad, fd_gradient(ctx, u), tolerance = 1e-7)
+  expect_equal(one$grad, fd_grad(ctx, u), tolerance = 1e-7)
   two <- lp_grad(ctx, u, 2L)
   expect_equal(two$lp, one$lp, tolerance = 1e-14)
   expect_equal(two$grad, one$grad, tolerance = 1e-14)

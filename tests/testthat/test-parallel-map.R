@@ -4,13 +4,6 @@
 # large broadcast autodiff arguments); the checker's and the runtime's
 # errors.
 
-# Runs code with the main thread's budget set to n, then back to 1.
-pm_with_threads <- function(n, code) {
-  on.exit(.Call(C_tp_threads, 1L))
-  .Call(C_tp_threads, as.integer(n))
-  code
-}
-
 # Runs code with the strategy's threshold (reals of broadcast autodiff
 # arguments above which parallel_map appends) set to `above`.
 pm_with_above <- function(above, code) {
@@ -19,22 +12,14 @@ pm_with_above <- function(above, code) {
   code
 }
 
-pm_fd <- function(ctx, u, h = 1e-6) {
-  vapply(seq_along(u), function(i) {
-    up <- u; dn <- u
-    up[i] <- up[i] + h; dn[i] <- dn[i] - h
-    (ctx$log_prob(up) - ctx$log_prob(dn)) / (2 * h)
-  }, 0)
-}
-
 # Log density and gradient at u with 1 and 2 threads, which agree to the
 # bit with eager local gradients (elements are computed independently and
 # their partials added in element order, whoever ran them); the append
 # strategy's sweep adds the elements' shares in the order the threads
 # recorded them.
 pm_eval <- function(ctx, u, exact = TRUE) {
-  one <- pm_with_threads(1, list(lp = ctx$log_prob(u), g = as.vector(ctx$grad_log_prob(u))))
-  two <- pm_with_threads(2, list(lp = ctx$log_prob(u), g = as.vector(ctx$grad_log_prob(u))))
+  one <- with_threads(1, list(lp = ctx$log_prob(u), g = as.vector(ctx$grad_log_prob(u))))
+  two <- with_threads(2, list(lp = ctx$log_prob(u), g = as.vector(ctx$grad_log_prob(u))))
   if (exact) expect_identical(two, one) else expect_equal(two, one, tolerance = 1e-14)
   one
 }
@@ -100,11 +85,11 @@ test_that("values and gradients equal the loop's and finite differences", {
     expect_equal(p$lp, s$lp, tolerance = 1e-12)
     expect_equal(p$g, s$g, tolerance = 1e-12)
   }
-  expect_equal(s$g, pm_fd(ser, u), tolerance = 1e-6)
-  expect_equal(p$g, pm_fd(par, u), tolerance = 1e-6)
+  expect_equal(s$g, fd_grad(ser, u), tolerance = 1e-6)
+  expect_equal(p$g, fd_grad(par, u), tolerance = 1e-6)
   # on doubles (generated quantities), in parallel
   gq_ser <- ser$constrain_variables(u, generated_quantities = TRUE)
-  gq_par <- pm_with_threads(2, par$constrain_variables(u, generated_quantities = TRUE))
+  gq_par <- with_threads(2, par$constrain_variables(u, generated_quantities = TRUE))
   expect_equal(dim(gq_par$P), c(3L, 2L))
   expect_identical(gq_par$m, gq_ser$m)
   expect_identical(gq_par$P, gq_ser$P)
@@ -153,13 +138,13 @@ test_that("an element that fails fails the evaluation with the lowest element's 
     model { target += sum(parallel_map(f, 1, x, t)); }"
   ctx <- tapestry_model(code = code)$bind(list(N = 40L, x = c(rep(0, 30), 3, 2.5, rep(5, 8))))
   for (k in 1:2) {
-    expect_error(pm_with_threads(k, ctx$log_prob(0.5)), "x is 3 (in 'string', line 4", fixed = TRUE)
-    expect_error(pm_with_threads(k, ctx$grad_log_prob(0.5)), "x is 3 (in 'string', line 4", fixed = TRUE)
+    expect_error(with_threads(k, ctx$log_prob(0.5)), "x is 3 (in 'string', line 4", fixed = TRUE)
+    expect_error(with_threads(k, ctx$grad_log_prob(0.5)), "x is 3 (in 'string', line 4", fixed = TRUE)
   }
   # and nothing is left behind: a correct evaluation follows
   x <- seq(-1, 2, length.out = 40)
   ok <- tapestry_model(code = code)$bind(list(N = 40L, x = x))
-  expect_equal(pm_with_threads(2, as.vector(ok$grad_log_prob(0.5))), sum(x), tolerance = 1e-12)
+  expect_equal(with_threads(2, as.vector(ok$grad_log_prob(0.5))), sum(x), tolerance = 1e-12)
   expect_equal(ok$log_prob(0.5), 0.5 * sum(x), tolerance = 1e-12)
 })
 
@@ -217,7 +202,7 @@ test_that("tm_parallel_map works from C, on both strategies", {
   run <- function(n, m, strategy, fail_at = 0L) {
     .Call(C_tp_pmap_test, as.integer(n), as.integer(m), as.integer(strategy), as.integer(fail_at))
   }
-  for (k in 1:3) pm_with_threads(k, {
+  for (k in 1:3) with_threads(k, {
     for (nm in list(c(1, 1), c(7, 3), c(100, 5), c(300, 200))) {
       for (strategy in 0:2) {
         r <- run(nm[1], nm[2], strategy)

@@ -2,24 +2,6 @@
 # against the serial sum and finite differences, reduce_sum_static's
 # bit-identity across thread counts, and failures inside chunks.
 
-# Runs code with the main thread's evaluations using n threads.
-with_threads <- function(n, code) {
-  old <- .Call(C_tp_threads, NULL)
-  on.exit(.Call(C_tp_threads, old), add = TRUE)
-  .Call(C_tp_threads, as.integer(n))
-  force(code)
-}
-
-fd_grad <- function(ctx, u, h = 1e-6) {
-  vapply(seq_along(u), function(i) {
-    up <- u
-    dn <- u
-    up[i] <- u[i] + h
-    dn[i] <- u[i] - h
-    (ctx$log_prob(up) - ctx$log_prob(dn)) / (2 * h)
-  }, 0)
-}
-
 # A program with a reduce_sum over x (the sliced argument) and the same sum
 # written serially, selected by the data flag `serial`.
 rs_program <- function(fun, sliced_decl, call_args, serial_expr, extra_params = "") {

@@ -1,15 +1,6 @@
 # Threads from R: the main thread's budget (tapestry_set_num_threads()) and
 # $sample()'s threads_per_chain.
 
-# Runs code with the main thread's budget set to n (uncapped), then puts the
-# budget back as it was.
-with_main_threads <- function(n, code) {
-  old <- tapestry_get_num_threads()
-  on.exit(set_num_threads(old, cap = FALSE))
-  set_num_threads(n, cap = FALSE)
-  code
-}
-
 hp_data <- function(grainsize = 1L) {
   d <- jsonlite::read_json(ext("hier_poisson_reduce.data.json"), simplifyVector = TRUE)
   d$grainsize <- as.integer(grainsize)
@@ -74,8 +65,8 @@ test_that("grad_log_prob of hier_poisson_reduce is the serial program's on 1 and
   u <- ref$points$upars[[1L]]
   expect_length(u, ctx$num_upars())
   g0 <- serial$grad_log_prob(u)
-  g1 <- with_main_threads(1L, ctx$grad_log_prob(u))
-  g2 <- with_main_threads(2L, ctx$grad_log_prob(u))
+  g1 <- with_threads(1L, ctx$grad_log_prob(u))
+  g2 <- with_threads(2L, ctx$grad_log_prob(u))
   rel <- function(a, b) max(abs(a - b)) / max(abs(b))
   expect_lt(rel(g1, g0), 1e-12)
   expect_lt(rel(g2, g0), 1e-12)
@@ -91,7 +82,7 @@ test_that("reduce_sum_static's gradient is bit-identical for 1, 2 and 8 threads"
   skip_if_not_installed("jsonlite")
   ctx <- tapestry_model(code = hp_static_code())$bind(hp_data(700L))
   u <- seq(-1, 1, length.out = ctx$num_upars())
-  g <- lapply(c(1L, 2L, 8L), function(n) with_main_threads(n, ctx$grad_log_prob(u)))
+  g <- lapply(c(1L, 2L, 8L), function(n) with_threads(n, ctx$grad_log_prob(u)))
   expect_identical(g[[2L]], g[[1L]])
   expect_identical(g[[3L]], g[[1L]])
 })
@@ -130,7 +121,7 @@ test_that("chains sample with threads_per_chain = 2, and reduce_sum_static's dra
 test_that("4 chains x 2 threads per chain run on this machine without oversubscription", {
   skip_if_not_installed("jsonlite")
   mod <- tapestry_model(ext("hier_poisson_reduce.stan"))
-  with_main_threads(2L, {
+  with_threads(2L, {
     fit <- mod$sample(data = hp_data(), seed = 3, chains = 4, parallel_chains = 4,
                       threads_per_chain = 2, iter_warmup = 100, iter_sampling = 100,
                       refresh = 0, show_messages = FALSE)
