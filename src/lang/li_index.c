@@ -247,10 +247,14 @@ static void rows_chain(ad_node *self) {
 /* X[a:b] of a column-major matrix: a copy, column by column (reduce_sum's
 ** X[start:end] over rows of a design matrix), without a list of offsets. */
 static int matrix_rows(li_run *r, const tm_v *v, int r0, int nr, tm_v *out) {
-  tm_v shape = *v;
-  shape.rows = nr;
-  int ad = r->ad && v->adj, rc;
-  if ((rc = li_alloc(out, &shape, ad))) return rc;
+  int ad = r->ad && v->adj;
+  size_t n = (size_t)nr * (size_t)v->cols;
+  *out = *v;
+  out->rows = nr;
+  /* every value is written below: no NaN fill first (li_alloc's) */
+  out->val = ad_alloc_doubles(n ? n : 1);
+  out->adj = ad ? ad_alloc_zeros(n ? n : 1) : NULL;
+  if (!out->val || (ad && !out->adj)) return ad_fail(AD_EMEMORY, "out of memory");
   for (int c = 0; c < v->cols; c++)
     memcpy(out->val + (size_t)c * nr, v->val + (size_t)c * v->rows + r0, (size_t)nr * sizeof(double));
   out->dep = v->dep;
