@@ -200,9 +200,7 @@ int li_map_rect(li_run *r, const ln_expr *e, tm_v *out) {
   g.begin = mr_begin;
   g.chunk = mr_chunk;
   g.ctx = &w;
-  rc = pp_region_run(&g);
-  if (rc) {
-    pp_region_release(&g);
+  if ((rc = pp_region_run(&g))) {
     r->located = 1;               /* the participant's message names its line */
     return rc;
   }

@@ -168,9 +168,7 @@ int li_reduce_sum(li_run *r, const ln_expr *e, tm_v *out) {
   g.begin = rs_begin;
   g.chunk = rs_chunk;
   g.ctx = &w;
-  rc = pp_region_run(&g);
-  if (rc) {
-    pp_region_release(&g);
+  if ((rc = pp_region_run(&g))) {
     r->located = 1;               /* the participant's message names its line */
     return rc;
   }

@@ -81,7 +81,8 @@ void pp_set_threads(int n);
 **
 ** A chunk that fails stops the handing out of chunks; pp_region_run returns
 ** the status of the failing chunk with the lowest index and sets its message
-** on the opener's thread.  Every participant has stopped when it returns. */
+** on the opener's thread, having released the region's tapes itself (no
+** pp_region_release then).  Every participant has stopped when it returns. */
 #define PP_MAX_SLOTS 64
 typedef struct pp_region pp_region;
 struct pp_region {

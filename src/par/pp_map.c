@@ -301,10 +301,7 @@ int tm_parallel_map_spec(tm_pm_spec *s, tm_v *out) {
   g.begin = pm_begin;
   g.chunk = pm_chunk;
   g.ctx = &w;
-  if ((rc = pp_region_run(&g))) {
-    pp_region_release(&g);
-    return rc;
-  }
+  if ((rc = pp_region_run(&g))) return rc;
   s->used = w.strategy;
   if (w.strategy == TM_PM_VALUES) {
     for (int k = 0; k < g.nslots; k++) out->dep |= (unsigned char)w.slot[k].dep;

@@ -193,7 +193,11 @@ int pp_region_run(pp_region *g) {
   }
   g->nslots = atomic_load_explicit(&st.slots, memory_order_relaxed);
   g->st = NULL;
-  if (st.fail_code != AD_OK) return ad_fail(st.fail_code, "%s", st.msg);
+  if (st.fail_code != AD_OK) {
+    /* nothing of a failed region is read: its tapes go back at once */
+    pp_region_release(g);
+    return ad_fail(st.fail_code, "%s", st.msg);
+  }
   return AD_OK;
 }
 
