@@ -53,30 +53,3 @@ tm_v li_slice(const tm_v *v, int from, int to) {
 static pthread_mutex_t print_lock = PTHREAD_MUTEX_INITIALIZER;
 void li_print_lock(void) { pthread_mutex_lock(&print_lock); }
 void li_print_unlock(void) { pthread_mutex_unlock(&print_lock); }
-
-/* The values of parts, one after another, as one vector (one node on the
-** tape).  The serial map_rect and parallel_map use it. */
-int li_concat(li_run *r, const tm_v *parts, int n, tm_v *out) {
-  size_t total = 0;
-  int ad = 0, dep = 0, rc;
-  for (int i = 0; i < n; i++) {
-    total += tm_numel(&parts[i]);
-    if (r->ad && parts[i].adj) ad = 1;
-    if (li_nonconst(&parts[i])) dep = 1;
-  }
-  if (total > (size_t)0x7fffffff) return ad_fail(AD_EINVALID, "result too large");
-  if ((rc = tm_new_vector(out, (int)total, ad))) return rc;
-  out->dep = (unsigned char)dep;
-  double **sadj = NULL;
-  if (ad && !(sadj = ad_alloc((total ? total : 1) * sizeof *sadj))) return ad_fail(AD_EMEMORY, "out of memory");
-  size_t k = 0;
-  for (int i = 0; i < n; i++) {
-    size_t m = tm_numel(&parts[i]);
-    for (size_t j = 0; j < m; j++, k++) {
-      out->val[k] = tm_get(&parts[i], j);
-      if (sadj) sadj[k] = parts[i].adj ? parts[i].adj + j : NULL;
-    }
-  }
-  return ad ? li_record_pack(total, out->adj, sadj) : AD_OK;
-}
-
