@@ -13,6 +13,7 @@
 #include "r/r_entries_check.h"
 #include "r/r_entries_sample.h"
 #include "r/r_entries_threads.h"
+#include "r/r_entries_prof.h"
 #include "par/pp.h"
 
 #define ENTRY(name, n) {#name, (DL_FUNC)&name, n}
@@ -27,6 +28,7 @@ static const R_CallMethodDef entries[] = {
   R_ENTRIES_CHECK
   R_ENTRIES_SAMPLE
   R_ENTRIES_THREADS
+  R_ENTRIES_PROF
   {NULL, NULL, 0}
 };
 

@@ -103,6 +103,11 @@ int       ad_stack_push_chain(ad_stack *s, ad_node *n);
 int       ad_stack_push_nochain(ad_stack *s, ad_node *n);
 int       ad_thread_init(void);                /* give this thread a stack */
 void      ad_thread_free(void);
+/* A small number naming this thread for reports (the profiler's thread_id):
+** 0 for the first thread to get a stack (R's main thread, at load), then
+** 1, 2, ... in the order threads first get a stack or ask.  Kept for the
+** thread's life, even across ad_thread_free / ad_thread_init. */
+int       ad_thread_id(void);
 
 /* Run the reverse sweep of stack s: every chain node, last recorded first.
 ** Seed the adjoints of the outputs first. */

@@ -1,6 +1,7 @@
 /*
 ** ad_stack.c -- tapes, the thread's active tape, and the reverse sweep.
 */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include "ad.h"
@@ -56,7 +57,18 @@ int ad_stack_push_nochain(ad_stack *s, ad_node *n) {
   return AD_OK;
 }
 
+/* Thread ids are handed out once per thread from a process-wide counter;
+** the thread-local copy makes ad_thread_id() a plain load afterwards. */
+static atomic_int next_thread_id;
+static _Thread_local int thread_id = -1;
+
+int ad_thread_id(void) {
+  if (thread_id < 0) thread_id = atomic_fetch_add(&next_thread_id, 1);
+  return thread_id;
+}
+
 int ad_thread_init(void) {
+  ad_thread_id();
   if (ad_active) return AD_OK;
   thread_stack = ad_stack_new();
   if (!thread_stack) return AD_EMEMORY;

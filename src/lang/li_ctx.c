@@ -54,6 +54,7 @@ static void run_setup(li_run *r, const li_ctx *c, int ad, tm_rng *rng, li_print 
 
 int li_run_init(li_run *r, const li_ctx *c, int ad, tm_rng *rng, li_print *print) {
   run_setup(r, c, ad, rng, print);
+  r->prof = pf_current();
   int n = c->p->nglobals;
   r->globals = ad_alloc((size_t)(n ? n : 1) * sizeof(li_slot));
   if (!r->globals) return ad_fail(AD_EMEMORY, "out of memory");

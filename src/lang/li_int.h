@@ -22,6 +22,7 @@
 #define LI_INT_H
 
 #include "li.h"
+#include "../prof/pf.h"
 
 typedef struct li_slot {
   tm_v v;                   /* the value; storage owned by the slot */
@@ -55,6 +56,9 @@ typedef struct li_run {
   int line, col;
   int located;              /* the failure message already names its line */
   int parallel;             /* a participant of a parallel region: print under a lock */
+  const char *prof_active;  /* the profile block running (copied by li_run_fork: a helper's parent) */
+  pf_registry *prof;        /* where profile blocks record (pf_current() of the thread that
+                               started the evaluation; participants of its regions keep it) */
 } li_run;
 
 enum { LI_FLOW_NONE = 0, LI_FLOW_BREAK, LI_FLOW_CONTINUE, LI_FLOW_RETURN };
@@ -146,8 +150,6 @@ int li_leaf_copy(const tm_v *v, tm_v *out);
 tm_v li_slice(const tm_v *v, int from, int to);
 /* Real (or int) values per element of the array v. */
 size_t li_elem_numel(const tm_v *v);
-/* The values of parts one after another as one vector (one node). */
-int li_concat(li_run *r, const tm_v *parts, int n, tm_v *out);
 /* The lock print statements of parallel participants take. */
 void li_print_lock(void);
 void li_print_unlock(void);

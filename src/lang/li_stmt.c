@@ -327,6 +327,24 @@ int li_exec_block_body(li_run *r, const ln_stmt *blk) {
   return AD_OK;
 }
 
+/* profile("name") { body }.  The block is left whatever the body did (a
+** failure, a return), so the entry is closed and the next evaluation can
+** enter it again.  It records on the tape when its values do: in a
+** function, when the call has autodiff arguments. */
+static int exec_profile(li_run *r, const ln_stmt *s) {
+  if (!r->prof) return li_exec_block_body(r, s);
+  int ad = r->ad && (r->depth == 0 || r->fn_ad);
+  pf_handle h;
+  int rc = pf_enter(r->prof, s->name, ad, s->line, r->prof_active, &h);
+  if (rc) return li_locate(r, rc);
+  const char *outer = r->prof_active;
+  r->prof_active = s->name;
+  rc = li_exec_block_body(r, s);
+  r->prof_active = outer;
+  int rc2 = pf_exit(&h, ad);
+  return rc ? rc : rc2;
+}
+
 int li_exec(li_run *r, const ln_stmt *s) {
   int rc, t, stop;
   tm_v v;
@@ -387,8 +405,9 @@ int li_exec(li_run *r, const ln_stmt *s) {
     r->flow = LI_FLOW_RETURN;
     return AD_OK;
   case LS_BLOCK:
-  case LS_PROFILE:
     return li_exec_block_body(r, s);
+  case LS_PROFILE:
+    return exec_profile(r, s);
   case LS_PRINT:
     if (r->parallel) {
       /* participants of a parallel region share the caller's buffer: a

@@ -129,6 +129,7 @@ static int logp(void *model, const double *q, double *lp, double *grad, char *ms
     return NUTS_INTERRUPTED;
   }
   r->n_grad += 1;
+  pf_next_evaluation(r->prof);
   return li_log_prob(r->ctx, q, 1, lp, grad, &r->print, msg, size);
 }
 
@@ -228,6 +229,7 @@ static int on_draw(void *ctx, const nuts_draw *d) {
     double t = now();
     r->t_warmup = t - r->t_phase;
     r->t_phase = t;
+    pf_set_phase(r->prof, PF_SAMPLING);
     atomic_store(&r->phase, NUTS_PHASE_SAMPLING);
   }
   atomic_store(&r->iteration, d->iteration + 1);
@@ -242,6 +244,11 @@ void nuts_run_task(void *arg) {
      give the worker back as it was for the next task */
   int saved_threads = pp_threads();
   pp_set_threads(r->threads);
+  /* evaluations on this thread record into the chain's profiles; the
+     initialisation counts as warmup, as in Stan's services */
+  pf_registry *saved_prof = pf_current();
+  pf_set_current(r->prof);
+  pf_set_phase(r->prof, r->cfg.num_warmup > 0 ? PF_WARMUP : PF_SAMPLING);
   atomic_store(&r->phase, NUTS_PHASE_INIT);
   tm_rng_seed(&r->rng, r->seed, (uint64_t)r->chain_id);
   if (!ad_active) {
@@ -274,5 +281,6 @@ void nuts_run_task(void *arg) {
 out:
   if (!r->init_ok) r->t_warmup = now() - start;
   pp_set_threads(saved_threads);
+  pf_set_current(saved_prof);
   atomic_store(&r->phase, NUTS_PHASE_DONE);
 }

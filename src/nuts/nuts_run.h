@@ -18,6 +18,7 @@
 #include <pthread.h>
 #include "nuts.h"
 #include "../lang/li.h"
+#include "../prof/pf.h"
 
 /* Columns before the model's outputs, in Stan's order. */
 #define NUTS_RUN_NSAMPLER 7
@@ -47,6 +48,8 @@ typedef struct nuts_run {
   const unsigned char *init_given;/* num_upars flags, or NULL: nothing given */
   int keep_messages;              /* queue rejections and print() output */
   int threads;                    /* threads of the chain's parallel regions (threads_per_chain) */
+  pf_registry *prof;              /* the chain's profiles, or NULL; the caller makes and frees it
+                                     (written by the chain's threads, read once the task ended) */
 
   /* results: valid once the task has finished */
   double *draws;                  /* rows of ncol values, cap_rows of them */

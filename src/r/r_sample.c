@@ -29,6 +29,7 @@
 #include "r_convert.h"
 #include "r_model.h"
 #include "r_entries_sample.h"
+#include "r_entries_prof.h"
 
 #define POLL_SECONDS 0.05
 #define KEEP_MESSAGES 200      /* messages kept per chain in the result */
@@ -41,6 +42,18 @@ static SEXP list_elt(SEXP list, const char *name) {
 }
 
 static int int_elt(SEXP list, const char *name) { return asInteger(list_elt(list, name)); }
+
+/* A setting that may be absent or NULL (then 0). */
+static int opt_int_elt(SEXP list, const char *name) {
+  SEXP names = getAttrib(list, R_NamesSymbol);
+  for (R_xlen_t i = 0; i < XLENGTH(list); i++)
+    if (!strcmp(CHAR(STRING_ELT(names, i)), name)) {
+      SEXP v = VECTOR_ELT(list, i);
+      int k = isNull(v) ? 0 : asInteger(v);
+      return k == NA_INTEGER || k < 0 ? 0 : k;
+    }
+  return 0;
+}
 static double real_elt(SEXP list, const char *name) { return asReal(list_elt(list, name)); }
 
 static double now(void) {
@@ -59,6 +72,7 @@ typedef struct shared { pp_group g; atomic_int stop; } shared;
 /* The state of one $sample() call. */
 typedef struct sampling {
   int nchains, parallel, refresh, show_messages, interactive;
+  int trace_every;     /* profiles: trace every k-th evaluation, 0 none */
   nuts_run *runs;
   int *submitted, *reported, *last_printed;
   double *started;
@@ -152,9 +166,10 @@ static void submit(sampling *s, pp_group *g, int k) {
 
 static SEXP chain_result(sampling *s, int k, size_t n, int dense, SEXP colnames, SEXP msgs) {
   static const char *const fields[] = { "chain_id", "draws", "num_warmup_draws", "init",
-    "step_size", "inv_metric", "time", "return_code", "message", "n_grad", "messages" };
+    "step_size", "inv_metric", "time", "return_code", "message", "n_grad", "messages",
+    "profiles", "trace" };
   nuts_run *r = &s->runs[k];
-  SEXP out = PROTECT(rc_named_list(11, fields, NULL));
+  SEXP out = PROTECT(rc_named_list(13, fields, NULL));
   SET_VECTOR_ELT(out, 0, ScalarInteger(r->chain_id));
 
   /* rows of the chain's buffer become an R matrix, one column per output */
@@ -198,6 +213,8 @@ static SEXP chain_result(sampling *s, int k, size_t n, int dense, SEXP colnames,
   SEXP m = PROTECT(allocVector(STRSXP, s->nkept[k]));
   for (int i = 0; i < s->nkept[k]; i++) SET_STRING_ELT(m, i, STRING_ELT(msgs, i));
   SET_VECTOR_ELT(out, 10, m);
+  SET_VECTOR_ELT(out, 11, rp_profiles(r->prof));
+  SET_VECTOR_ELT(out, 12, rp_trace(r->prof, s->trace_every > 0));
   UNPROTECT(2);
   return out;
 }
@@ -226,6 +243,7 @@ static void free_runs(sampling *s) {
   if (!s->runs) return;
   for (int k = 0; k < s->nchains; k++) {
     nuts_run_free(&s->runs[k]);
+    pf_registry_free(s->runs[k].prof);
     free((void *)s->runs[k].init_given);
     free((void *)s->runs[k].cfg.inv_metric);
   }
@@ -236,7 +254,9 @@ static void free_runs(sampling *s) {
 /* tp_sample(ctx, config, inits, chain_ids, seed, parallel, threads, refresh,
 ** show_messages, interactive).  config: the nuts settings (metric 0 unit, 1 diag, 2
 ** dense), `stepsize` one per chain, `inv_metric` NULL or one per chain,
-** `threads_per_chain`.  threads: the pool's size (parallel * threads_per_chain),
+** `threads_per_chain`, `profile_trace_every` (absent or NULL: 0).  Each chain
+** of the result carries `profiles` and `trace` (r_prof.c's rp_profiles and
+** rp_trace of the chain's registry).  threads: the pool's size (parallel * threads_per_chain),
 ** capped at the cores.
 ** inits: per chain list(radius, values, given). */
 SEXP tp_sample(SEXP ctx, SEXP config, SEXP inits, SEXP chain_ids, SEXP seed, SEXP parallel,
@@ -265,6 +285,7 @@ SEXP tp_sample(SEXP ctx, SEXP config, SEXP inits, SEXP chain_ids, SEXP seed, SEX
   s.show_messages = asLogical(show_msgs) == TRUE;
   s.interactive = asLogical(interactive) == TRUE;
   s.total_iter = cfg.num_warmup + cfg.num_samples;
+  s.trace_every = opt_int_elt(config, "profile_trace_every");
   int pool_n = asInteger(threads), cores = pp_cores();
   if (pool_n > cores) pool_n = cores;
   if (pool_n < 1) pool_n = 1;
@@ -321,6 +342,9 @@ SEXP tp_sample(SEXP ctx, SEXP config, SEXP inits, SEXP chain_ids, SEXP seed, SEX
     r->seed = (uint64_t)sd;
     r->keep_messages = 1;
     r->threads = per_chain;
+    /* one registry per chain: its threads write only their own tables, and
+       it is read here once the chain's task has returned */
+    r->prof = pf_registry_new(s.trace_every);
     r->init_radius = asReal(VECTOR_ELT(init, 0));
     r->init_values = REAL(VECTOR_ELT(init, 1));
     unsigned char *given = malloc(n);
@@ -333,7 +357,7 @@ SEXP tp_sample(SEXP ctx, SEXP config, SEXP inits, SEXP chain_ids, SEXP seed, SEX
       if (im) memcpy(im, REAL(VECTOR_ELT(metrics, k)), m * sizeof(double));
       r->cfg.inv_metric = im;
     }
-    if (!given || (!isNull(metrics) && cfg.metric != NUTS_UNIT_E && !im))
+    if (!given || !r->prof || (!isNull(metrics) && cfg.metric != NUTS_UNIT_E && !im))
       rc = ad_fail(AD_EMEMORY, "out of memory");
     else
       rc = nuts_run_alloc(r);
