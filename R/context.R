@@ -77,6 +77,25 @@ TapestryContext <- R6::R6Class("TapestryContext",
       g
     },
 
+    #' @description Times `n` evaluations of the log density (with the
+    #'   Jacobian, as the sampler evaluates it) and its gradient at one
+    #'   point, recording what the program's `profile("name") { ... }`
+    #'   blocks cost. The evaluations run on R's thread, with the threads
+    #'   [tapestry_set_num_threads()] allows for the parallel functions.
+    #' @param upars As for `$log_prob()`.
+    #' @param n Number of gradient evaluations (default 100).
+    #' @param trace_every Record a trace of the profiled intervals at every
+    #'   k-th evaluation, for [save_trace()]; `NULL` or 0 records none.
+    #' @return An object of class `tapestry_profile_run`, as the model's
+    #'   `$profile_log_prob()` returns.
+    profile_log_prob = function(upars, n = 100, trace_every = NULL) {
+      upars <- private$check_upars(upars)
+      n <- arg_count(n, "n", 1L, 100L)
+      trace_every <- arg_trace_every(trace_every, "trace_every")
+      raw <- profile_log_prob_call(private$ctx(), upars, n, trace_every)
+      new_profile_run(raw, n, trace_every)
+    },
+
     #' @description The unconstrained vector of parameter values.
     #' @param variables A named list with a value for every parameter, of
     #'   its declared shape (as `$constrain_variables()` returns them); other

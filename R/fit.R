@@ -36,6 +36,15 @@
 #' loaded fit too: the program is parsed and the data bound again when first
 #' needed. `$save_output_files()` writes 'CmdStan' CSV files.
 #'
+#' **Profiles.** A program's `profile("name") { ... }` blocks time the
+#' forward and the reverse pass of what they enclose: `$profiles()` gives
+#' the figures of each chain with 'cmdstanr''s columns, split into warmup
+#' and sampling and with each profile's parent, [profiles_summary()] adds
+#' them up and shows how they nest, `$save_profile_files()` writes
+#' 'CmdStan''s profile CSV files and `$save_trace()` a trace of the
+#' profiled intervals (when the run recorded one) for the Perfetto UI or
+#' `chrome://tracing`.
+#'
 #' **Stan version.** The CSV files and `$metadata()` state Stan version
 #' 2.33.0: the version of the Stan language and output format tapestry
 #' follows. No 'CmdStan' or Stan C++ code is involved.
@@ -461,6 +470,84 @@ TapestryFit <- R6::R6Class("TapestryFit",
       for (i in seq_along(used)) write_cmdstan_csv(paths[i], meta, private$chains_[[used[i]]])
       private$output_files_ <- paths
       invisible(paths)
+    },
+
+    #' @description What the program's `profile("name") { ... }` blocks
+    #'   recorded, per chain: for each profile name, thread and phase, the
+    #'   time spent in the block in the forward pass and in the reverse pass
+    #'   of the gradient, the autodiff nodes recorded inside and the number
+    #'   of evaluations. A name used in several places of the program is one
+    #'   entry; a profile in the partial sum function of `reduce_sum()` (or
+    #'   another parallel function) has a row for each thread that ran it.
+    #' @return A list with one data frame per chain run (in the order of
+    #'   `$metadata()$chain_ids`), with 'cmdstanr''s columns `name`,
+    #'   `thread_id` (0 for R's main thread, 1, 2, ... for the threads of the
+    #'   package's pool), `total_time` (seconds: `forward_time` +
+    #'   `reverse_time`), `forward_time`, `reverse_time`, `chain_stack` and
+    #'   `no_chain_stack` (autodiff nodes recorded inside the block, with and
+    #'   without reverse work), `autodiff_calls` and `no_autodiff_calls`
+    #'   (evaluations of the block with and without autodiff: generated
+    #'   quantities run without), and two more: `phase` (`"warmup"` or
+    #'   `"sampling"`: each name and thread has a row per phase in which it
+    #'   ran) and `parent` (the profile that was active on the thread when
+    #'   the block was first entered, `NA` at the top level). A program
+    #'   without profiles gives frames of no rows. [profiles_summary()] adds
+    #'   them up.
+    profiles = function() {
+      lapply(private$chains_, function(ch) profile_frame(ch$profiles))
+    },
+
+    #' @description Writes the profiles as 'CmdStan' profile CSV files, one
+    #'   per chain run, which 'cmdstanr' and `read.csv()` read: a header line
+    #'   `name,thread_id,total_time,forward_time,reverse_time,chain_stack,
+    #'   no_chain_stack,autodiff_calls,no_autodiff_calls` and one row per
+    #'   profile name and thread, the warmup and sampling phases added
+    #'   together (as 'CmdStan' counts them).
+    #' @param dir Directory to write to; it must exist.
+    #' @param basename Start of the file names; by default the model's name
+    #'   followed by `-profile`.
+    #' @param timestamp,random As for `$save_output_files()`.
+    #' @return The paths of the files, invisibly.
+    save_profile_files = function(dir = ".", basename = NULL, timestamp = TRUE,
+                                  random = TRUE) {
+      check_string(dir, "dir")
+      if (!dir.exists(dir)) abort_arg(sprintf("Directory '%s' does not exist.", dir))
+      if (is.null(basename)) basename <- paste0(private$model_$model_name(), "-profile")
+      check_string(basename, "basename")
+      check_flag(timestamp, "timestamp")
+      check_flag(random, "random")
+      frames <- self$profiles()
+      if (all(vapply(frames, nrow, 0L) == 0L)) {
+        tapestry_raise(paste0("Can't save profile files: no profiles were recorded (the ",
+                              "program has no profile(\"name\") { ... } blocks)."),
+                       "tapestry_fit_error")
+      }
+      paths <- csv_file_names(normalizePath(dir), basename, private$chain_ids(),
+                              timestamp, random)
+      for (i in seq_along(frames)) write_profile_csv(paths[i], frames[[i]])
+      invisible(paths)
+    },
+
+    #' @description Writes the trace the run recorded (sample with
+    #'   `profile_trace_every = k`) in the Chrome trace event format, with
+    #'   each chain as a process; see [save_trace()].
+    #' @param file Path of the file to write.
+    #' @return The normalized path of the file, invisibly.
+    save_trace = function(file) {
+      check_string(file, "file")
+      parts <- list()
+      for (ch in private$chains_) {
+        if (is.null(ch$trace)) next
+        parts[[length(parts) + 1L]] <- list(pid = as.integer(ch$chain_id),
+                                            label = sprintf("chain %d", ch$chain_id),
+                                            trace = trace_frame(ch$trace))
+      }
+      if (!length(parts)) {
+        tapestry_raise(paste0("The run recorded no trace: sample with ",
+                              "`profile_trace_every` = k to trace every k-th evaluation."),
+                       "tapestry_fit_error")
+      }
+      write_trace(parts, file)
     },
 
     #' @description Saves the fit with [saveRDS()]; [readRDS()] loads it.

@@ -5,7 +5,7 @@
 # callers can tell a domain error (a rejected proposal) from a program error.
 tapestry_raise <- function(message, class) {
   stop(structure(
-    class = c(class, "tapestry_error", "error", "condition"),
+    class = unique(c(class, "tapestry_error", "error", "condition")),
     list(message = message, call = NULL)
   ))
 }

@@ -202,6 +202,10 @@ TapestryModel <- R6::R6Class("TapestryModel",
     #'   (default 75, 50, 25).
     #' @param show_messages Show the chains' messages (rejections, `print()`
     #'   output) and the closing summary (default `TRUE`).
+    #' @param profile_trace_every Record a trace of the program's profiled
+    #'   intervals at every k-th gradient evaluation of each chain, for the
+    #'   fit's `$save_trace()`; `NULL` or 0 (the default) records none. The
+    #'   profiles themselves (`$profiles()`) are always recorded.
     #' @return A [TapestryFit] object.
     sample = function(data = NULL, seed = NULL, refresh = NULL, init = NULL, chains = 4,
                       parallel_chains = getOption("mc.cores", 1), chain_ids = seq_len(chains),
@@ -209,7 +213,8 @@ TapestryModel <- R6::R6Class("TapestryModel",
                       save_warmup = FALSE, thin = NULL, max_treedepth = NULL,
                       adapt_engaged = TRUE, adapt_delta = NULL, step_size = NULL,
                       metric = NULL, inv_metric = NULL, init_buffer = NULL,
-                      term_buffer = NULL, window = NULL, show_messages = TRUE) {
+                      term_buffer = NULL, window = NULL, show_messages = TRUE,
+                      profile_trace_every = NULL) {
       sample_model(self, data = data, seed = seed, refresh = refresh, init = init,
                    chains = chains, parallel_chains = parallel_chains,
                    chain_ids = chain_ids, threads_per_chain = threads_per_chain,
@@ -218,7 +223,28 @@ TapestryModel <- R6::R6Class("TapestryModel",
                    adapt_engaged = adapt_engaged, adapt_delta = adapt_delta,
                    step_size = step_size, metric = metric, inv_metric = inv_metric,
                    init_buffer = init_buffer, term_buffer = term_buffer, window = window,
-                   show_messages = show_messages)
+                   show_messages = show_messages, profile_trace_every = profile_trace_every)
+    },
+
+    #' @description Times `n` evaluations of the log density and its
+    #'   gradient at one point, without sampling, to see what the program's
+    #'   `profile("name") { ... }` blocks cost: binds the data (as
+    #'   `$bind()`) and calls the context's `$profile_log_prob()`.
+    #' @param data As for `$bind()`.
+    #' @param upars Numeric vector of the unconstrained parameters.
+    #' @param n Number of gradient evaluations (default 100).
+    #' @param trace_every Record a trace of the profiled intervals at every
+    #'   k-th evaluation, for [save_trace()]; `NULL` or 0 records none.
+    #' @return An object of class `tapestry_profile_run`: a list with
+    #'   `profiles` (a data frame with the columns of a fit's
+    #'   `$profiles()`, the phase being `"sampling"`), `seconds` (the wall
+    #'   time of the `n` evaluations), `trace` (a data frame of the trace
+    #'   events, or `NULL`), `n` and `trace_every`. [profiles_summary()] and
+    #'   [save_trace()] take it; printing it shows the summary.
+    profile_log_prob = function(data = NULL, upars, n = 100, trace_every = NULL) {
+      n <- arg_count(n, "n", 1L, 100L)
+      trace_every <- arg_trace_every(trace_every, "trace_every")
+      self$bind(data)$profile_log_prob(upars, n = n, trace_every = trace_every)
     }
   ),
   private = list(

@@ -14,7 +14,7 @@ sample_model <- function(model, data, seed, refresh, init, chains, parallel_chai
                          chain_ids, threads_per_chain, iter_warmup, iter_sampling,
                          save_warmup, thin, max_treedepth, adapt_engaged, adapt_delta,
                          step_size, metric, inv_metric, init_buffer, term_buffer, window,
-                         show_messages) {
+                         show_messages, profile_trace_every = NULL) {
   # cheap checks first, so a typo fails before the data are bound
   a <- validate_sample_args(
     data = data, seed = seed, chains = chains, chain_ids = chain_ids,
@@ -25,6 +25,7 @@ sample_model <- function(model, data, seed, refresh, init, chains, parallel_chai
     step_size = step_size, adapt_engaged = adapt_engaged, show_messages = show_messages,
     init_buffer = init_buffer, term_buffer = term_buffer, window = window,
     num_upars = NULL)
+  a$profile_trace_every <- arg_trace_every(profile_trace_every, "profile_trace_every")
   context <- model$bind(a$data, a$seed)
   a <- check_sample_args_model(a, context$num_upars())
   inits <- process_init(a$init, a$chains, a$chain_ids, context)
@@ -42,7 +43,8 @@ sample_model <- function(model, data, seed, refresh, init, chains, parallel_chai
     max_depth = a$max_treedepth, metric = metric_code(a$metric),
     stepsize_jitter = a$stepsize_jitter,
     stepsize = as.double(a$step_size), inv_metric = a$inv_metric,
-    threads_per_chain = a$threads_per_chain)
+    threads_per_chain = a$threads_per_chain,
+    profile_trace_every = a$profile_trace_every)
   if (a$show_messages) {
     cat(running_header(a$chains, a$parallel_chains))
   }
@@ -58,6 +60,8 @@ sample_model <- function(model, data, seed, refresh, init, chains, parallel_chai
   report_chains(raw, elapsed, a$show_messages)
   a$time_total <- elapsed
   a$model_name <- model$model_name()
+  # each chain of raw carries its profiles and trace (when one was asked
+  # for); the fit keeps the chains as they are
   TapestryFit$new(raw, model, context, a)
 }
 

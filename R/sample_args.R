@@ -305,3 +305,16 @@ show_value <- function(x) {
   }
   describe(x)
 }
+
+# How often a trace records the profiled intervals: every k-th evaluation;
+# NULL or 0 records none.
+arg_trace_every <- function(x, arg) {
+  if (is.null(x)) return(0L)
+  if (!is.numeric(x) || length(x) != 1L || !is.null(dim(x)) || is.na(x) || !is.finite(x) ||
+      x != round(x) || x < 0 || x > .Machine$integer.max) {
+    abort_arg(sprintf(paste0("`%s` must be NULL or a non-negative whole number (record ",
+                             "every k-th evaluation; 0 records none), not %s."),
+                      arg, show_value(x)))
+  }
+  as.integer(x)
+}

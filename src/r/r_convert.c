@@ -164,6 +164,15 @@ SEXP rc_to_r(const tm_v *v) {
   return array_to_r(v, 0, 0, (size_t)v->rows * (size_t)v->cols);
 }
 
+const char *rc_status_class(int status) {
+  switch (status) {
+  case AD_EDOMAIN: return "tapestry_domain_error";
+  case AD_EFATAL:  return "tapestry_fatal_error";
+  case AD_EMEMORY: return "tapestry_memory_error";
+  default:         return "tapestry_error";
+  }
+}
+
 void rc_raise(int status) {
   static const char *cls[] = {"tapestry_error", "tapestry_domain_error", "tapestry_invalid_argument",
                               "tapestry_fatal_error", "tapestry_memory_error", "tapestry_reentry_error"};

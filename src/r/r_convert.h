@@ -9,6 +9,8 @@ int  rc_parse_type(const char *type, int *base, int *narr);
 ** Fails with a message naming the argument on a shape mismatch. */
 int  rc_from_r(SEXP x, const char *type, int ad, const char *argname, tm_v *out);
 SEXP rc_to_r(const tm_v *v);
+/* The condition class of a failed model evaluation with this status. */
+const char *rc_status_class(int status);
 /* R error from the current ad_errmsg(), with the status as a condition class. */
 void rc_raise(int status);
 /* R error of class c(cls, "tapestry_error", "error", "condition") with msg

@@ -63,16 +63,6 @@ static void ctx_finalize(SEXP x) {
   free(m);
 }
 
-/* Condition class of a failed evaluation. */
-static const char *status_class(int status) {
-  switch (status) {
-  case AD_EDOMAIN: return "tapestry_domain_error";
-  case AD_EFATAL:  return "tapestry_fatal_error";
-  case AD_EMEMORY: return "tapestry_memory_error";
-  default:         return "tapestry_error";
-  }
-}
-
 static rm_prog *prog_of(SEXP x) {
   if (TYPEOF(x) != EXTPTRSXP || R_ExternalPtrTag(x) != install("tapestry_program"))
     rc_raise_msg("not a tapestry program", "tapestry_argument_error");
@@ -292,7 +282,7 @@ SEXP tp_log_prob(SEXP ctx, SEXP upars, SEXP jacobian, SEXP grad) {
                        want_grad ? (n ? REAL(g) : &dummy) : NULL, &pr, err, sizeof err);
   ad_stack_recover(ad_active);
   print_flush(&pr);
-  if (rc) rc_raise_msg(err, status_class(rc));
+  if (rc) rc_raise_msg(err, rc_status_class(rc));
   SEXP r = PROTECT(ScalarReal(lp));
   if (want_grad) setAttrib(r, install("gradient"), g);
   UNPROTECT(2);
@@ -365,7 +355,7 @@ SEXP tp_write_array(SEXP ctx, SEXP upars, SEXP tparams, SEXP gqs, SEXP seed) {
                           total ? REAL(flat) : &dummy, &pr, err, sizeof err);
   ad_stack_recover(ad_active);
   print_flush(&pr);
-  if (rc) rc_raise_msg(err, status_class(rc));
+  if (rc) rc_raise_msg(err, rc_status_class(rc));
   int nv = li_num_vars(c), n = 0;
   for (int i = 0; i < nv; i++) n += wanted(li_var_at(c, i), tp, gq);
   SEXP r = PROTECT(allocVector(VECSXP, n));

@@ -126,15 +126,6 @@ static void reg_finalize(SEXP x) {
   pf_registry_free(g);
 }
 
-static const char *status_class(int status) {
-  switch (status) {
-  case AD_EDOMAIN: return "tapestry_domain_error";
-  case AD_EFATAL:  return "tapestry_fatal_error";
-  case AD_EMEMORY: return "tapestry_memory_error";
-  default:         return "tapestry_error";
-  }
-}
-
 static void check_interrupt(void *unused) {
   (void)unused;
   R_CheckUserInterrupt();
@@ -188,7 +179,7 @@ SEXP tp_profile_log_prob(SEXP ctx, SEXP upars, SEXP n_, SEXP trace_every) {
   if (interrupted || rc != AD_OK) {
     reg_finalize(guard);
     if (interrupted) rc_raise_msg("Profiling was interrupted.", "tapestry_interrupt");
-    rc_raise_msg(err, status_class(rc));
+    rc_raise_msg(err, rc_status_class(rc));
   }
   static const char *const top[] = { "profiles", "trace", "seconds" };
   SEXP out = PROTECT(rc_named_list(3, top, NULL));
