@@ -1,7 +1,8 @@
 # The stress run of tools/tsan.sh: hier_poisson_reduce, 4 chains x 2 threads
 # per chain (on a 2-core machine: more threads than cores), 200 warmup +
-# 200 sampling iterations, `reps` times in a row; then gradients with 2
-# threads outside sampling.
+# 200 sampling iterations, `reps` times in a row; then a profiled
+# reduce_sum program the same way (profiles written by helper threads);
+# then gradients with 2 threads outside sampling.
 args <- commandArgs(TRUE)
 lib <- args[1]
 reps <- as.integer(args[2])
@@ -16,6 +17,23 @@ for (r in seq_len(reps)) {
   stopifnot(all(fit$return_codes() == 0))
   cat(sprintf("run %d: mean mu %.3f\n", r, mean(fit$draws("mu"))))
 }
+prof <- tapestry_model(code = "
+functions {
+  real partial(array[] int ys, int start, int end, vector lam, array[] int g) {
+    profile(\"partial\") { return poisson_log_lpmf(ys | lam[g[start:end]]); }
+  }
+}
+data { int N; int G; array[N] int y; array[N] int gidx; int grainsize; }
+parameters { real mu; real<lower=0> tau; vector[G] log_lambda; }
+model {
+  profile(\"priors\") { mu ~ normal(0, 2); tau ~ normal(0, 1); log_lambda ~ normal(mu, tau); }
+  profile(\"likelihood\") { target += reduce_sum(partial, y, grainsize, log_lambda, gidx); }
+}")
+fit <- prof$sample(data = data, chains = 4, parallel_chains = 4, threads_per_chain = 2,
+                   iter_warmup = 200, iter_sampling = 200, seed = 1, refresh = 0,
+                   show_messages = FALSE, profile_trace_every = 5)
+stopifnot(all(fit$return_codes() == 0))
+print(profiles_summary(fit))
 ctx <- mod$bind(data)
 tapestry_set_num_threads(2)
 u <- rep(0.1, ctx$num_upars())
