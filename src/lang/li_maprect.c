@@ -192,14 +192,8 @@ int li_map_rect(li_run *r, const ln_expr *e, tm_v *out) {
   w.slot = ad_alloc((size_t)threads * sizeof *w.slot);
   if (!w.job || !w.slot) return ad_fail(AD_EMEMORY, "out of memory");
 
-  pp_region g;
-  memset(&g, 0, sizeof g);
-  g.nchunks = J;
-  g.nthreads = threads;
-  g.keep_stacks = 1;
-  g.begin = mr_begin;
-  g.chunk = mr_chunk;
-  g.ctx = &w;
+  pp_region g = { .nchunks = J, .nthreads = threads, .keep_stacks = 1, .begin = mr_begin,
+                  .chunk = mr_chunk, .ctx = &w };
   if ((rc = pp_region_run(&g))) {
     r->located = 1;               /* the participant's message names its line */
     return rc;

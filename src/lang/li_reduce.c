@@ -161,13 +161,7 @@ int li_reduce_sum(li_run *r, const ln_expr *e, tm_v *out) {
     if (!w.cval || !w.cpart) return ad_fail(AD_EMEMORY, "out of memory");
   }
 
-  pp_region g;
-  memset(&g, 0, sizeof g);
-  g.nchunks = nchunks;
-  g.nthreads = threads;
-  g.begin = rs_begin;
-  g.chunk = rs_chunk;
-  g.ctx = &w;
+  pp_region g = { .nchunks = nchunks, .nthreads = threads, .begin = rs_begin, .chunk = rs_chunk, .ctx = &w };
   if ((rc = pp_region_run(&g))) {
     r->located = 1;               /* the participant's message names its line */
     return rc;

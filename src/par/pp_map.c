@@ -294,13 +294,7 @@ int tm_parallel_map_spec(tm_pm_spec *s, tm_v *out) {
     if (!(w.src = ad_alloc((size_t)s->n * sizeof *w.src))) return oom();
   }
 
-  pp_region g;
-  memset(&g, 0, sizeof g);
-  g.nchunks = nchunks;
-  g.nthreads = slots;
-  g.begin = pm_begin;
-  g.chunk = pm_chunk;
-  g.ctx = &w;
+  pp_region g = { .nchunks = nchunks, .nthreads = slots, .begin = pm_begin, .chunk = pm_chunk, .ctx = &w };
   if ((rc = pp_region_run(&g))) return rc;
   s->used = w.strategy;
   if (w.strategy == TM_PM_VALUES) {
