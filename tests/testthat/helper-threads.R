@@ -11,13 +11,15 @@ with_threads <- function(n, code) {
   force(code)
 }
 
-# Central finite differences of ctx's log density at u.
+# Central finite differences of ctx's log density at u; h is one step or a
+# step per coordinate.
 fd_grad <- function(ctx, u, h = 1e-6) {
+  h <- rep_len(h, length(u))
   vapply(seq_along(u), function(i) {
     up <- u
     dn <- u
-    up[i] <- u[i] + h
-    dn[i] <- u[i] - h
-    (ctx$log_prob(up) - ctx$log_prob(dn)) / (2 * h)
+    up[i] <- u[i] + h[i]
+    dn[i] <- u[i] - h[i]
+    (ctx$log_prob(up) - ctx$log_prob(dn)) / (2 * h[i])
   }, 0)
 }

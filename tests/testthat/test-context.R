@@ -69,14 +69,7 @@ for (name in models) {
     ctx <- bind_model(name)
     u <- reference_points(name)[[1]]$upars
     g <- as.vector(ctx$grad_log_prob(u))
-    fd <- vapply(seq_along(u), function(i) {
-      h <- 1e-6 * max(1, abs(u[i]))
-      up <- u
-      dn <- u
-      up[i] <- u[i] + h
-      dn[i] <- u[i] - h
-      (ctx$log_prob(up) - ctx$log_prob(dn)) / (2 * h)
-    }, 0)
+    fd <- fd_grad(ctx, u, h = 1e-6 * pmax(1, abs(u)))
     expect_equal(fd, g, tolerance = 1e-5)
   })
 }
