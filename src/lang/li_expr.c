@@ -203,6 +203,7 @@ int li_eval(li_run *r, const ln_expr *e, tm_v *out) {
     return AD_OK;
   case LE_VAR: {
     li_slot *s = li_slot_of(r, e);
+    if (r->ad && s->v.adj && tm_is_scalar(&s->v)) return li_scalar_read(s->v.val, s->v.adj, out);
     *out = s->v;
     if (r->ad && s->v.adj) s->shared = 1;
     return AD_OK;

@@ -218,11 +218,13 @@ static int scalar_elem(li_run *r, const ln_expr *e, const tm_v *v, tm_v *out) {
     if (k < 1 || k > d[i].size) return out_of_range(r, e, i, k, d[i].size);
     off += (size_t)(k - 1) * d[i].stride;
   }
-  if (v->base == TM_INT) *out = tm_int_view(v->ival + off);
-  else {
-    *out = tm_real_view(v->val + off, v->adj ? v->adj + off : NULL);
-    out->dep = v->dep;
+  if (v->base == TM_INT) {
+    *out = tm_int_view(v->ival + off);
+    return AD_OK;
   }
+  if (r->ad && v->adj) return li_scalar_read(v->val + off, v->adj + off, out);
+  *out = tm_real_view(v->val + off, NULL);
+  out->dep = v->dep;
   return AD_OK;
 }
 

@@ -13,10 +13,11 @@
 ** value (swept later, since they were recorded earlier) start from zero.
 ** This is exact as long as no recorded node reads the variable's values in
 ** its reverse step.  A slot is marked `shared` when a view of its storage
-** (other than a single scalar element, whose uses only keep adjoint
-** pointers and precomputed partials) goes to a kernel; the next write then
-** first moves the variable to fresh storage ("copy on write"), leaving the
-** old values intact for the nodes that read them.
+** goes to a kernel; the next write then first moves the variable to fresh
+** storage ("copy on write"), leaving the old values intact for the nodes
+** that read them.  A scalar read (a real variable, or one element) is no
+** view: its value is copied (li_scalar_read), so element-by-element loops
+** never copy the container.
 */
 #ifndef LI_INT_H
 #define LI_INT_H
@@ -92,6 +93,12 @@ int li_gather(li_run *r, const tm_v *src, const size_t *offs, size_t n, tm_v *ou
 int li_store(li_run *r, li_slot *s, const size_t *offs, const tm_v *src, size_t n);
 /* One node: *sadj[k] += oadj[k] for k < n (sadj[k] NULL: skipped). */
 int li_record_pack(size_t n, const double *oadj, double **sadj);
+/* A real element of a variable with adjoints, read on the tape: its value
+** copied to the arena, its adjoint the variable's own.  A later write of the
+** element (in place, see above) cannot change what a node recorded now
+** reads backwards, whatever the kernel keeps, so no copy on write is needed
+** for scalars; the adjoint hand-over of the store keeps the sums exact. */
+int li_scalar_read(double *val, double *adj, tm_v *out);
 /* Before writing: copy on write when the slot is shared. */
 int li_unshare(li_run *r, li_slot *s);
 /* Add a target term. */

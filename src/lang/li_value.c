@@ -93,13 +93,16 @@ int li_record_pack(size_t n, const double *oadj, double **sadj) {
 }
 
 int li_copy(li_run *r, const tm_v *v, tm_v *out) {
-  int rc = li_alloc(out, v, r->ad && v->adj);
+  /* out may be v itself (li_assign copies a right side in place): read the
+     source through a copy of its descriptor, since li_alloc overwrites out */
+  const tm_v src = *v;
+  int rc = li_alloc(out, &src, r->ad && src.adj);
   if (rc) return rc;
-  size_t n = tm_numel(v);
-  if (v->base == TM_INT) { memcpy(out->ival, v->ival, n * sizeof(int)); return AD_OK; }
-  memcpy(out->val, v->val, n * sizeof(double));
-  out->dep = v->dep;
-  if (out->adj) return record_copy(n, out->adj, v->adj);
+  size_t n = tm_numel(&src);
+  if (src.base == TM_INT) { memcpy(out->ival, src.ival, n * sizeof(int)); return AD_OK; }
+  memcpy(out->val, src.val, n * sizeof(double));
+  out->dep = src.dep;
+  if (out->adj) return record_copy(n, out->adj, src.adj);
   return AD_OK;
 }
 
@@ -119,6 +122,14 @@ int li_gather(li_run *r, const tm_v *src, const size_t *offs, size_t n, tm_v *ou
   gather_node *g = ad_node_new(sizeof *g, gather_chain);
   if (!g) return ad_fail(AD_EMEMORY, "out of memory");
   g->n = n; g->oadj = out->adj; g->sadj = src->adj; g->offs = offs;
+  return AD_OK;
+}
+
+int li_scalar_read(double *val, double *adj, tm_v *out) {
+  double *copy = ad_alloc_doubles(1);
+  if (!copy) return ad_fail(AD_EMEMORY, "out of memory");
+  *copy = *val;
+  *out = tm_real_view(copy, adj);
   return AD_OK;
 }
 

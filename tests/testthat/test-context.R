@@ -4,7 +4,12 @@
 
 models <- c("conjugate_normal", "eight_schools", "gp_profile", "hier_poisson",
             "hier_poisson_reduce", "lbeta_map", "logistic", "logistic_reduce",
-            "map_rect_hier", "varying_slopes")
+            "map_rect_hier", "varying_slopes",
+            # written as loops, the way people write them
+            "ar3_loop", "county_loop", "irt_2pl", "mixture_loop", "hmm_forward",
+            "garch_loop", "gp_loop",
+            # written by brms 2.18
+            "brms_negbin_rs")
 
 
 # The data of a model: its bundled JSON file, or for logistic_reduce (whose
