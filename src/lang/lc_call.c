@@ -184,7 +184,9 @@ int lc_call(lc_ctx *c, ln_expr *e, int as_stmt) {
     if (!(name = normalized(c, name))) return lc_error(c, e->line, e->col, "out of memory");
     e->propto = 1;
   }
-  if (is_conditional(e->name) && !e->bar)
+  /* a density of the variate alone takes no bar, as in stanc:
+     std_normal_lpdf(z), foo_lpdf(x) */
+  if (is_conditional(e->name) && !e->bar && e->nargs > 1)
     return lc_error(c, e->line, e->col,
                     "probability functions with suffixes _lpdf, _lupdf, _lpmf, _lupmf, _cdf, _lcdf "
                     "and _lccdf require a vertical bar (|) between the first two arguments: %s(y | ...)",
