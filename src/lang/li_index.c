@@ -53,8 +53,10 @@ static const char *var_name(const ln_expr *e) {
   return e->kind == LE_VAR && e->name ? e->name : "expression";
 }
 
+/* An error in the program, not a rejection: Stan throws std::out_of_range,
+** which stops the chain (and initialisation) at once. */
 static int out_of_range(li_run *r, const ln_expr *e, int dim, int i, int size) {
-  return li_fail_at(r, AD_EDOMAIN,
+  return li_fail_at(r, AD_EINVALID,
                     "index %d out of range for '%s': dimension %d has size %d", i,
                     var_name(e), dim + 1, size);
 }
