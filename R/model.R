@@ -17,6 +17,10 @@
 #' @param file Path to a Stan program (a `.stan` file).
 #' @param code The Stan program as a string (or a character vector of lines),
 #'   instead of `file`.
+#' @param include_paths Folders in which `#include` directives look for
+#'   the files they name, in order, as stanc's `--include-paths`. The folder
+#'   of `file` is searched after them. A message about code that came from an
+#'   included file names that file and its line.
 #' @return A [TapestryModel] object.
 #' @seealso [TapestryModel] for the methods of the model object,
 #'   [TapestryContext] for those of the data context made by `$bind()`.
@@ -34,7 +38,7 @@
 #' @importFrom R6 R6Class
 #' @md
 #' @export
-tapestry_model <- function(file = NULL, code = NULL) {
+tapestry_model <- function(file = NULL, code = NULL, include_paths = NULL) {
   if (is.null(file) && is.null(code)) {
     abort_arg("Give the Stan program as `file` (a path) or as `code` (a string).")
   }
@@ -53,7 +57,18 @@ tapestry_model <- function(file = NULL, code = NULL) {
     }
     code <- paste(code, collapse = "\n")
   }
-  TapestryModel$new(file, code)
+  if (!is.null(include_paths)) {
+    if (!is.character(include_paths) || anyNA(include_paths)) {
+      abort_arg("`include_paths` must be a character vector of folders.")
+    }
+    missing <- include_paths[!dir.exists(include_paths)]
+    if (length(missing) > 0L) {
+      abort_arg(sprintf("Include path '%s' is not a folder.", missing[1L]))
+    }
+    include_paths <- normalizePath(include_paths)
+  }
+  if (!is.null(file)) include_paths <- unique(c(include_paths, dirname(normalizePath(file))))
+  TapestryModel$new(file, code, include_paths)
 }
 
 #' A Stan model
@@ -78,8 +93,10 @@ TapestryModel <- R6::R6Class("TapestryModel",
     #' @description Use [tapestry_model()] to create a model object.
     #' @param file Path of the program, or `NULL`.
     #' @param code The program's text.
-    initialize = function(file, code) {
+    #' @param include_paths Folders `#include` searches, in order.
+    initialize = function(file, code, include_paths = NULL) {
       private$file_ <- if (is.null(file)) NULL else normalizePath(file)
+      private$include_paths_ <- as.character(include_paths)
       private$code_ <- code
       private$name_ <- if (is.null(file)) "string" else basename(file)
       private$ptr_ <- private$parse(warn = TRUE)
@@ -250,11 +267,12 @@ TapestryModel <- R6::R6Class("TapestryModel",
   private = list(
     file_ = NULL,
     code_ = NULL,
+    include_paths_ = character(),
     name_ = NULL,
     ptr_ = NULL,
 
     parse = function(warn) {
-      ptr <- .Call(C_tp_model_new, private$code_, private$name_)
+      ptr <- .Call(C_tp_model_new, private$code_, private$name_, private$include_paths_)
       w <- attr(ptr, "warnings")
       if (warn && length(w) > 0L) {
         warning(warningCondition(paste(w, collapse = "\n"),

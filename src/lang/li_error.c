@@ -11,8 +11,9 @@ int li_locate(li_run *r, int rc) {
   char msg[1024];
   snprintf(msg, sizeof msg, "%s", ad_errmsg());
   r->located = 1;
-  return ad_fail(rc, "%s (in '%s', line %d, column %d)", msg,
-                 r->p->filename ? r->p->filename : "string", r->line, r->col);
+  int fline;
+  const char *fname = ln_where(r->p, r->line, &fline);
+  return ad_fail(rc, "%s (in '%s', line %d, column %d)", msg, fname, fline, r->col);
 }
 
 int li_fail_at(li_run *r, int code, const char *fmt, ...) {

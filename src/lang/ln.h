@@ -212,10 +212,19 @@ const char *ln_block_name(int blk);   /* "data", "transformed data", ... */
 
 typedef struct ln_pool ln_pool;       /* the program's node memory (ln_ast.c) */
 
+/* Where each line of a program expanded by #include came from (ln_include.c). */
+typedef struct ln_srcmap {
+  char **files;              /* files[0] is the program's own name */
+  int nfiles;
+  int *file, *line;          /* per line of the expanded text: index into files, line there */
+  int nlines;                /* 0: no #include, every line is its own */
+} ln_srcmap;
+
 typedef struct ln_program {
   char *filename;            /* for messages: the file's name, or "string" for code */
-  char *source;              /* the program text, NUL-terminated */
+  char *source;              /* the program text, NUL-terminated (#include expanded) */
   size_t srclen;
+  ln_srcmap map;             /* the files and lines the text came from */
   ln_func **funcs;           /* in program order, forward declarations included */
   int nfuncs;
   /* Each program block as an LS_BLOCK, or NULL when absent.  Top-level
@@ -253,6 +262,22 @@ void ln_warn(ln_program *p, int line, int col, const char *fmt, ...)
 /* Parse src (len bytes; need not be NUL-terminated).  NULL on failure with
 ** the message (ln_diag format) in err. */
 ln_program *ln_parse(const char *filename, const char *src, size_t len, char *err, size_t errsize);
+/* ln_parse, with #include directives resolved in the folders paths[0..npaths-1]
+** (in order; an absolute name as it is).  A message about an included line
+** names that file and line. */
+ln_program *ln_parse_include(const char *filename, const char *src, size_t len,
+                             const char *const *paths, int npaths, char *err, size_t errsize);
+/* ---- #include (ln_include.c) ---- */
+/* 1 when the text holds "#include" anywhere (a quick test before expanding). */
+int ln_has_include(const char *src, size_t len);
+/* The text with every directive replaced by its file; 0, 1 with a message
+** in err, -1 out of memory.  *out (malloc'd) and map belong to the caller. */
+int ln_include_expand(const char *filename, const char *src, size_t len,
+                      const char *const *paths, int npaths, ln_srcmap *map,
+                      char **out, size_t *outlen, char *err, size_t errsize);
+void ln_srcmap_free(ln_srcmap *m);
+/* The file and line (in *fline) that line `line` of the program text came from. */
+const char *ln_where(const ln_program *p, int line, int *fline);
 /* Check a parsed program in place; AD_OK, or AD_EINVALID with the message of
 ** the first error in err. */
 int ln_check(ln_program *p, char *err, size_t errsize);

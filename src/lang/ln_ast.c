@@ -74,6 +74,7 @@ void ln_program_free(ln_program *p) {
   }
   free(p->filename);
   free(p->source);
+  ln_srcmap_free(&p->map);
   free(p->warnings);
   free(p);
 }

@@ -61,7 +61,9 @@ static void echo_line(sbuf *b, const ln_program *p, int line, int col) {
   if (to - from > LN_DIAG_WINDOW) to = from + LN_DIAG_WINDOW;
   while (from > 0 && from < end - i && ((unsigned char)s[i + from] & 0xc0) == 0x80) from++;
   char head[32];
-  snprintf(head, sizeof head, "\n%5d | ", line);
+  int fline;
+  ln_where(p, line, &fline);
+  snprintf(head, sizeof head, "\n%5d | ", fline);
   sput(b, head, strlen(head));
   if (from > 0) sput(b, "...", 3);
   /* the caret's padding is built alongside the echo */
@@ -93,8 +95,9 @@ char *ln_diag(const ln_program *p, int line, int col, const char *kind,
   sbuf b = {buf, 0, size};
   buf[0] = '\0';
   char head[600];
-  snprintf(head, sizeof head, "%.500s:%d:%d: %s: ",
-           p && p->filename ? p->filename : "string", line, col, kind ? kind : "error");
+  int fline;
+  const char *fname = ln_where(p, line, &fline);
+  snprintf(head, sizeof head, "%.500s:%d:%d: %s: ", fname, fline, col, kind ? kind : "error");
   sput(&b, head, strlen(head));
   char msg[1024];
   va_list ap;
@@ -109,8 +112,9 @@ char *ln_diag(const ln_program *p, int line, int col, const char *kind,
 void ln_warn(ln_program *p, int line, int col, const char *fmt, ...) {
   if (!p) return;
   char msg[1200];
-  int n = snprintf(msg, sizeof msg, "%.500s:%d:%d: warning: ",
-                   p->filename ? p->filename : "string", line, col);
+  int fline;
+  const char *fname = ln_where(p, line, &fline);
+  int n = snprintf(msg, sizeof msg, "%.500s:%d:%d: warning: ", fname, fline, col);
   if (n < 0) return;
   va_list ap;
   va_start(ap, fmt);

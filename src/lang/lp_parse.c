@@ -323,23 +323,45 @@ static int run(lp *P) {
 }
 
 ln_program *ln_parse(const char *filename, const char *src, size_t len, char *err, size_t errsize) {
+  return ln_parse_include(filename, src, len, NULL, 0, err, errsize);
+}
+
+ln_program *ln_parse_include(const char *filename, const char *src, size_t len,
+                             const char *const *paths, int npaths, char *err, size_t errsize) {
   if (err && errsize) err[0] = '\0';
   char dummy[8];
   if (!err || errsize == 0) { err = dummy; errsize = sizeof dummy; }
-  ln_program *p = calloc(1, sizeof *p);
-  if (!p) { snprintf(err, errsize, "out of memory"); return NULL; }
   if (!filename) filename = "string";
+  /* #include first: the parser sees the expanded text, the map keeps where
+  ** each line came from. */
+  ln_srcmap map;
+  memset(&map, 0, sizeof map);
+  char *expanded = NULL;
+  if (ln_has_include(src, len)) {
+    int rc = ln_include_expand(filename, src, len, paths, npaths, &map, &expanded, &len, err, errsize);
+    if (rc != 0) return NULL;
+  }
+  ln_program *p = calloc(1, sizeof *p);
+  if (!p) {
+    free(expanded);
+    ln_srcmap_free(&map);
+    snprintf(err, errsize, "out of memory");
+    return NULL;
+  }
+  p->map = map;
   size_t fl = strlen(filename);
   p->filename = malloc(fl + 1);
-  p->source = malloc(len + 1);
+  p->source = expanded ? expanded : malloc(len + 1);
   if (!p->filename || !p->source) {
     ln_program_free(p);
     snprintf(err, errsize, "out of memory");
     return NULL;
   }
   memcpy(p->filename, filename, fl + 1);
-  if (len) memcpy(p->source, src, len);
-  p->source[len] = '\0';
+  if (!expanded) {
+    if (len) memcpy(p->source, src, len);
+    p->source[len] = '\0';
+  }
   p->srclen = len;
 
   lx_token *toks = NULL;

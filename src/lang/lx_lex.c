@@ -89,11 +89,11 @@ static int skip_space(lx_state *L) {
         advance(L, 1);
       }
     } else if (c == '#') {
-      /* '#include' would silently drop the included code if read as a
-      ** comment, so it is an error rather than a warning. */
+      /* Directives were expanded before lexing (ln_include.c); one left here
+      ** is not the first thing on its line, and read as a comment it would
+      ** silently drop the included code. */
       if (L->n - L->i >= 8 && memcmp(L->s + L->i, "#include", 8) == 0)
-        return fail(L, L->line, L->col, L->i,
-                    "'#include' is not supported: paste the included code into the program");
+        return fail(L, L->line, L->col, L->i, "'#include' must be the first thing on its line");
       ln_warn(L->p, L->line, L->col, "comments beginning with '#' are deprecated; use '//' instead");
       while (L->i < L->n && L->s[L->i] != '\n') advance(L, 1);
     } else {

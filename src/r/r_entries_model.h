@@ -2,7 +2,7 @@
 #ifndef R_ENTRIES_MODEL_H
 #define R_ENTRIES_MODEL_H
 #include <Rinternals.h>
-SEXP tp_model_new(SEXP code, SEXP filename);
+SEXP tp_model_new(SEXP code, SEXP filename, SEXP include_paths);
 SEXP tp_model_variables(SEXP prog);
 SEXP tp_ctx_new(SEXP prog, SEXP data, SEXP seed);
 SEXP tp_log_prob(SEXP ctx, SEXP upars, SEXP jacobian, SEXP grad);
@@ -14,7 +14,7 @@ SEXP tp_output_names(SEXP ctx, SEXP tparams, SEXP gqs);
 SEXP tp_ctx_vars(SEXP ctx);
 SEXP tp_ptr_ok(SEXP x);
 #define R_ENTRIES_MODEL \
-  ENTRY(tp_model_new, 2), \
+  ENTRY(tp_model_new, 3), \
   ENTRY(tp_model_variables, 1), \
   ENTRY(tp_ctx_new, 3), \
   ENTRY(tp_log_prob, 4), \

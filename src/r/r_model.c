@@ -112,17 +112,24 @@ SEXP tp_ptr_ok(SEXP x) {
 /* ---- the program ---- */
 
 /* Parse and check code; an external pointer to the program, with the
-** checker's warnings (deprecations...) as attribute "warnings". */
-SEXP tp_model_new(SEXP code, SEXP filename) {
+** checker's warnings (deprecations...) as attribute "warnings".
+** include_paths: the folders #include searches, in order (a character
+** vector, possibly empty). */
+SEXP tp_model_new(SEXP code, SEXP filename, SEXP include_paths) {
   const char *src = translateCharUTF8(rc_string_arg(code, "code"));
   const char *fname = translateCharUTF8(rc_string_arg(filename, "filename"));
+  if (TYPEOF(include_paths) != STRSXP) rc_raise_msg("include_paths must be a character vector", "tapestry_invalid_argument");
+  int npaths = LENGTH(include_paths);
+  /* R_alloc: reclaimed by R, also when an error unwinds */
+  const char **paths = npaths ? (const char **)R_alloc((size_t)npaths, sizeof *paths) : NULL;
+  for (int i = 0; i < npaths; i++) paths[i] = translateCharUTF8(STRING_ELT(include_paths, i));
   SEXP ptr = PROTECT(R_MakeExternalPtr(NULL, install("tapestry_program"), R_NilValue));
   R_RegisterCFinalizerEx(ptr, prog_finalize, TRUE);
   rm_prog *m = malloc(sizeof *m);
   if (!m) rc_raise_msg("out of memory", "tapestry_memory_error");
   char err[ERRSIZE];
   err[0] = '\0';
-  ln_program *p = ln_parse(fname, src, strlen(src), err, sizeof err);
+  ln_program *p = ln_parse_include(fname, src, strlen(src), paths, npaths, err, sizeof err);
   if (!p) {
     free(m);
     rc_raise_msg(*err ? err : "out of memory while parsing", "tapestry_syntax_error");
