@@ -819,6 +819,26 @@ static int k_query(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   return int_result(c, (long long)r, out);
 }
 
+/* dims(x): the array dimensions, then a vector's length or a matrix's rows
+** and columns, as array[] int (empty for a scalar). */
+static int k_dims(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
+  if (nargs != 1) return tm_no_overload(c, a, nargs);
+  const tm_v *x = &a[0];
+  int d[TM_MAXARR + 2], n = 0;
+  for (int i = 0; i < x->narr; i++) d[n++] = x->dim[i];
+  if (x->base == TM_VECTOR) d[n++] = x->rows;
+  else if (x->base == TM_ROW_VECTOR) d[n++] = x->cols;
+  else if (x->base == TM_MATRIX) { d[n++] = x->rows; d[n++] = x->cols; }
+  memset(out, 0, sizeof *out);
+  out->base = TM_INT;
+  out->narr = 1;
+  out->dim[0] = n;
+  out->rows = out->cols = 1;
+  if (!(out->ival = ad_alloc((size_t)(n ? n : 1) * sizeof(int)))) return nomem(c);
+  memcpy(out->ival, d, (size_t)n * sizeof(int));
+  return AD_OK;
+}
+
 /* ------------------------------------------------------------ signatures */
 
 #define ONE_D "vector; row_vector; matrix; array[] real"
@@ -854,6 +874,8 @@ static int k_query(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   TO_A1("real") TO_A1("int")
 
 #define SIZE_OF(t) "; int(" t ")"
+#define DIMS_OF(b) "; array[] int(array[] " b "); array[] int(array[,] " b "); array[] int(array[,,] " b ")" \
+                   "; array[] int(array[,,,] " b "); array[] int(array[,,,,] " b ")"
 #define ARRS(b) SIZE_OF("array[] " b) SIZE_OF("array[,] " b) SIZE_OF("array[,,] " b)
 
 const tm_fn tm_fns_container[] = {
@@ -896,6 +918,8 @@ const tm_fn tm_fns_container[] = {
   {"rows", "int(vector); int(row_vector); int(matrix)", k_query, &q_codes[Q_ROWS]},
   {"cols", "int(vector); int(row_vector); int(matrix)", k_query, &q_codes[Q_COLS]},
   {"size", "int(int); int(real); int(vector); int(row_vector); int(matrix)" EACH_BASE(ARRS), k_query, &q_codes[Q_SIZE]},
+  {"dims", "array[] int(int); array[] int(real); array[] int(vector); array[] int(row_vector); array[] int(matrix)"
+           EACH_BASE(DIMS_OF), k_dims, NULL},
   {"num_elements", "int(vector); int(row_vector); int(matrix)" EACH_BASE(ARRS), k_query, &q_codes[Q_NUMEL]},
   {NULL, NULL, NULL, NULL}
 };
