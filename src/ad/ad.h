@@ -72,6 +72,20 @@ void   ad_arena_rewind(ad_arena *a, int cur, char *next, char *end);
 int    ad_arena_ranges(const ad_arena *a, int cur, char *next, int ecur, char *enext, char **at, size_t *len);
 size_t ad_arena_bytes(const ad_arena *a);
 
+/* ---- the memory budget (ad_mem.c) ----
+** Arenas and the sampler's draws count their bytes here before asking the
+** system, so a program that needs more than the limit fails with
+** AD_EMEMORY and a message instead of being killed by the OS. */
+int    ad_mem_take(size_t bytes, const char *what);   /* AD_OK, or AD_EMEMORY naming `what` */
+void   ad_mem_give(size_t bytes);
+size_t ad_mem_limit(void);                             /* default: half the physical memory */
+void   ad_mem_set_limit(size_t bytes);
+size_t ad_mem_used(void);
+void   ad_mem_format(double bytes, char *buf, size_t size);   /* "1.5 GB" */
+/* Keeps msg aside: the next ad_fail(AD_EMEMORY, "...out of memory") on this
+** thread says msg instead of "out of memory" (ad_error.c). */
+void   ad_fail_budget(const char *msg);
+
 static inline void *ad_arena_alloc(ad_arena *a, size_t n) {
   n = (n + 15) & ~(size_t)15;
   if ((size_t)(a->end - a->next) < n) return ad_arena_grow(a, n);

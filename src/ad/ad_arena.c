@@ -36,9 +36,13 @@ int ad_arena_init(ad_arena *a) {
 
 void ad_arena_free(ad_arena *a) {
   /* Blocks lent to us are ours to free now; their home will not see them. */
-  for (int i = 0; i < a->nblocks; i++) free(a->blocks[i]);
+  for (int i = 0; i < a->nblocks; i++) {
+    ad_mem_give(sizeof *a->blocks[i] + a->blocks[i]->size);
+    free(a->blocks[i]);
+  }
   for (ad_block *b = a->returned; b; ) {
     ad_block *nx = b->next_returned;
+    ad_mem_give(sizeof *b + b->size);
     free(b);
     b = nx;
   }
@@ -106,8 +110,13 @@ void *ad_arena_grow(ad_arena *a, size_t n) {
     size_t size = a->nblocks ? a->blocks[a->nblocks - 1]->size * 2 : AD_FIRST_BLOCK;
     if (size > ((size_t)1 << 28)) size = (size_t)1 << 28;
     if (size < n) size = n;
+    /* A doubled block that would cross the budget when the request alone
+    ** does not: ask for the request only. */
+    if (size > n && ad_mem_used() + size > ad_mem_limit()) size = n;
+    if (ad_mem_take(sizeof *b + size, "the autodiff arena") != AD_OK) return NULL;
     b = malloc(sizeof *b + size);
     if (!b) {
+      ad_mem_give(sizeof *b + size);
       ad_fail(AD_EMEMORY, "out of memory: autodiff arena needs %zu more bytes", size);
       return NULL;
     }

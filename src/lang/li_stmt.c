@@ -2,12 +2,48 @@
 ** li_stmt.c -- execution of statements and declarations.
 */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include "li_int.h"
 #include "../math/tm_transform.h"
 
 static const double zero = 0.0, one = 1.0;
+
+/* A declaration whose size cannot be held is an error naming it, before any
+** memory is asked for: the values alone (adjoints come on top) against the
+** memory budget, with the product of the sizes checked for overflow. */
+static int decl_fits(li_run *r, const ln_decl *d, const tm_v *shape) {
+  size_t elem = shape->base == TM_INT ? sizeof(int) : sizeof(double);
+  size_t n = (size_t)shape->rows, limit = ad_mem_limit();
+  int over = shape->cols != 0 && n > SIZE_MAX / (size_t)shape->cols;
+  if (!over) n *= (size_t)shape->cols;
+  for (int i = 0; i < shape->narr && !over; i++) {
+    if (shape->dim[i] != 0 && n > SIZE_MAX / (size_t)shape->dim[i]) over = 1;
+    else n *= (size_t)shape->dim[i];
+  }
+  /* an empty dimension anywhere makes the product 0, overflow or not */
+  int empty = shape->rows == 0 || shape->cols == 0;
+  for (int i = 0; i < shape->narr; i++) empty |= shape->dim[i] == 0;
+  if (empty || (!over && n <= limit / elem)) return AD_OK;
+  char sizes[160] = "", need[32] = "more than can be addressed", lim[32];
+  size_t k = 0;
+  for (int i = 0; i < shape->narr && k < sizeof sizes - 16; i++)
+    k += (size_t)snprintf(sizes + k, sizeof sizes - k, "%s%d", i ? ", " : "array[", shape->dim[i]);
+  if (shape->narr) k += (size_t)snprintf(sizes + k, sizeof sizes - k, "] ");
+  const char *base = shape->base == TM_INT ? "int" : shape->base == TM_REAL ? "real"
+                   : shape->base == TM_VECTOR ? "vector" : shape->base == TM_ROW_VECTOR ? "row_vector" : "matrix";
+  if (shape->base == TM_MATRIX)
+    snprintf(sizes + k, sizeof sizes - k, "%s[%d, %d]", base, shape->rows, shape->cols);
+  else if (shape->base == TM_VECTOR || shape->base == TM_ROW_VECTOR)
+    snprintf(sizes + k, sizeof sizes - k, "%s[%d]", base, shape->base == TM_VECTOR ? shape->rows : shape->cols);
+  else
+    snprintf(sizes + k, sizeof sizes - k, "%s", base);
+  if (!over) ad_mem_format((double)n * (double)elem, need, sizeof need);
+  ad_mem_format((double)limit, lim, sizeof lim);
+  return li_fail_at(r, AD_EMEMORY, "'%s' declared as %s would need %s, over the memory limit of %s; "
+                    "tapestry_memory_limit() sets the limit", d->name, sizes, need, lim);
+}
 
 int li_decl_shape(li_run *r, const ln_decl *d, tm_v *shape) {
   int rc, k;
@@ -32,7 +68,7 @@ int li_decl_shape(li_run *r, const ln_decl *d, tm_v *shape) {
   case TM_MATRIX: shape->rows = s1; shape->cols = d->size2 ? s2 : s1; break;
   default: break;
   }
-  return AD_OK;
+  return decl_fits(r, d, shape);
 }
 
 static int ad_typed(const li_run *r, const ln_decl *d) {

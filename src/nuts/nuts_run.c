@@ -11,6 +11,7 @@
 */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,7 +42,18 @@ int nuts_run_alloc(nuts_run *r) {
   r->ncol = NUTS_RUN_NSAMPLER + li_num_outputs(r->ctx, 1, 1);
   r->cap_rows = rows_for(r->cfg.num_samples, r->cfg.thin) +
                 (r->cfg.save_warmup ? rows_for(r->cfg.num_warmup, r->cfg.thin) : 0);
-  r->draws = malloc((r->cap_rows ? r->cap_rows : 1) * r->ncol * sizeof(double));
+  /* The draws are the one large allocation of a run: counted against the
+  ** memory budget first (a long run of a program with large generated
+  ** quantities would otherwise get R killed when the pages are touched). */
+  size_t rows = r->cap_rows ? r->cap_rows : 1;
+  if (r->ncol != 0 && rows > SIZE_MAX / sizeof(double) / r->ncol)
+    return ad_fail(AD_EMEMORY, "the draws of chain %d (%zu draws of %zu values) cannot be held in memory",
+                   r->chain_id, rows, r->ncol);
+  char what[96];
+  snprintf(what, sizeof what, "keeping the draws of chain %d (%zu draws of %zu values)", r->chain_id, rows, r->ncol);
+  r->draws_bytes = rows * r->ncol * sizeof(double);
+  if (ad_mem_take(r->draws_bytes, what) != AD_OK) { r->draws_bytes = 0; return AD_EMEMORY; }
+  r->draws = malloc(r->draws_bytes);
   r->init_used = calloc(n ? n : 1, sizeof(double));
   r->inv_metric = calloc(m ? m : 1, sizeof(double));
   r->grad = calloc(n ? n : 1, sizeof(double));
@@ -56,6 +68,8 @@ int nuts_run_alloc(nuts_run *r) {
     free(r->print_buf); free(r->q.buf);
     r->draws = r->init_used = r->inv_metric = r->grad = NULL;
     r->print_buf = r->q.buf = NULL;
+    ad_mem_give(r->draws_bytes);
+    r->draws_bytes = 0;
     return ad_fail(AD_EMEMORY, "out of memory allocating the draws of chain %d", r->chain_id);
   }
   r->print.buf = r->print_buf;
@@ -76,6 +90,8 @@ int nuts_run_alloc(nuts_run *r) {
 
 void nuts_run_free(nuts_run *r) {
   if (r->q.buf) pthread_mutex_destroy(&r->q.lock);
+  ad_mem_give(r->draws_bytes);
+  r->draws_bytes = 0;
   free(r->draws); free(r->init_used); free(r->inv_metric); free(r->grad);
   free(r->print_buf); free(r->q.buf);
   r->draws = r->init_used = r->inv_metric = r->grad = NULL;

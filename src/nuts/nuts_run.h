@@ -54,6 +54,7 @@ typedef struct nuts_run {
   /* results: valid once the task has finished */
   double *draws;                  /* rows of ncol values, cap_rows of them */
   size_t ncol, cap_rows, nrows, warmup_rows;
+  size_t draws_bytes;         /* counted against the memory budget (ad_mem_take) */
   double *init_used;              /* num_upars */
   int init_ok;
   double step_size;

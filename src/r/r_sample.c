@@ -370,7 +370,7 @@ SEXP tp_sample(SEXP ctx, SEXP config, SEXP inits, SEXP chain_ids, SEXP seed, SEX
     if (have_group) pp_group_destroy(&sh->g);
     free_runs(&s);
     free(sh);
-    rc_raise_msg(err, "tapestry_error");
+    rc_raise_msg(err, rc_status_class(rc));
   }
 
   /* run: submit up to `parallel` chains, then one more as each finishes */
