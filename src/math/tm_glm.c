@@ -1,5 +1,6 @@
 /*
-** tm_glm.c -- normal_id_glm_lpdf and poisson_log_glm_lpmf: a density of a
+** tm_glm.c -- normal_id_glm_lpdf, poisson_log_glm_lpmf and
+** neg_binomial_2_log_glm_lpmf: a density of a
 ** linear predictor eta = alpha + x * beta, without forming eta as a program
 ** value.  (bernoulli_logit_glm is in tm_dens_disc.c.)
 **
@@ -176,6 +177,71 @@ static int k_poisson_log_glm(const tm_call *c, const tm_v *a, int nargs, tm_v *o
   return glm_end(&G, g, ops, 0, lp, tm_any_dep(a, 4), out);
 }
 
+/* neg_binomial_2_log_glm(y | x, alpha, beta, phi)
+**   = neg_binomial_2_log(y | alpha + x beta, phi), in Stan Math's order of
+** checks and terms: log(exp(eta) + phi) by the stable branch on eta > log phi. */
+static int k_neg_binomial_2_log_glm(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
+  const char *fn = c->fn->name;
+  if (nargs != 5) return ad_fail(AD_EINVALID, "%s: expected 5 arguments, got %d", fn, nargs);
+  const tm_v *ph = &a[4];
+  if (!tm_is_scalar(ph) && (ph->base != TM_VECTOR || ph->narr))
+    return ad_fail(AD_EINVALID, "%s: Precision parameter must be a real or a vector", fn);
+  glm G;
+  int rc = glm_begin(&G, fn, a, 1);
+  if (rc) return rc;
+  size_t N = G.N;
+  int phi_vec = !tm_is_scalar(ph);
+  if (phi_vec && (rc = tm_check_consistent_size(fn, "Vector of precision parameters", tm_numel(ph), N))) return rc;
+  if ((rc = tm_check_nonnegative(fn, "Failures variables", &a[0])) ||
+      (rc = tm_check_finite(fn, "Weight vector", G.be)) || (rc = tm_check_finite(fn, "Intercept", G.al)) ||
+      (rc = tm_check_positive_finite(fn, "Precision parameter", ph)))
+    return rc;
+  for (size_t n = 0; n < N; n++)
+    if (!isfinite(G.eta[n])) return tm_check_finite(fn, "Matrix of independent variables", G.x);
+  int propto = c->propto;
+  int keep_phi = !propto || !tm_is_const(ph);
+  int keep_lin = !propto || !tm_is_const(&a[1]) || !tm_is_const(&a[2]) || !tm_is_const(&a[3]);
+  ad_operand ops[5];
+  int y_vec = !tm_is_scalar(&a[0]);
+  double *g = ad_alloc_zeros(N + 1), *dphi = ph->adj ? ad_alloc_zeros(tm_numel(ph) + 1) : NULL;
+  if (!g || (ph->adj && !dphi)) return AD_EMEMORY;
+  /* nothing to add (no outcome, or all constant under propto): zero partials */
+  if (N == 0 || !(keep_phi || keep_lin)) {
+    int nops = 0;
+    if (dphi) ops[nops++] = (ad_operand){ph->adj, dphi, tm_numel(ph)};
+    return glm_end(&G, g, ops, nops, 0.0, tm_any_dep(a, 5), out);
+  }
+  double lp = 0, s_lse = 0, s_ytheta = 0, s_lgyp = 0, s_phi = 0, s_lgy = 0;
+  double phi0 = ph->val[0], log_phi0 = log(phi0), dg_phi0 = ph->adj ? tm_digamma(phi0) : 0;
+  for (size_t n = 0; n < N; n++) {
+    double y = tm_geti(&a[0], y_vec ? n : 0), phi = phi_vec ? ph->val[n] : phi0;
+    double log_phi = phi_vec ? log(phi) : log_phi0, th = G.eta[n];
+    double lse = th > log_phi ? th + log1p(exp(log_phi - th)) : log_phi + log1p(exp(th - log_phi));
+    double ypp = y + phi;
+    if (!propto && y_vec) s_lgy += tm_lgamma(y + 1);
+    if (keep_phi && phi_vec) s_phi += (phi == 0 ? 0 : phi * log(phi)) - tm_lgamma(phi);
+    s_lse += ypp * lse;
+    if (keep_lin) s_ytheta += y * th;
+    if (keep_phi) s_lgyp += tm_lgamma(ypp);
+    double te = exp(th);
+    g[n] = y - te * ypp / (te + phi);
+    if (dphi) {
+      double d = -ypp / (te + phi) + log_phi - lse + tm_digamma(ypp) - (phi_vec ? tm_digamma(phi) : dg_phi0);
+      if (phi_vec) dphi[n] = 1 + d;
+      else dphi[0] += d;
+    }
+  }
+  if (dphi && !phi_vec) dphi[0] += (double)N;
+  if (!propto) lp -= y_vec ? s_lgy : tm_lgamma(tm_geti(&a[0], 0) + 1) * (double)N;
+  if (keep_phi) lp += phi_vec ? s_phi : (double)N * ((phi0 == 0 ? 0 : phi0 * log_phi0) - tm_lgamma(phi0));
+  lp -= s_lse;
+  if (keep_lin) lp += s_ytheta;
+  if (keep_phi) lp += s_lgyp;
+  int nops = 0;
+  if (dphi) ops[nops++] = (ad_operand){ph->adj, dphi, tm_numel(ph)};
+  return glm_end(&G, g, ops, nops, lp, tm_any_dep(a, 5), out);
+}
+
 #define X2(y, r) "real(" y ", matrix, " r "); real(" y ", row_vector, " r ")"
 #define NID(y) X2(y, "real, vector, real") "; " X2(y, "vector, vector, real") "; " \
   X2(y, "real, vector, vector") "; " X2(y, "vector, vector, vector")
@@ -184,5 +250,6 @@ static int k_poisson_log_glm(const tm_call *c, const tm_v *a, int nargs, tm_v *o
 const tm_fn tm_fns_glm[] = {
   {"normal_id_glm_lpdf", NID("real") "; " NID("vector"), k_normal_id_glm, NULL},
   {"poisson_log_glm_lpmf", PLG("int") "; " PLG("array[] int"), k_poisson_log_glm, NULL},
+  {"neg_binomial_2_log_glm_lpmf", NID("int") "; " NID("array[] int"), k_neg_binomial_2_log_glm, NULL},
   {NULL, NULL, NULL, NULL}
 };
