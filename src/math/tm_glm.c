@@ -1,6 +1,7 @@
 /*
-** tm_glm.c -- normal_id_glm_lpdf, poisson_log_glm_lpmf and
-** neg_binomial_2_log_glm_lpmf: a density of a
+** tm_glm.c -- normal_id_glm_lpdf, poisson_log_glm_lpmf,
+** neg_binomial_2_log_glm_lpmf, ordered_logistic_glm_lpmf and
+** categorical_logit_glm_lpmf: a density of a
 ** linear predictor eta = alpha + x * beta, without forming eta as a program
 ** value.  (bernoulli_logit_glm is in tm_dens_disc.c.)
 **
@@ -242,6 +243,198 @@ static int k_neg_binomial_2_log_glm(const tm_call *c, const tm_v *a, int nargs, 
   return glm_end(&G, g, ops, nops, lp, tm_any_dep(a, 5), out);
 }
 
+/* Shapes shared by the two GLMs of categories: y an int or an int array;
+** x a matrix (a row per outcome) or a row_vector shared by all; N outcomes. */
+static int cat_shapes(const char *fn, const tm_v *y, const tm_v *x, size_t *N, int *xrow) {
+  if (y->base != TM_INT || y->narr > 1)
+    return ad_fail(AD_EINVALID, "%s: Vector of dependent variables must be an int or an array of ints", fn);
+  if ((x->base != TM_MATRIX && x->base != TM_ROW_VECTOR) || x->narr)
+    return ad_fail(AD_EINVALID, "%s: Matrix of independent variables must be a matrix or a row_vector", fn);
+  *xrow = x->base == TM_ROW_VECTOR;
+  *N = *xrow ? (tm_is_scalar(y) ? 1 : tm_numel(y)) : (size_t)x->rows;
+  if (!tm_is_scalar(y) && !*xrow)
+    return tm_check_consistent_size(fn, "Vector of dependent variables", tm_numel(y), *N);
+  return AD_OK;
+}
+
+/* ordered_logistic_glm(y | x, beta, cuts) = ordered_logistic(y | x beta, cuts),
+** as Stan Math computes it: log(1 - inv_logit) terms by their stable forms. */
+static int k_ordered_logistic_glm(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
+  const char *fn = c->fn->name;
+  if (nargs != 4) return ad_fail(AD_EINVALID, "%s: expected 4 arguments, got %d", fn, nargs);
+  const tm_v *y = &a[0], *x = &a[1], *be = &a[2], *cu = &a[3];
+  size_t N;
+  int xrow, rc;
+  if ((rc = cat_shapes(fn, y, x, &N, &xrow))) return rc;
+  if (be->base != TM_VECTOR || be->narr) return ad_fail(AD_EINVALID, "%s: Weight vector must be a vector", fn);
+  if (cu->base != TM_VECTOR || cu->narr) return ad_fail(AD_EINVALID, "%s: Cut-points must be a vector", fn);
+  size_t K = (size_t)x->cols, C = tm_numel(cu) + 1;
+  if ((rc = tm_check_consistent_size(fn, "Weight vector", tm_numel(be), K))) return rc;
+  if ((rc = tm_check_bounded(fn, "Vector of dependent variables", y, 1, (double)C))) return rc;
+  const double *cv = cu->val;
+  for (size_t i = 1; i + 1 < C; i++)
+    if (!(cv[i] > cv[i - 1]))
+      return ad_fail(AD_EDOMAIN, "%s: Cut-points is not a valid ordered vector. The element at %zu is %.17g, but "
+                     "should be greater than the previous element, %.17g", fn, i + 1, cv[i], cv[i - 1]);
+  if (C > 2 && !isfinite(cv[C - 2]))
+    return ad_fail(AD_EDOMAIN, "%s: Final cut-point is %.17g, but must be finite!", fn, cv[C - 2]);
+  if (C > 1 && !isfinite(cv[0]))
+    return ad_fail(AD_EDOMAIN, "%s: First cut-point is %.17g, but must be finite!", fn, cv[0]);
+  ad_operand ops[3];
+  int nops = 0, dep = tm_any_dep(a, 4);
+  int keep = !c->propto || !tm_is_const(x) || !tm_is_const(be) || !tm_is_const(cu);
+  double *dx = x->adj ? ad_alloc_zeros(tm_numel(x) + 1) : NULL, *db = be->adj ? ad_alloc_zeros(K + 1) : NULL;
+  double *dc = cu->adj ? ad_alloc_zeros(C) : NULL;
+  if ((x->adj && !dx) || (be->adj && !db) || (cu->adj && !dc)) return AD_EMEMORY;
+  if (dx) ops[nops++] = (ad_operand){x->adj, dx, tm_numel(x)};
+  if (db) ops[nops++] = (ad_operand){be->adj, db, K};
+  if (dc) ops[nops++] = (ad_operand){cu->adj, dc, C - 1};
+  if (N == 0 || C == 1 || !keep) return tm_set_operands(out, nops, ops, 0.0, dep);
+  /* locations: x beta per row, or one for a row_vector */
+  size_t NL = xrow ? 1 : N;
+  double *loc = ad_alloc_zeros(NL + 1), *g = ad_alloc_doubles(N + 1);
+  if (!loc || !g) return AD_EMEMORY;
+  for (size_t k = 0; k < K; k++) {
+    const double *xk = x->val + k * NL;
+    double bk = be->val[k];
+    for (size_t n = 0; n < NL; n++) loc[n] += xk[n] * bk;
+  }
+  double lsum = 0;
+  for (size_t n = 0; n < NL; n++) lsum += loc[n];
+  if (!isfinite(lsum)) {
+    if ((rc = tm_check_finite(fn, "Weight vector", be))) return rc;
+    if ((rc = tm_check_finite(fn, "Matrix of independent variables", x))) return rc;
+  }
+  int yv = !tm_is_scalar(y);
+  double lp = 0;
+  for (size_t n = 0; n < N; n++) {
+    int k = y->ival[yv ? n : 0];
+    double L = loc[xrow ? 0 : n];
+    double c1 = k != (int)C ? cv[k - 1] : INFINITY, c2 = k != 1 ? cv[k - 2] : -INFINITY;
+    double cut2 = L - c2, cut1 = L - c1;
+    double m1 = (cut1 > 0 ? -cut1 : 0) - log1p(exp(-fabs(cut1)));
+    double m2 = (cut2 <= 0 ? cut2 : 0) - log1p(exp(-fabs(cut2)));
+    if (k == 1) lp += m1;
+    else if (k == (int)C) lp += m2;
+    else lp += m2 + tm_log1m_exp(cut1 - cut2) + m1;
+    double em1 = exp(-cut1), em2 = exp(-cut2), ecd = exp(c2 - c1);
+    double d1 = (cut2 > 0 ? em2 / (1 + em2) : 1 / (1 + exp(cut2))) - ecd / (ecd - 1);
+    double d2 = 1 / (1 - ecd) - (cut1 > 0 ? em1 / (1 + em1) : 1 / (1 + exp(cut1)));
+    g[n] = d1 - d2;
+    if (dc) {
+      if (k != (int)C) dc[k - 1] += d2;
+      if (k != 1) dc[k - 2] -= d1;
+    }
+  }
+  if (dx || db) {
+    for (size_t k = 0; k < K; k++) {
+      double bk = be->val[k], s = 0;
+      if (xrow) {
+        double sg = 0;
+        for (size_t n = 0; n < N; n++) sg += g[n];
+        if (dx) dx[k] = bk * sg;
+        s = sg * x->val[k];
+      } else {
+        const double *xk = x->val + k * N;
+        for (size_t n = 0; n < N; n++) {
+          s += g[n] * xk[n];
+          if (dx) dx[k * N + n] = bk * g[n];
+        }
+      }
+      if (db) db[k] = s;
+    }
+  }
+  return tm_set_operands(out, nops, ops, lp, dep);
+}
+
+/* categorical_logit_glm(y | x, alpha, beta) = categorical_logit(y | alpha + beta' x_n)
+** per outcome; x is N x K, alpha C, beta K x C. */
+static int k_categorical_logit_glm(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
+  const char *fn = c->fn->name;
+  if (nargs != 4) return ad_fail(AD_EINVALID, "%s: expected 4 arguments, got %d", fn, nargs);
+  const tm_v *y = &a[0], *x = &a[1], *al = &a[2], *be = &a[3];
+  size_t N;
+  int xrow, rc;
+  if ((rc = cat_shapes(fn, y, x, &N, &xrow))) return rc;
+  if (al->base != TM_VECTOR || al->narr) return ad_fail(AD_EINVALID, "%s: Intercept vector must be a vector", fn);
+  if (be->base != TM_MATRIX || be->narr) return ad_fail(AD_EINVALID, "%s: Weight matrix must be a matrix", fn);
+  size_t K = (size_t)x->cols, C = (size_t)be->cols;
+  if ((rc = tm_check_consistent_size(fn, "Intercept vector", tm_numel(al), C))) return rc;
+  if ((rc = tm_check_size_match(fn, "x.cols()", K, "beta.rows()", (size_t)be->rows))) return rc;
+  if ((rc = tm_check_bounded(fn, "categorical outcome out of support", y, 1, (double)C))) return rc;
+  ad_operand ops[3];
+  int nops = 0, dep = tm_any_dep(a, 4);
+  int keep = !c->propto || !tm_is_const(x) || !tm_is_const(al) || !tm_is_const(be);
+  double *dx = x->adj ? ad_alloc_zeros(tm_numel(x) + 1) : NULL, *da = al->adj ? ad_alloc_zeros(C + 1) : NULL;
+  double *db = be->adj ? ad_alloc_zeros(K * C + 1) : NULL;
+  if ((x->adj && !dx) || (al->adj && !da) || (be->adj && !db)) return AD_EMEMORY;
+  if (dx) ops[nops++] = (ad_operand){x->adj, dx, tm_numel(x)};
+  if (da) ops[nops++] = (ad_operand){al->adj, da, C};
+  if (db) ops[nops++] = (ad_operand){be->adj, db, K * C};
+  if (N == 0 || C == 1 || !keep) return tm_set_operands(out, nops, ops, 0.0, dep);
+  size_t R = xrow ? 1 : N;   /* rows of the linear predictor */
+  /* lin (R x C, column-major) = x beta + alpha */
+  double *lin = ad_alloc_doubles(R * C + 1), *sm = ad_alloc_doubles(R * C + 1);
+  double *mx = ad_alloc_doubles(R + 1), *isum = ad_alloc_doubles(R + 1);
+  if (!lin || !sm || !mx || !isum) return AD_EMEMORY;
+  for (size_t j = 0; j < C; j++) {
+    double *lj = lin + j * R;
+    for (size_t r = 0; r < R; r++) lj[r] = al->val[j];
+    for (size_t k = 0; k < K; k++) {
+      double b = be->val[j * K + k];
+      const double *xk = x->val + k * R;
+      for (size_t r = 0; r < R; r++) lj[r] += xk[r] * b;
+    }
+  }
+  for (size_t r = 0; r < R; r++) {
+    double m = lin[r];
+    for (size_t j = 1; j < C; j++) if (lin[j * R + r] > m) m = lin[j * R + r];
+    mx[r] = m;
+  }
+  double lp = 0, lmax = 0;
+  for (size_t r = 0; r < R; r++) {
+    double s = 0;
+    for (size_t j = 0; j < C; j++) { double e = exp(lin[j * R + r] - mx[r]); sm[j * R + r] = e; s += e; }
+    isum[r] = 1 / s;
+    lp += log(isum[r]);
+    lmax += mx[r];
+  }
+  lp -= lmax;
+  if (xrow) lp *= (double)N;
+  int yv = !tm_is_scalar(y);
+  for (size_t n = 0; n < N; n++) lp += lin[(size_t)(y->ival[yv ? n : 0] - 1) * R + (xrow ? 0 : n)];
+  if (!isfinite(lp)) {
+    if ((rc = tm_check_finite(fn, "Weight vector", be)) || (rc = tm_check_finite(fn, "Intercept", al)) ||
+        (rc = tm_check_finite(fn, "Matrix of independent variables", x)))
+      return rc;
+  }
+  /* sm becomes the softmax; d logp / d lin[r, j] = [y == j] - softmax (times N for a row_vector) */
+  for (size_t j = 0; j < C; j++)
+    for (size_t r = 0; r < R; r++) sm[j * R + r] *= isum[r];
+  double *gl = ad_alloc_doubles(R * C + 1);
+  if (!gl) return AD_EMEMORY;
+  for (size_t i = 0; i < R * C; i++) gl[i] = -sm[i] * (xrow ? (double)N : 1.0);
+  for (size_t n = 0; n < N; n++) gl[(size_t)(y->ival[yv ? n : 0] - 1) * R + (xrow ? 0 : n)] += 1;
+  if (da)
+    for (size_t j = 0; j < C; j++) { double s = 0; for (size_t r = 0; r < R; r++) s += gl[j * R + r]; da[j] = s; }
+  if (db)
+    for (size_t j = 0; j < C; j++)
+      for (size_t k = 0; k < K; k++) {
+        const double *xk = x->val + k * R, *gj = gl + j * R;
+        double s = 0;
+        for (size_t r = 0; r < R; r++) s += xk[r] * gj[r];
+        db[j * K + k] = s;
+      }
+  if (dx)
+    for (size_t k = 0; k < K; k++)
+      for (size_t r = 0; r < R; r++) {
+        double s = 0;
+        for (size_t j = 0; j < C; j++) s += gl[j * R + r] * be->val[j * K + k];
+        dx[k * R + r] = s;
+      }
+  return tm_set_operands(out, nops, ops, lp, dep);
+}
+
 #define X2(y, r) "real(" y ", matrix, " r "); real(" y ", row_vector, " r ")"
 #define NID(y) X2(y, "real, vector, real") "; " X2(y, "vector, vector, real") "; " \
   X2(y, "real, vector, vector") "; " X2(y, "vector, vector, vector")
@@ -251,5 +444,9 @@ const tm_fn tm_fns_glm[] = {
   {"normal_id_glm_lpdf", NID("real") "; " NID("vector"), k_normal_id_glm, NULL},
   {"poisson_log_glm_lpmf", PLG("int") "; " PLG("array[] int"), k_poisson_log_glm, NULL},
   {"neg_binomial_2_log_glm_lpmf", NID("int") "; " NID("array[] int"), k_neg_binomial_2_log_glm, NULL},
+  {"ordered_logistic_glm_lpmf", X2("int", "vector, vector") "; " X2("array[] int", "vector, vector"),
+   k_ordered_logistic_glm, NULL},
+  {"categorical_logit_glm_lpmf", X2("int", "vector, matrix") "; " X2("array[] int", "vector, matrix"),
+   k_categorical_logit_glm, NULL},
   {NULL, NULL, NULL, NULL}
 };

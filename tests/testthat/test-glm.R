@@ -1,0 +1,166 @@
+# The GLM densities: values against R, gradients (x, intercepts, weights,
+# scales, cut-points all as parameters) against finite differences, every
+# signature form, the constants `~` drops, and Stan's checks.
+
+glm_eta <- function(x, alpha, beta) as.vector(alpha + x %*% beta)
+
+# One program per form: x matrix[N, K] or row_vector[K] (then the N outcomes
+# share it), every real argument a parameter so each gets a gradient.
+glm_program <- function(call, xrow, alpha_vec, extra = "", ytype = "array[N] int", ydecl = NULL) {
+  sprintf("data { int N; int K; %s; }
+    parameters { %s x; %s alpha; vector[K] beta; %s }
+    model { target += %s; }",
+    if (is.null(ydecl)) paste(ytype, "y") else ydecl,
+    if (xrow) "row_vector[K]" else "matrix[N, K]",
+    if (alpha_vec) "vector[N]" else "real", extra, call)
+}
+
+glm_check <- function(code, data, npar, logp_r, seed = 1) {
+  ctx <- tapestry_model(code = code)$bind(data)
+  expect_equal(ctx$num_upars(), npar)
+  set.seed(seed)
+  u <- runif(npar, -1, 1)
+  v <- ctx$constrain_variables(u)
+  expect_equal(ctx$log_prob(u, jacobian = FALSE), logp_r(v), tolerance = 1e-12)
+  expect_equal(as.vector(ctx$grad_log_prob(u)), fd_grad(ctx, u), tolerance = 1e-6)
+  invisible(ctx)
+}
+
+xmat <- function(v, N) if (is.matrix(v$x)) v$x else matrix(v$x, N, length(v$x), byrow = TRUE)
+
+test_that("normal_id_glm_lpdf: every form against dnorm, gradients against finite differences", {
+  N <- 5; K <- 3
+  set.seed(2); y <- rnorm(N)
+  for (xrow in c(FALSE, TRUE)) for (av in c(FALSE, TRUE)) for (sv in c(FALSE, TRUE)) {
+    code <- glm_program("normal_id_glm_lpdf(y | x, alpha, beta, sigma)", xrow, av,
+                        if (sv) "vector<lower=0>[N] sigma;" else "real<lower=0> sigma;",
+                        ydecl = "vector[N] y")
+    npar <- (if (xrow) K else N * K) + (if (av) N else 1) + K + (if (sv) N else 1)
+    glm_check(code, list(N = N, K = K, y = y), npar, function(v)
+      sum(dnorm(y, glm_eta(xmat(v, N), v$alpha, v$beta), v$sigma, log = TRUE)))
+  }
+  # y a real shared by every row
+  code <- "data { int N; int K; real y; } parameters { matrix[N, K] x; real alpha; vector[K] beta; real<lower=0> sigma; }
+    model { target += normal_id_glm_lpdf(y | x, alpha, beta, sigma); }"
+  glm_check(code, list(N = N, K = K, y = 0.4), N * K + K + 2, function(v)
+    sum(dnorm(0.4, glm_eta(v$x, v$alpha, v$beta), v$sigma, log = TRUE)))
+})
+
+test_that("bernoulli_logit_glm, poisson_log_glm, neg_binomial_2_log_glm: every form against R", {
+  N <- 6; K <- 2
+  set.seed(3)
+  yb <- rbinom(N, 1, 0.5); yp <- rpois(N, 2)
+  for (xrow in c(FALSE, TRUE)) for (av in c(FALSE, TRUE)) {
+    npar <- (if (xrow) K else N * K) + (if (av) N else 1) + K
+    glm_check(glm_program("bernoulli_logit_glm_lpmf(y | x, alpha, beta)", xrow, av),
+              list(N = N, K = K, y = yb), npar, function(v)
+                sum(dbinom(yb, 1, plogis(glm_eta(xmat(v, N), v$alpha, v$beta)), log = TRUE)))
+    glm_check(glm_program("poisson_log_glm_lpmf(y | x, alpha, beta)", xrow, av),
+              list(N = N, K = K, y = yp), npar, function(v)
+                sum(dpois(yp, exp(glm_eta(xmat(v, N), v$alpha, v$beta)), log = TRUE)))
+    for (pv in c(FALSE, TRUE)) {
+      glm_check(glm_program("neg_binomial_2_log_glm_lpmf(y | x, alpha, beta, phi)", xrow, av,
+                            if (pv) "vector<lower=0>[N] phi;" else "real<lower=0> phi;"),
+                list(N = N, K = K, y = yp), npar + (if (pv) N else 1), function(v)
+                  sum(dnbinom(yp, size = v$phi, mu = exp(glm_eta(xmat(v, N), v$alpha, v$beta)), log = TRUE)))
+    }
+  }
+  # an int outcome shared by every row
+  code <- "data { int N; int K; int y; } parameters { matrix[N, K] x; real alpha; vector[K] beta; real<lower=0> phi; }
+    model { target += neg_binomial_2_log_glm_lpmf(y | x, alpha, beta, phi); }"
+  glm_check(code, list(N = N, K = K, y = 3L), N * K + K + 2, function(v)
+    sum(dnbinom(3, size = v$phi, mu = exp(glm_eta(v$x, v$alpha, v$beta)), log = TRUE)))
+  code <- "data { int N; int K; int y; } parameters { matrix[N, K] x; real alpha; vector[K] beta; }
+    model { target += poisson_log_glm_lpmf(y | x, alpha, beta) + bernoulli_logit_glm_lpmf(1 | x, alpha, beta); }"
+  glm_check(code, list(N = N, K = K, y = 3L), N * K + K + 1, function(v) {
+    eta <- glm_eta(v$x, v$alpha, v$beta)
+    sum(dpois(3, exp(eta), log = TRUE)) + sum(plogis(eta, log.p = TRUE))
+  })
+})
+
+ordered_logistic_r <- function(y, eta, cuts) {
+  cc <- c(-Inf, cuts, Inf)
+  sum(log(plogis(eta - cc[y]) - plogis(eta - cc[y + 1])))
+}
+
+test_that("ordered_logistic_glm_lpmf: matrix and row_vector x, against R", {
+  N <- 7; K <- 2
+  set.seed(4); y <- c(1L, 2L, 3L, 4L, 2L, 3L, 1L)
+  for (xrow in c(FALSE, TRUE)) {
+    code <- sprintf("data { int N; int K; array[N] int y; } parameters { %s x; vector[K] beta; ordered[3] cuts; }
+      model { target += ordered_logistic_glm_lpmf(y | x, beta, cuts); }", if (xrow) "row_vector[K]" else "matrix[N, K]")
+    glm_check(code, list(N = N, K = K, y = y), (if (xrow) K else N * K) + K + 3, function(v)
+      ordered_logistic_r(y, as.vector(xmat(v, N) %*% v$beta), v$cuts))
+  }
+  code <- "data { int N; int K; int y; } parameters { matrix[N, K] x; vector[K] beta; ordered[3] cuts; }
+      model { target += ordered_logistic_glm_lpmf(y | x, beta, cuts); }"
+  glm_check(code, list(N = N, K = K, y = 4L), N * K + K + 3, function(v)
+    ordered_logistic_r(rep(4L, N), as.vector(v$x %*% v$beta), v$cuts))
+})
+
+categorical_r <- function(y, x, alpha, beta) {
+  lin <- sweep(x %*% beta, 2, alpha, "+")
+  sum(vapply(seq_along(y), function(n) lin[n, y[n]] - log(sum(exp(lin[n, ]))), 0))
+}
+
+test_that("categorical_logit_glm_lpmf: matrix and row_vector x, against R", {
+  N <- 6; K <- 2; C <- 3
+  y <- c(1L, 3L, 2L, 2L, 3L, 1L)
+  for (xrow in c(FALSE, TRUE)) {
+    code <- sprintf("data { int N; int K; int C; array[N] int y; } parameters { %s x; vector[C] alpha; matrix[K, C] beta; }
+      model { target += categorical_logit_glm_lpmf(y | x, alpha, beta); }", if (xrow) "row_vector[K]" else "matrix[N, K]")
+    glm_check(code, list(N = N, K = K, C = C, y = y), (if (xrow) K else N * K) + C + K * C, function(v)
+      categorical_r(y, xmat(v, N), v$alpha, v$beta))
+  }
+  code <- "data { int K; int C; } parameters { row_vector[K] x; vector[C] alpha; matrix[K, C] beta; }
+      model { target += categorical_logit_glm_lpmf(2 | x, alpha, beta); }"
+  glm_check(code, list(K = K, C = C), K + C + K * C, function(v)
+    categorical_r(2L, matrix(v$x, 1), v$alpha, v$beta))
+})
+
+test_that("the GLMs with data x: `~` drops what Stan's propto drops, and nothing is recorded for data", {
+  N <- 8; K <- 3
+  set.seed(5)
+  x <- matrix(rnorm(N * K), N, K); yp <- rpois(N, 2); yn <- rnorm(N); yo <- sample(1:4, N, TRUE)
+  data <- list(N = N, K = K, x = x, yp = yp, yn = yn, yo = yo, yb = as.integer(yp > 1), yc = pmin(yo, 3L))
+  pre <- "data { int N; int K; matrix[N, K] x; array[N] int yp; vector[N] yn; array[N] int yo; array[N] int yb; array[N] int yc; }
+    parameters { real alpha; vector[K] beta; real<lower=0> s; ordered[3] cuts; matrix[K, 3] B; }
+    model { "
+  pairs <- list(
+    c("yn ~ normal_id_glm(x, alpha, beta, s);", "target += normal_id_glm_lpdf(yn | x, alpha, beta, s);", N * 0.5 * log(2 * pi)),
+    c("yp ~ poisson_log_glm(x, alpha, beta);", "target += poisson_log_glm_lpmf(yp | x, alpha, beta);", sum(lgamma(yp + 1))),
+    c("yp ~ neg_binomial_2_log_glm(x, alpha, beta, s);", "target += neg_binomial_2_log_glm_lpmf(yp | x, alpha, beta, s);", sum(lgamma(yp + 1))),
+    c("yb ~ bernoulli_logit_glm(x, alpha, beta);", "target += bernoulli_logit_glm_lpmf(yb | x, alpha, beta);", 0),
+    c("yo ~ ordered_logistic_glm(x, beta, cuts);", "target += ordered_logistic_glm_lpmf(yo | x, beta, cuts);", 0),
+    c("yc ~ categorical_logit_glm(x, rep_vector(alpha, 3), B);", "target += categorical_logit_glm_lpmf(yc | x, rep_vector(alpha, 3), B);", 0))
+  for (p in pairs) {
+    a <- tapestry_model(code = paste(pre, p[1], "}"))$bind(data)
+    b <- tapestry_model(code = paste(pre, p[2], "}"))$bind(data)
+    set.seed(6); u <- runif(a$num_upars(), -1, 1)
+    expect_equal(a$log_prob(u), b$log_prob(u) + as.numeric(p[3]), tolerance = 1e-12, info = p[1])
+    expect_equal(a$grad_log_prob(u), b$grad_log_prob(u), tolerance = 1e-12, ignore_attr = TRUE, info = p[1])
+    expect_equal(as.vector(b$grad_log_prob(u)), fd_grad(b, u), tolerance = 1e-6, info = p[2])
+  }
+})
+
+test_that("the GLMs check their arguments as Stan does", {
+  lp <- function(body, data = list()) {
+    m <- tapestry_model(code = paste("parameters { real z; } model { z ~ std_normal();", body, "}"))
+    m$bind(data)$log_prob(0)
+  }
+  x <- "[[1, 2], [3, 4]]"
+  expect_error(lp(sprintf("target += neg_binomial_2_log_glm_lpmf({1, -1} | %s, 0, [1, 1]', 2);", x)),
+               "Failures variables\\[2\\] is -1, but must be nonnegative", class = "tapestry_domain_error")
+  expect_error(lp(sprintf("target += neg_binomial_2_log_glm_lpmf({1, 1} | %s, 0, [1, 1]', -2);", x)),
+               "Precision parameter is -2, but must be positive finite", class = "tapestry_domain_error")
+  expect_error(lp(sprintf("target += neg_binomial_2_log_glm_lpmf({1, 1, 1} | %s, 0, [1, 1]', 2);", x)),
+               "Vector of dependent variables has dimension = 3, expecting dimension = 2", class = "tapestry_error")
+  expect_error(lp(sprintf("target += ordered_logistic_glm_lpmf({1, 5} | %s, [1, 1]', [0, 1, 2]');", x)),
+               "Vector of dependent variables\\[2\\] is 5, but must be in the interval \\[1, 4\\]", class = "tapestry_domain_error")
+  expect_error(lp(sprintf("target += ordered_logistic_glm_lpmf({1, 2} | %s, [1, 1]', [0, 2, 1]');", x)),
+               "Cut-points is not a valid ordered vector", class = "tapestry_domain_error")
+  expect_error(lp(sprintf("target += categorical_logit_glm_lpmf({1, 4} | %s, [0, 0, 0]', rep_matrix(0, 2, 3));", x)),
+               "categorical outcome out of support\\[2\\] is 4, but must be in the interval \\[1, 3\\]", class = "tapestry_domain_error")
+  expect_error(lp(sprintf("target += categorical_logit_glm_lpmf({1, 2} | %s, [0, 0, 0]', rep_matrix(0, 3, 3));", x)),
+               "Size of x.cols\\(\\) \\(2\\) and size of beta.rows\\(\\) \\(3\\) must match", class = "tapestry_error")
+})
