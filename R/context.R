@@ -43,6 +43,7 @@ TapestryContext <- R6::R6Class("TapestryContext",
       private$seed_ <- check_seed(seed)
       private$ptr_ <- .Call(C_tp_ctx_new, program, private$data_, private$seed_)
       private$vars_ <- .Call(C_tp_ctx_vars, private$ptr_)
+      private$nfree_ <- sum(private$vars_$nfree)
     },
 
     #' @description The log density at a point of the unconstrained space.
@@ -71,10 +72,7 @@ TapestryContext <- R6::R6Class("TapestryContext",
     grad_log_prob = function(upars, jacobian = TRUE) {
       upars <- private$check_upars(upars)
       check_flag(jacobian, "jacobian")
-      lp <- .Call(C_tp_log_prob, private$ctx(), upars, jacobian, TRUE)
-      g <- attr(lp, "gradient")
-      attr(g, "log_prob") <- as.vector(lp)
-      g
+      .Call(C_tp_grad_log_prob, private$ctx(), upars, jacobian)
     },
 
     #' @description Times `n` evaluations of the log density (with the
@@ -193,6 +191,7 @@ TapestryContext <- R6::R6Class("TapestryContext",
     seed_ = NULL,
     ptr_ = NULL,
     vars_ = NULL,
+    nfree_ = 0,
 
     # A context saved and loaded in a new session has lost its C memory:
     # bind its data again.
@@ -205,10 +204,12 @@ TapestryContext <- R6::R6Class("TapestryContext",
     },
 
     check_upars = function(upars, arg = "upars") {
+      # the common case first, cheaply: a plain double vector of the right length
+      if (is.double(upars) && is.null(attributes(upars)) && length(upars) == private$nfree_) return(upars)
       if (!is.numeric(upars) || !is.null(dim(upars)) && length(dim(upars)) > 1L) {
         abort_arg(sprintf("`%s` must be a numeric vector, not %s.", arg, describe(upars)))
       }
-      n <- sum(private$vars_$nfree)
+      n <- private$nfree_
       if (length(upars) != n) {
         abort_arg(sprintf("%s has length %d, but the model has %s unconstrained parameter%s",
                           arg, length(upars), format(n), if (n == 1) "" else "s"))

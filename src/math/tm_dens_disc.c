@@ -5,9 +5,9 @@
 ** their logit/log forms) share one kernel, `elementwise`, driven by a
 ** description: the argument names Stan uses in messages, a check, and a
 ** function computing one element's log mass and partials.  Adding such a
-** mass is one description and one table line.  categorical,
-** categorical_logit and bernoulli_logit_glm index or multiply rather than
-** broadcast, so they have kernels of their own.
+** mass is one description and one table line.  categorical and
+** categorical_logit index or multiply rather than broadcast, so they have
+** kernels of their own.  (bernoulli_logit_glm is with the GLMs, tm_glm.c.)
 **
 ** Dropping constants (propto) follows Stan's include_summand: a term is kept
 ** when propto is off or when an argument it depends on is not constant.
@@ -402,147 +402,9 @@ static int categorical_logit(const tm_call *c, const tm_v *a, int nargs, tm_v *o
   return tm_dens_end(&D, logp, out);
 }
 
-/* ---- bernoulli_logit_glm ---- */
-
-/* One node: the reverse step needs only g (the partials in the linear
-** predictor) and beta's values, never X, so X is read once, forward. */
-typedef struct glm_node {
-  ad_node hdr;
-  double val, adj;
-  size_t N, K;
-  int xrow;                 /* X is one row_vector shared by every outcome */
-  const double *g;          /* d logp / d eta_i, N of them */
-  double gsum;
-  double *xadj;             /* NULL unless X is autodiff */
-  const double *beta;       /* beta's values (a copy), for X's adjoints */
-  double *aadj;             /* NULL unless alpha is autodiff */
-  int ascalar;
-  double *badj;
-  const double *dbeta;      /* X' g, computed in the forward pass */
-} glm_node;
-
-static void glm_chain(ad_node *self) {
-  glm_node *n = (glm_node *)self;
-  double a = n->adj;
-  if (n->aadj) {
-    if (n->ascalar) *n->aadj += a * n->gsum;
-    else for (size_t i = 0; i < n->N; i++) n->aadj[i] += a * n->g[i];
-  }
-  if (n->badj) for (size_t j = 0; j < n->K; j++) n->badj[j] += a * n->dbeta[j];
-  if (n->xadj) {
-    if (n->xrow) {
-      for (size_t j = 0; j < n->K; j++) n->xadj[j] += a * n->gsum * n->beta[j];
-    } else {
-      for (size_t j = 0; j < n->K; j++) {
-        double bj = a * n->beta[j], *col = n->xadj + j * n->N;
-        for (size_t i = 0; i < n->N; i++) col[i] += bj * n->g[i];
-      }
-    }
-  }
-}
-
-
-/* Rows per block: the block's slice of X stays in cache between computing
-** eta and accumulating X' g, so X streams from memory once. */
-#define GLM_BLOCK 256
-
-/* bernoulli_logit_glm_lpmf(y | x, alpha, beta) = bernoulli_logit_lpmf(y | alpha + x * beta) */
-static int bernoulli_logit_glm(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
-  const char *fn = c->fn->name;
-  if (nargs != 4) return ad_fail(AD_EINVALID, "%s: expected 4 arguments, got %d", fn, nargs);
-  const tm_v *y = &a[0], *x = &a[1], *al = &a[2], *be = &a[3];
-  if (y->base != TM_INT || y->narr > 1) return not_int(fn, "Vector of dependent variables");
-  if ((x->base != TM_MATRIX && x->base != TM_ROW_VECTOR) || x->narr)
-    return ad_fail(AD_EINVALID, "%s: Matrix of independent variables must be a matrix or a row_vector", fn);
-  if (!tm_is_scalar(al) && (al->base != TM_VECTOR || al->narr))
-    return ad_fail(AD_EINVALID, "%s: Intercept must be a real or a vector", fn);
-  if (be->base != TM_VECTOR || be->narr)
-    return ad_fail(AD_EINVALID, "%s: Weight vector must be a vector", fn);
-  int xrow = x->base == TM_ROW_VECTOR, yscalar = tm_is_scalar(y), ascalar = tm_is_scalar(al);
-  size_t N = xrow ? (yscalar ? 1 : tm_numel(y)) : (size_t)x->rows, K = (size_t)x->cols;
-  int rc = AD_OK;
-  if (!yscalar) rc = tm_check_consistent_size(fn, "Vector of dependent variables", tm_numel(y), N);
-  if (!rc) rc = tm_check_consistent_size(fn, "Weight vector", tm_numel(be), K);
-  if (!rc && !ascalar) rc = tm_check_consistent_size(fn, "Vector of intercepts", tm_numel(al), N);
-  if (!rc) rc = tm_check_bounded(fn, "Vector of dependent variables", y, 0, 1);
-  if (rc) return rc;
-
-  int ad = x->adj || al->adj || be->adj;
-  int keep = !c->propto || !tm_is_const(x) || !tm_is_const(al) || !tm_is_const(be);
-  if (!keep || (!yscalar && tm_numel(y) == 0)) N = 0;   /* Stan returns 0 */
-  double *g = ad_alloc_doubles(N ? N : 1);
-  double *dbeta = be->adj ? ad_alloc_zeros(K ? K : 1) : NULL;
-  double *bcopy = x->adj ? ad_alloc_doubles(K ? K : 1) : NULL;
-  if (!g || (be->adj && !dbeta) || (x->adj && !bcopy)) return AD_EMEMORY;
-  if (bcopy) memcpy(bcopy, be->val, K * sizeof *bcopy);
-
-  double eta0 = 0;                      /* x * beta when x is one row */
-  if (xrow && N) for (size_t j = 0; j < K; j++) eta0 += x->val[j] * be->val[j];
-  double logp = 0, gsum = 0, bad = 0;
-  size_t nbad = 0;                      /* first non-finite predictor, 1-based */
-  for (size_t i0 = 0; i0 < N; i0 += GLM_BLOCK) {
-    size_t b = N - i0 < GLM_BLOCK ? N - i0 : GLM_BLOCK;
-    double *t = g + i0;
-    for (size_t r = 0; r < b; r++) t[r] = (ascalar ? tm_get(al, 0) : al->val[i0 + r]) + eta0;
-    if (!xrow)
-      for (size_t j = 0; j < K; j++) {
-        const double *xj = x->val + j * N + i0;
-        double bj = be->val[j];
-        for (size_t r = 0; r < b; r++) t[r] += xj[r] * bj;
-      }
-    for (size_t r = 0; r < b; r++) {
-      double s = 2.0 * (yscalar ? y->ival[0] : y->ival[i0 + r]) - 1, u = s * t[r];
-      if (!isfinite(u) && !nbad) { nbad = i0 + r + 1; bad = u; }
-      logp += tm_log_inv_logit(u);
-      t[r] = s * tm_inv_logit(-u);
-      gsum += t[r];
-    }
-    if (dbeta && !xrow)
-      for (size_t j = 0; j < K; j++) {
-        const double *xj = x->val + j * N + i0;
-        double acc = 0;
-        for (size_t r = 0; r < b; r++) acc += xj[r] * t[r];
-        dbeta[j] += acc;
-      }
-  }
-  if (!isfinite(logp)) {
-    /* Stan looks for the culprit only when the sum came out non-finite */
-    if ((rc = tm_check_finite(fn, "Weight vector", be))) return rc;
-    if ((rc = tm_check_finite(fn, "Intercept", al))) return rc;
-    if (nbad)
-      return ad_fail(AD_EDOMAIN, "%s: Matrix of independent variables[%zu] is %.17g, but must be finite!",
-                     fn, nbad, bad);
-  }
-  if (dbeta && xrow) for (size_t j = 0; j < K; j++) dbeta[j] = gsum * x->val[j];
-  if (!ad) return tm_set_real(out, logp);
-
-  glm_node *n = ad_node_new(sizeof *n, glm_chain);
-  if (!n) return AD_EMEMORY;
-  n->val = logp;
-  n->adj = 0;
-  n->N = N;
-  n->K = N ? K : 0;                     /* nothing to propagate when Stan returned 0 */
-  n->xrow = xrow;
-  n->g = g;
-  n->gsum = gsum;
-  n->xadj = x->adj;
-  n->beta = bcopy;
-  n->aadj = al->adj;
-  n->ascalar = ascalar;
-  n->badj = be->adj;
-  n->dbeta = dbeta;
-  return tm_set_var(out, (ad_var){&n->val, &n->adj});
-}
-
-#define GLM_SIG "real(int, matrix, real, vector); real(array[] int, matrix, real, vector); " \
-  "real(int, matrix, vector, vector); real(array[] int, matrix, vector, vector); " \
-  "real(int, row_vector, real, vector); real(array[] int, row_vector, real, vector); " \
-  "real(int, row_vector, vector, vector); real(array[] int, row_vector, vector, vector)"
-
 const tm_fn tm_fns_dens_disc[] = {
   {"bernoulli_lpmf",           "real(ints, reals)",        elementwise, &bernoulli_def},
   {"bernoulli_logit_lpmf",     "real(ints, reals)",        elementwise, &bernoulli_logit_def},
-  {"bernoulli_logit_glm_lpmf", GLM_SIG,                    bernoulli_logit_glm, NULL},
   {"binomial_lpmf",            "real(ints, ints, reals)",  elementwise, &binomial_def},
   {"binomial_logit_lpmf",      "real(ints, ints, reals)",  elementwise, &binomial_logit_def},
   {"poisson_lpmf",             "real(ints, reals)",        elementwise, &poisson_def},

@@ -1,9 +1,9 @@
 /*
-** tm_glm.c -- normal_id_glm_lpdf, poisson_log_glm_lpmf,
-** neg_binomial_2_log_glm_lpmf, ordered_logistic_glm_lpmf and
-** categorical_logit_glm_lpmf: a density of a
-** linear predictor eta = alpha + x * beta, without forming eta as a program
-** value.  (bernoulli_logit_glm is in tm_dens_disc.c.)
+** tm_glm.c -- the GLM densities: normal_id_glm_lpdf, bernoulli_logit_glm_lpmf,
+** poisson_log_glm_lpmf, neg_binomial_2_log_glm_lpmf, ordered_logistic_glm_lpmf
+** and categorical_logit_glm_lpmf: a density of a linear predictor
+** eta = alpha + x * beta, without forming eta as a program value.  The first
+** four make one pass over x in blocks of rows (glm_sweep, tm_simd.h).
 **
 ** x is a matrix (one row per outcome) or a row_vector shared by every
 ** outcome; alpha (and normal's sigma) a real or a vector; y a scalar or a
@@ -15,6 +15,7 @@
 #include <string.h>
 #include "tm_tables.h"
 #include "tm_special.h"
+#include "tm_simd.h"
 
 
 typedef struct glm {
@@ -22,12 +23,15 @@ typedef struct glm {
   const tm_v *y, *x, *al, *be;
   size_t N, K;
   int xrow;
-  double *eta;
+  double *g;                /* d logp / d eta per outcome */
+  double *dbeta;            /* X' g, when beta is autodiff */
+  double gsum;
 } glm;
 
-/* Shapes and the linear predictor. */
+/* Shapes, and the memory of g and X' g. */
 static int glm_begin(glm *G, const char *fn, const tm_v *a, int y_int) {
   const tm_v *y = &a[0], *x = &a[1], *al = &a[2], *be = &a[3];
+  memset(G, 0, sizeof *G);
   G->fn = fn; G->y = y; G->x = x; G->al = al; G->be = be;
   if (y_int ? (y->base != TM_INT || y->narr > 1)
             : !(tm_is_scalar(y) || (y->narr == 0 && y->base == TM_VECTOR) || (y->narr == 1 && y->base <= TM_REAL)))
@@ -46,18 +50,47 @@ static int glm_begin(glm *G, const char *fn, const tm_v *a, int y_int) {
   if (!rc) rc = tm_check_consistent_size(fn, "Weight vector", tm_numel(be), G->K);
   if (!rc && !tm_is_scalar(al)) rc = tm_check_consistent_size(fn, "Vector of intercepts", tm_numel(al), G->N);
   if (rc) return rc;
-  size_t N = G->N, K = G->K;
-  if (!(G->eta = ad_alloc_doubles(N ? N : 1))) return AD_EMEMORY;
-  double e0 = 0;
-  if (G->xrow) for (size_t k = 0; k < K; k++) e0 += x->val[k] * be->val[k];
-  for (size_t n = 0; n < N; n++) G->eta[n] = tm_get(al, tm_is_scalar(al) ? 0 : n) + e0;
-  if (!G->xrow)
-    for (size_t k = 0; k < K; k++) {
-      const double *xk = x->val + k * N;
-      double bk = be->val[k];
-      for (size_t n = 0; n < N; n++) G->eta[n] += xk[n] * bk;
-    }
+  if (!(G->g = ad_alloc_zeros(G->N + 1))) return AD_EMEMORY;
+  if (be->adj && !(G->dbeta = ad_alloc_zeros(G->K + 1))) return AD_EMEMORY;
   return AD_OK;
+}
+
+/* The intercept of outcome n. */
+static inline double glm_alpha(const glm *G, size_t n) {
+  return tm_is_scalar(G->al) ? tm_get(G->al, 0) : G->al->val[n];
+}
+
+/* What a GLM does with a block of outcomes n0 .. n0 + b - 1: t holds x beta
+** (the intercept not added); it leaves there d logp / d eta, and adds the
+** block's terms of the log density to its own sums. */
+typedef void (*glm_rows)(void *ctx, const glm *G, size_t n0, size_t b, double *t);
+
+/* One pass over the outcomes in blocks: x beta, the GLM's rows, then X' g,
+** while the block's slice of X is still in cache (tm_simd.h). */
+static void glm_sweep(glm *G, glm_rows rows, void *ctx) {
+  size_t N = G->N, K = G->K;
+  const double *xv = G->x->val, *bv = G->be->val;
+  double e0 = 0;
+  if (G->xrow) for (size_t k = 0; k < K; k++) e0 += xv[k] * bv[k];
+  double gsum = 0;
+  for (size_t n0 = 0; n0 < N; n0 += TM_SIMD_BLOCK) {
+    size_t b = N - n0 < TM_SIMD_BLOCK ? N - n0 : TM_SIMD_BLOCK;
+    double *t = G->g + n0;
+    if (G->xrow) for (size_t r = 0; r < b; r++) t[r] = e0;
+    else {
+      memset(t, 0, b * sizeof *t);
+      tm_block_gemv_n(xv + n0, N, K, b, bv, t);
+    }
+    rows(ctx, G, n0, b, t);
+    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;   /* independent adds */
+    size_t r = 0;
+    for (; r + 4 <= b; r += 4) { s0 += t[r]; s1 += t[r + 1]; s2 += t[r + 2]; s3 += t[r + 3]; }
+    for (; r < b; r++) s0 += t[r];
+    gsum += (s0 + s1) + (s2 + s3);
+    if (G->dbeta && !G->xrow) tm_block_gemv_t(xv + n0, N, K, b, t, G->dbeta);
+  }
+  G->gsum = gsum;
+  if (G->dbeta && G->xrow) for (size_t k = 0; k < K; k++) G->dbeta[k] = gsum * xv[k];
 }
 
 /* The failure Stan reports when the sum came out non-finite. */
@@ -68,47 +101,96 @@ static int glm_nonfinite(const glm *G) {
   return tm_check_finite(G->fn, "Matrix of independent variables", G->x);
 }
 
-/* Partials of alpha, beta, x from g (d logp / d eta), then the node; extra
-** operands (y, sigma) come in ops[0..nops). */
-static int glm_end(const glm *G, const double *g, ad_operand *ops, int nops, double lp, int dep, tm_v *out) {
+/* Partials of alpha, beta, x from g, then the node; extra operands (y,
+** sigma, phi) come in ops[0..nops). */
+static int glm_end(const glm *G, ad_operand *ops, int nops, double lp, int dep, tm_v *out) {
   size_t N = G->N, K = G->K;
+  const double *g = G->g;
   if (G->al->adj) {
-    double *d = ad_alloc_doubles(N + 1);
-    if (!d) return AD_EMEMORY;
-    if (tm_is_scalar(G->al)) { double s = 0; for (size_t n = 0; n < N; n++) s += g[n]; d[0] = s; }
-    else memcpy(d, g, N * sizeof *d);
+    double *d;
+    if (tm_is_scalar(G->al)) {
+      if (!(d = ad_alloc_doubles(1))) return AD_EMEMORY;
+      d[0] = G->gsum;
+    } else {
+      d = G->g;   /* the node's own copy: g is not written again */
+    }
     ops[nops++] = (ad_operand){G->al->adj, d, tm_numel(G->al)};
   }
-  if (G->be->adj) {
-    double *d = ad_alloc_zeros(K + 1);
-    if (!d) return AD_EMEMORY;
-    for (size_t k = 0; k < K; k++) {
-      double s = 0;
-      if (G->xrow) { for (size_t n = 0; n < N; n++) s += g[n]; s *= G->x->val[k]; }
-      else { const double *xk = G->x->val + k * N; for (size_t n = 0; n < N; n++) s += xk[n] * g[n]; }
-      d[k] = s;
-    }
-    ops[nops++] = (ad_operand){G->be->adj, d, K};
-  }
+  if (G->be->adj) ops[nops++] = (ad_operand){G->be->adj, G->dbeta, K};
   if (G->x->adj) {
     size_t m = tm_numel(G->x);
     double *d = ad_alloc_zeros(m + 1);
     if (!d) return AD_EMEMORY;
     if (G->xrow) {
-      double s = 0;
-      for (size_t n = 0; n < N; n++) s += g[n];
-      for (size_t k = 0; k < K; k++) d[k] = s * G->be->val[k];
+      for (size_t k = 0; k < K; k++) d[k] = G->gsum * G->be->val[k];
     } else {
-      for (size_t k = 0; k < K; k++)
-        for (size_t n = 0; n < N; n++) d[k * N + n] = g[n] * G->be->val[k];
+      for (size_t k = 0; k < K; k++) {
+        double bk = G->be->val[k], *dk = d + k * N;
+        for (size_t n = 0; n < N; n++) dk[n] = g[n] * bk;
+      }
     }
     ops[nops++] = (ad_operand){G->x->adj, d, m};
   }
   return tm_set_operands(out, nops, ops, lp, dep);
 }
 
+/* ---- normal_id_glm(y | x, alpha, beta, sigma) = normal(y | alpha + x beta, sigma) ---- */
 
-/* normal_id_glm(y | x, alpha, beta, sigma) = normal(y | alpha + x beta, sigma) */
+typedef struct nid_ctx {
+  const tm_v *y, *sg;
+  double inv_s0;            /* 1 / sigma when sigma is a scalar */
+  double *dy, *ds;          /* partials of y and sigma, or NULL */
+  double zz, logs;
+  int keep_s;
+} nid_ctx;
+
+static void nid_rows(void *ctx, const glm *G, size_t n0, size_t b, double *t) {
+  nid_ctx *C = ctx;
+  int yv = !tm_is_scalar(C->y), sv = !tm_is_scalar(C->sg);
+  if (yv && !sv && !C->dy) {
+    /* the common case (data y, one sigma) without a branch per row; four
+    ** partial sums keep the adds independent */
+    const double *y = C->y->val + n0, inv_s = C->inv_s0;
+    const double *al = tm_is_scalar(G->al) ? NULL : G->al->val + n0;
+    double a0 = al ? 0 : tm_get(G->al, 0), z0 = 0, z1 = 0, z2 = 0, z3 = 0;
+    size_t r = 0;
+    for (; r + 4 <= b; r += 4) {
+      double e0 = ((y[r] - t[r]) - (al ? al[r] : a0)) * inv_s;
+      double e1 = ((y[r + 1] - t[r + 1]) - (al ? al[r + 1] : a0)) * inv_s;
+      double e2 = ((y[r + 2] - t[r + 2]) - (al ? al[r + 2] : a0)) * inv_s;
+      double e3 = ((y[r + 3] - t[r + 3]) - (al ? al[r + 3] : a0)) * inv_s;
+      z0 += e0 * e0; z1 += e1 * e1; z2 += e2 * e2; z3 += e3 * e3;
+      t[r] = inv_s * e0; t[r + 1] = inv_s * e1; t[r + 2] = inv_s * e2; t[r + 3] = inv_s * e3;
+    }
+    for (; r < b; r++) {
+      double e = ((y[r] - t[r]) - (al ? al[r] : a0)) * inv_s;
+      z0 += e * e;
+      t[r] = inv_s * e;
+    }
+    C->zz += (z0 + z1) + (z2 + z3);
+    return;
+  }
+  double y0 = tm_get(C->y, 0), zz = 0, logs = 0;
+  for (size_t r = 0; r < b; r++) {
+    size_t n = n0 + r;
+    double inv_s = sv ? 1 / C->sg->val[n] : C->inv_s0;
+    double z = ((yv ? C->y->val[n] : y0) - t[r] - glm_alpha(G, n)) * inv_s;   /* Stan's order */
+    double g = inv_s * z;
+    zz += z * z;
+    if (sv) {
+      if (C->keep_s) logs += log(C->sg->val[n]);
+      if (C->ds) C->ds[n] = (z * z - 1) * inv_s;
+    }
+    if (C->dy) {
+      if (yv) C->dy[n] = -g;
+      else C->dy[0] -= g;
+    }
+    t[r] = g;
+  }
+  C->zz += zz;
+  C->logs += logs;
+}
+
 static int k_normal_id_glm(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   const char *fn = c->fn->name;
   if (nargs != 5) return ad_fail(AD_EINVALID, "%s: expected 5 arguments, got %d", fn, nargs);
@@ -121,39 +203,46 @@ static int k_normal_id_glm(const tm_call *c, const tm_v *a, int nargs, tm_v *out
   size_t N = G.N;
   if (!tm_is_scalar(sg) && (rc = tm_check_consistent_size(fn, "Vector of scale parameters", tm_numel(sg), N))) return rc;
   if ((rc = tm_check_positive_finite(fn, "Scale vector", sg))) return rc;
-  int propto = c->propto, keep_s = !propto || !tm_is_const(sg);
-  int keep_q = keep_s || !tm_is_const(&a[0]) || !tm_is_const(&a[1]) || !tm_is_const(&a[2]) || !tm_is_const(&a[3]);
-  double *g = ad_alloc_doubles(N + 1), *ds = sg->adj ? ad_alloc_zeros(tm_numel(sg) + 1) : NULL;
-  if (!g || (sg->adj && !ds)) return AD_EMEMORY;
-  double lp = 0, zz = 0, ls = 0;
-  for (size_t n = 0; n < N; n++) {
-    double s = tm_get(sg, tm_is_scalar(sg) ? 0 : n), y = tm_get(&a[0], tm_is_scalar(&a[0]) ? 0 : n);
-    double z = (y - G.eta[n]) / s;
-    zz += z * z;
-    g[n] = z / s;
-    if (keep_s) ls += log(s);
-    if (ds) ds[tm_is_scalar(sg) ? 0 : n] += (z * z - 1) / s;
+  int propto = c->propto;
+  nid_ctx C = {&a[0], sg, 1 / tm_get(sg, 0), NULL, NULL, 0, 0, !propto || !tm_is_const(sg)};
+  int keep_q = C.keep_s || !tm_is_const(&a[0]) || !tm_is_const(&a[1]) || !tm_is_const(&a[2]) || !tm_is_const(&a[3]);
+  if (a[0].adj && !(C.dy = ad_alloc_zeros(tm_numel(&a[0]) + 1))) return AD_EMEMORY;
+  if (sg->adj && !(C.ds = ad_alloc_zeros(tm_numel(sg) + 1))) return AD_EMEMORY;
+  glm_sweep(&G, nid_rows, &C);
+  if (C.ds && tm_is_scalar(sg)) C.ds[0] = (C.zz - (double)N) * C.inv_s0;
+  if (!isfinite(C.zz)) {
+    if ((rc = tm_check_finite(fn, "Vector of dependent variables", &a[0])) || (rc = glm_nonfinite(&G))) return rc;
   }
-  if (keep_q && N) {
-    lp -= 0.5 * zz;
-    if (!propto) lp -= TM_LOG_SQRT_2PI * (double)N;
-    if (keep_s) lp -= ls;
-  }
-  if (!isfinite(lp) && (rc = glm_nonfinite(&G))) return rc;
+  double lp = 0;
+  if (!propto) lp -= TM_LOG_SQRT_2PI * (double)N;
+  if (C.keep_s) lp -= tm_is_scalar(sg) ? (double)N * log(tm_get(sg, 0)) : C.logs;
+  if (keep_q) lp -= 0.5 * C.zz;
   ad_operand ops[5];
   int nops = 0;
-  if (a[0].adj) {
-    double *dy = ad_alloc_doubles(G.N + 1);
-    if (!dy) return AD_EMEMORY;
-    if (tm_is_scalar(&a[0])) { double t = 0; for (size_t n = 0; n < G.N; n++) t -= g[n]; dy[0] = t; }
-    else for (size_t n = 0; n < G.N; n++) dy[n] = -g[n];
-    ops[nops++] = (ad_operand){a[0].adj, dy, tm_numel(&a[0])};
-  }
-  if (ds) ops[nops++] = (ad_operand){sg->adj, ds, tm_numel(sg)};
-  return glm_end(&G, g, ops, nops, lp, tm_any_dep(a, 5), out);
+  if (C.dy) ops[nops++] = (ad_operand){a[0].adj, C.dy, tm_numel(&a[0])};
+  if (C.ds) ops[nops++] = (ad_operand){sg->adj, C.ds, tm_numel(sg)};
+  return glm_end(&G, ops, nops, lp, tm_any_dep(a, 5), out);
 }
 
-/* poisson_log_glm(y | x, alpha, beta) = poisson_log(y | alpha + x beta) */
+/* ---- poisson_log_glm(y | x, alpha, beta) = poisson_log(y | alpha + x beta) ---- */
+
+typedef struct plg_ctx { const tm_v *y; double lin, lgy; int keep, full; } plg_ctx;
+
+static void plg_rows(void *ctx, const glm *G, size_t n0, size_t b, double *t) {
+  plg_ctx *C = ctx;
+  int yv = !tm_is_scalar(C->y);
+  double lin = 0, lgy = 0;
+  for (size_t r = 0; r < b; r++) {
+    size_t n = n0 + r;
+    double y = yv ? C->y->ival[n] : C->y->ival[0], th = t[r] + glm_alpha(G, n), e = exp(th);
+    lin += y * th - e;
+    if (C->full && yv) lgy += tm_lgamma(y + 1);
+    t[r] = y - e;
+  }
+  C->lin += lin;
+  C->lgy += lgy;
+}
+
 static int k_poisson_log_glm(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   const char *fn = c->fn->name;
   if (nargs != 4) return ad_fail(AD_EINVALID, "%s: expected 4 arguments, got %d", fn, nargs);
@@ -161,26 +250,100 @@ static int k_poisson_log_glm(const tm_call *c, const tm_v *a, int nargs, tm_v *o
   int rc = glm_begin(&G, fn, a, 1);
   if (rc) return rc;
   if ((rc = tm_check_nonnegative(fn, "Vector of dependent variables", &a[0]))) return rc;
-  size_t N = G.N;
   int propto = c->propto;
-  int keep = !propto || !tm_is_const(&a[1]) || !tm_is_const(&a[2]) || !tm_is_const(&a[3]);
-  double *g = ad_alloc_doubles(N + 1);
-  if (!g) return AD_EMEMORY;
-  double lp = 0;
-  for (size_t n = 0; n < N; n++) {
-    double y = tm_geti(&a[0], tm_is_scalar(&a[0]) ? 0 : n), e = G.eta[n], ee = exp(e);
-    g[n] = y - ee;
-    if (keep) lp += (y == 0 ? 0 : y * e) - ee;
-    if (!propto) lp -= tm_lgamma(y + 1);
-  }
-  if (!isfinite(lp) && (rc = glm_nonfinite(&G))) return rc;
+  plg_ctx C = {&a[0], 0, 0, !propto || !tm_is_const(&a[1]) || !tm_is_const(&a[2]) || !tm_is_const(&a[3]), !propto};
   ad_operand ops[4];
-  return glm_end(&G, g, ops, 0, lp, tm_any_dep(a, 4), out);
+  if (!C.keep) return glm_end(&G, ops, 0, 0.0, tm_any_dep(a, 4), out);
+  glm_sweep(&G, plg_rows, &C);
+  if (!isfinite(G.gsum) && (rc = glm_nonfinite(&G))) return rc;
+  double lp = 0;
+  if (!propto) lp -= tm_is_scalar(&a[0]) ? tm_lgamma(a[0].ival[0] + 1.0) * (double)G.N : C.lgy;
+  lp += C.lin;
+  return glm_end(&G, ops, 0, lp, tm_any_dep(a, 4), out);
 }
 
-/* neg_binomial_2_log_glm(y | x, alpha, beta, phi)
-**   = neg_binomial_2_log(y | alpha + x beta, phi), in Stan Math's order of
+/* ---- bernoulli_logit_glm(y | x, alpha, beta) = bernoulli_logit(y | alpha + x beta) ---- */
+
+#define LOG_DBL_EPS (-36.043653389117154)   /* log(DBL_EPSILON), as tm_inv_logit compares */
+
+typedef struct blg_ctx { const tm_v *y; double lp; size_t nbad; } blg_ctx;
+
+static void blg_rows(void *ctx, const glm *G, size_t n0, size_t b, double *t) {
+  blg_ctx *C = ctx;
+  int yv = !tm_is_scalar(C->y);
+  double lp = 0;
+  for (size_t r = 0; r < b; r++) {
+    size_t n = n0 + r;
+    double s = 2.0 * (yv ? C->y->ival[n] : C->y->ival[0]) - 1, u = s * (t[r] + glm_alpha(G, n));
+    if (!isfinite(u) && !C->nbad) C->nbad = n + 1;
+    /* tm_log_inv_logit(u) and tm_inv_logit(-u) with one exp: the same bits */
+    double e = exp(-fabs(u));
+    lp += (u < 0 ? u : 0) - log1p(e);
+    t[r] = s * (u > 0 ? (-u < LOG_DBL_EPS ? e : e / (1 + e)) : 1 / (1 + e));
+  }
+  C->lp += lp;
+}
+
+static int k_bernoulli_logit_glm(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
+  const char *fn = c->fn->name;
+  if (nargs != 4) return ad_fail(AD_EINVALID, "%s: expected 4 arguments, got %d", fn, nargs);
+  glm G;
+  int rc = glm_begin(&G, fn, a, 1);
+  if (rc) return rc;
+  if ((rc = tm_check_bounded(fn, "Vector of dependent variables", &a[0], 0, 1))) return rc;
+  int keep = !c->propto || !tm_is_const(&a[1]) || !tm_is_const(&a[2]) || !tm_is_const(&a[3]);
+  ad_operand ops[4];
+  if (!keep) return glm_end(&G, ops, 0, 0.0, tm_any_dep(a, 4), out);
+  blg_ctx C = {&a[0], 0, 0};
+  glm_sweep(&G, blg_rows, &C);
+  if (!isfinite(C.lp)) {
+    /* Stan looks for the culprit only when the sum came out non-finite */
+    if ((rc = tm_check_finite(fn, "Weight vector", G.be)) || (rc = tm_check_finite(fn, "Intercept", G.al)) ||
+        (rc = tm_check_finite(fn, "Matrix of independent variables", G.x)))
+      return rc;
+  }
+  return glm_end(&G, ops, 0, C.lp, tm_any_dep(a, 4), out);
+}
+
+/* ---- neg_binomial_2_log_glm(y | x, alpha, beta, phi) ----
+** = neg_binomial_2_log(y | alpha + x beta, phi), in Stan Math's order of
 ** checks and terms: log(exp(eta) + phi) by the stable branch on eta > log phi. */
+
+typedef struct nb_ctx {
+  const tm_v *y, *ph;
+  double phi0, log_phi0, dg_phi0;
+  double *dphi;
+  double s_lgy, s_phi, s_lse, s_ytheta, s_lgyp;
+  size_t nbad;              /* first outcome whose linear predictor is not finite, 1-based */
+  double bad;
+  int keep_phi, keep_lin, full;
+} nb_ctx;
+
+static void nb_rows(void *ctx, const glm *G, size_t n0, size_t b, double *t) {
+  nb_ctx *C = ctx;
+  int yv = !tm_is_scalar(C->y), pv = !tm_is_scalar(C->ph);
+  for (size_t r = 0; r < b; r++) {
+    size_t n = n0 + r;
+    double y = yv ? C->y->ival[n] : C->y->ival[0], phi = pv ? C->ph->val[n] : C->phi0;
+    double log_phi = pv ? log(phi) : C->log_phi0, th = t[r] + glm_alpha(G, n);
+    if (!isfinite(th) && !C->nbad) { C->nbad = n + 1; C->bad = th; }
+    double lse = th > log_phi ? th + log1p(exp(log_phi - th)) : log_phi + log1p(exp(th - log_phi));
+    double ypp = y + phi;
+    if (C->full && yv) C->s_lgy += tm_lgamma(y + 1);
+    if (C->keep_phi && pv) C->s_phi += (phi == 0 ? 0 : phi * log(phi)) - tm_lgamma(phi);
+    C->s_lse += ypp * lse;
+    if (C->keep_lin) C->s_ytheta += y * th;
+    if (C->keep_phi) C->s_lgyp += tm_lgamma(ypp);
+    double te = exp(th);
+    t[r] = y - te * ypp / (te + phi);
+    if (C->dphi) {
+      double d = -ypp / (te + phi) + log_phi - lse + tm_digamma(ypp) - (pv ? tm_digamma(phi) : C->dg_phi0);
+      if (pv) C->dphi[n] = 1 + d;
+      else C->dphi[0] += d;
+    }
+  }
+}
+
 static int k_neg_binomial_2_log_glm(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   const char *fn = c->fn->name;
   if (nargs != 5) return ad_fail(AD_EINVALID, "%s: expected 5 arguments, got %d", fn, nargs);
@@ -191,56 +354,42 @@ static int k_neg_binomial_2_log_glm(const tm_call *c, const tm_v *a, int nargs, 
   int rc = glm_begin(&G, fn, a, 1);
   if (rc) return rc;
   size_t N = G.N;
-  int phi_vec = !tm_is_scalar(ph);
-  if (phi_vec && (rc = tm_check_consistent_size(fn, "Vector of precision parameters", tm_numel(ph), N))) return rc;
+  int pv = !tm_is_scalar(ph);
+  if (pv && (rc = tm_check_consistent_size(fn, "Vector of precision parameters", tm_numel(ph), N))) return rc;
   if ((rc = tm_check_nonnegative(fn, "Failures variables", &a[0])) ||
       (rc = tm_check_finite(fn, "Weight vector", G.be)) || (rc = tm_check_finite(fn, "Intercept", G.al)) ||
       (rc = tm_check_positive_finite(fn, "Precision parameter", ph)))
     return rc;
-  for (size_t n = 0; n < N; n++)
-    if (!isfinite(G.eta[n])) return tm_check_finite(fn, "Matrix of independent variables", G.x);
   int propto = c->propto;
-  int keep_phi = !propto || !tm_is_const(ph);
-  int keep_lin = !propto || !tm_is_const(&a[1]) || !tm_is_const(&a[2]) || !tm_is_const(&a[3]);
+  nb_ctx C;
+  memset(&C, 0, sizeof C);
+  C.y = &a[0];
+  C.ph = ph;
+  C.phi0 = ph->val[0];
+  C.log_phi0 = log(C.phi0);
+  C.dg_phi0 = ph->adj ? tm_digamma(C.phi0) : 0;
+  C.keep_phi = !propto || !tm_is_const(ph);
+  C.keep_lin = !propto || !tm_is_const(&a[1]) || !tm_is_const(&a[2]) || !tm_is_const(&a[3]);
+  C.full = !propto;
+  if (ph->adj && !(C.dphi = ad_alloc_zeros(tm_numel(ph) + 1))) return AD_EMEMORY;
   ad_operand ops[5];
-  int y_vec = !tm_is_scalar(&a[0]);
-  double *g = ad_alloc_zeros(N + 1), *dphi = ph->adj ? ad_alloc_zeros(tm_numel(ph) + 1) : NULL;
-  if (!g || (ph->adj && !dphi)) return AD_EMEMORY;
-  /* nothing to add (no outcome, or all constant under propto): zero partials */
-  if (N == 0 || !(keep_phi || keep_lin)) {
-    int nops = 0;
-    if (dphi) ops[nops++] = (ad_operand){ph->adj, dphi, tm_numel(ph)};
-    return glm_end(&G, g, ops, nops, 0.0, tm_any_dep(a, 5), out);
-  }
-  double lp = 0, s_lse = 0, s_ytheta = 0, s_lgyp = 0, s_phi = 0, s_lgy = 0;
-  double phi0 = ph->val[0], log_phi0 = log(phi0), dg_phi0 = ph->adj ? tm_digamma(phi0) : 0;
-  for (size_t n = 0; n < N; n++) {
-    double y = tm_geti(&a[0], y_vec ? n : 0), phi = phi_vec ? ph->val[n] : phi0;
-    double log_phi = phi_vec ? log(phi) : log_phi0, th = G.eta[n];
-    double lse = th > log_phi ? th + log1p(exp(log_phi - th)) : log_phi + log1p(exp(th - log_phi));
-    double ypp = y + phi;
-    if (!propto && y_vec) s_lgy += tm_lgamma(y + 1);
-    if (keep_phi && phi_vec) s_phi += (phi == 0 ? 0 : phi * log(phi)) - tm_lgamma(phi);
-    s_lse += ypp * lse;
-    if (keep_lin) s_ytheta += y * th;
-    if (keep_phi) s_lgyp += tm_lgamma(ypp);
-    double te = exp(th);
-    g[n] = y - te * ypp / (te + phi);
-    if (dphi) {
-      double d = -ypp / (te + phi) + log_phi - lse + tm_digamma(ypp) - (phi_vec ? tm_digamma(phi) : dg_phi0);
-      if (phi_vec) dphi[n] = 1 + d;
-      else dphi[0] += d;
-    }
-  }
-  if (dphi && !phi_vec) dphi[0] += (double)N;
-  if (!propto) lp -= y_vec ? s_lgy : tm_lgamma(tm_geti(&a[0], 0) + 1) * (double)N;
-  if (keep_phi) lp += phi_vec ? s_phi : (double)N * ((phi0 == 0 ? 0 : phi0 * log_phi0) - tm_lgamma(phi0));
-  lp -= s_lse;
-  if (keep_lin) lp += s_ytheta;
-  if (keep_phi) lp += s_lgyp;
   int nops = 0;
-  if (dphi) ops[nops++] = (ad_operand){ph->adj, dphi, tm_numel(ph)};
-  return glm_end(&G, g, ops, nops, lp, tm_any_dep(a, 5), out);
+  if (C.dphi) ops[nops++] = (ad_operand){ph->adj, C.dphi, tm_numel(ph)};
+  /* nothing to add (all constant under propto): zero partials */
+  if (N == 0 || !(C.keep_phi || C.keep_lin)) return glm_end(&G, ops, nops, 0.0, tm_any_dep(a, 5), out);
+  glm_sweep(&G, nb_rows, &C);
+  /* Stan checks the linear predictor itself */
+  if (C.nbad)
+    return ad_fail(AD_EDOMAIN, "%s: Matrix of independent variables[%zu] is %.17g, but must be finite!",
+                   fn, C.nbad, C.bad);
+  if (C.dphi && !pv) C.dphi[0] += (double)N;
+  double lp = 0;
+  if (!propto) lp -= tm_is_scalar(&a[0]) ? tm_lgamma(a[0].ival[0] + 1.0) * (double)N : C.s_lgy;
+  if (C.keep_phi) lp += pv ? C.s_phi : (double)N * ((C.phi0 == 0 ? 0 : C.phi0 * C.log_phi0) - tm_lgamma(C.phi0));
+  lp -= C.s_lse;
+  if (C.keep_lin) lp += C.s_ytheta;
+  if (C.keep_phi) lp += C.s_lgyp;
+  return glm_end(&G, ops, nops, lp, tm_any_dep(a, 5), out);
 }
 
 /* Shapes shared by the two GLMs of categories: y an int or an int array;
@@ -443,6 +592,7 @@ static int k_categorical_logit_glm(const tm_call *c, const tm_v *a, int nargs, t
 const tm_fn tm_fns_glm[] = {
   {"normal_id_glm_lpdf", NID("real") "; " NID("vector"), k_normal_id_glm, NULL},
   {"poisson_log_glm_lpmf", PLG("int") "; " PLG("array[] int"), k_poisson_log_glm, NULL},
+  {"bernoulli_logit_glm_lpmf", PLG("int") "; " PLG("array[] int"), k_bernoulli_logit_glm, NULL},
   {"neg_binomial_2_log_glm_lpmf", NID("int") "; " NID("array[] int"), k_neg_binomial_2_log_glm, NULL},
   {"ordered_logistic_glm_lpmf", X2("int", "vector, vector") "; " X2("array[] int", "vector, vector"),
    k_ordered_logistic_glm, NULL},

@@ -6,6 +6,7 @@ SEXP tp_model_new(SEXP code, SEXP filename, SEXP include_paths);
 SEXP tp_model_variables(SEXP prog);
 SEXP tp_ctx_new(SEXP prog, SEXP data, SEXP seed);
 SEXP tp_log_prob(SEXP ctx, SEXP upars, SEXP jacobian, SEXP grad);
+SEXP tp_grad_log_prob(SEXP ctx, SEXP upars, SEXP jacobian);
 SEXP tp_write_array(SEXP ctx, SEXP upars, SEXP tparams, SEXP gqs, SEXP seed);
 SEXP tp_unconstrain(SEXP ctx, SEXP vals, SEXP partial);
 SEXP tp_num_upars(SEXP ctx);
@@ -18,6 +19,7 @@ SEXP tp_ptr_ok(SEXP x);
   ENTRY(tp_model_variables, 1), \
   ENTRY(tp_ctx_new, 3), \
   ENTRY(tp_log_prob, 4), \
+  ENTRY(tp_grad_log_prob, 3), \
   ENTRY(tp_write_array, 5), \
   ENTRY(tp_unconstrain, 3), \
   ENTRY(tp_num_upars, 1), \

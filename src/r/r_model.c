@@ -83,9 +83,14 @@ const li_ctx *rm_ctx_of(SEXP x) {
   return m->c;
 }
 
+/* One buffer for every call: these entries run on R's main thread only, one
+** at a time, and a buffer made per call (64 kB) cost more than a small
+** model's whole evaluation. */
+static char print_space[PRINTSIZE];
+
 static li_print print_buffer(void) {
   li_print pr;
-  pr.buf = R_alloc(PRINTSIZE, 1);
+  pr.buf = print_space;
   pr.size = PRINTSIZE;
   pr.len = 0;
   pr.buf[0] = '\0';
@@ -294,6 +299,29 @@ SEXP tp_log_prob(SEXP ctx, SEXP upars, SEXP jacobian, SEXP grad) {
   if (want_grad) setAttrib(r, install("gradient"), g);
   UNPROTECT(2);
   return r;
+}
+
+/* The gradient at upars with the log density as attribute "log_prob", as
+** $grad_log_prob() returns it (one call: this is in every benchmark loop). */
+SEXP tp_grad_log_prob(SEXP ctx, SEXP upars, SEXP jacobian) {
+  const li_ctx *c = rm_ctx_of(ctx);
+  check_upars(c, upars);
+  size_t n = li_num_upars(c);
+  li_print pr = print_buffer();
+  SEXP g = PROTECT(allocVector(REALSXP, (R_xlen_t)n));
+  char err[ERRSIZE];
+  err[0] = '\0';
+  double lp = 0, dummy = 0;
+  int rc = li_log_prob(c, n ? REAL(upars) : &dummy, flag(jacobian), &lp, n ? REAL(g) : &dummy,
+                       &pr, err, sizeof err);
+  ad_stack_recover(ad_active);
+  print_flush(&pr);
+  if (rc) rc_raise_msg(err, rc_status_class(rc));
+  static SEXP sym = NULL;
+  if (!sym) sym = install("log_prob");
+  setAttrib(g, sym, ScalarReal(lp));
+  UNPROTECT(1);
+  return g;
 }
 
 /* ---- constrained values ---- */
