@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite: installs dependencies, builds the source package,
-# runs R CMD check on it (tests included), and ends with the line
+# runs R CMD check on it (tests included), runs the tests a second time on a
+# build under AddressSanitizer and UndefinedBehaviorSanitizer (tools/asan.sh),
+# and ends with the line
 # "N passed, N failed" from testthat's counts.  Exits non-zero when the
 # check reports an error, a warning or a note, or when any test fails.
 set -uo pipefail
@@ -36,6 +38,19 @@ if [ "$check_status" -ne 0 ] || grep -qE '^Status: .*(ERROR|WARNING|NOTE)' check
   status=1
   [ "$failed" -eq 0 ] && failed=1
 fi
+# Second pass: the whole suite again on a build under AddressSanitizer and
+# UndefinedBehaviorSanitizer (tools/asan.sh); its counts join the first's.
+echo "== sanitizer pass (tools/asan.sh)"
+bash "$here/tools/asan.sh" "$work/$tarball" > asan.log 2>&1
+asan_status=$?
+tail -n 40 asan.log
+asan_line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' asan.log | tail -n 1)
+asan_passed=$(echo "$asan_line" | sed -E 's/^([0-9]+) passed.*/\1/')
+asan_failed=$(echo "$asan_line" | sed -E 's/.*passed, ([0-9]+) failed/\1/')
+[ -n "$asan_line" ] || { asan_passed=0; asan_failed=1; }
+[ "$asan_status" -ne 0 ] && [ "$asan_failed" -eq 0 ] && asan_failed=1
+passed=$((passed + asan_passed))
+failed=$((failed + asan_failed))
 [ "$failed" -ne 0 ] && status=1
 echo "$passed passed, $failed failed"
 exit $status

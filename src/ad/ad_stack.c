@@ -127,8 +127,9 @@ int ad_scoped_append_to_parent(ad_stack *s) {
       grow(&p->nochain, &p->capnochain, p->nnochain + s->nnochain))
     return AD_EMEMORY;
   if (ad_arena_give(&s->arena, &p->arena) != AD_OK) return AD_EMEMORY;
-  memcpy(p->chain + p->nchain, s->chain, s->nchain * sizeof *s->chain);
-  memcpy(p->nochain + p->nnochain, s->nochain, s->nnochain * sizeof *s->nochain);
+  /* (an empty stack's arrays may be NULL, which memcpy may not be given) */
+  if (s->nchain) memcpy(p->chain + p->nchain, s->chain, s->nchain * sizeof *s->chain);
+  if (s->nnochain) memcpy(p->nochain + p->nnochain, s->nochain, s->nnochain * sizeof *s->nochain);
   p->nchain += s->nchain;
   p->nnochain += s->nnochain;
   s->nchain = 0;
