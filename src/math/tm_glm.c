@@ -134,6 +134,39 @@ static int glm_end(const glm *G, ad_operand *ops, int nops, double lp, int dep, 
   return tm_set_operands(out, nops, ops, lp, dep);
 }
 
+/* ---- tables of lgamma and digamma at base + y for the counts y ----
+** Counts are small integers that repeat, and lgamma and digamma cost more
+** than everything else a count GLM does per outcome.  lgamma(base + j) and
+** digamma(base + j) for j = 0 .. ymax by their recurrences (adding log and
+** reciprocal of base + j - 1), computed afresh every GLM_TABLE_EXACT steps
+** so the rounding of the sums stays within a few ulps; only when the table
+** is no longer than the outcomes are many. */
+#define GLM_TABLE_EXACT 32
+
+static int count_max(const tm_v *y, size_t N, int *ymax) {
+  size_t n = tm_is_scalar(y) ? 1 : tm_numel(y);
+  int m = 0;
+  for (size_t i = 0; i < n; i++) if (y->ival[i] > m) m = y->ival[i];
+  *ymax = m;
+  return (size_t)m <= N && m < (1 << 20);
+}
+
+static double *lgamma_table(double base, int ymax) {
+  double *t = ad_alloc_doubles((size_t)ymax + 1);
+  if (!t) return NULL;
+  for (int j = 0; j <= ymax; j++)
+    t[j] = j % GLM_TABLE_EXACT == 0 ? tm_lgamma(base + j) : t[j - 1] + log(base + (j - 1));
+  return t;
+}
+
+static double *digamma_table(double base, int ymax) {
+  double *t = ad_alloc_doubles((size_t)ymax + 1);
+  if (!t) return NULL;
+  for (int j = 0; j <= ymax; j++)
+    t[j] = j % GLM_TABLE_EXACT == 0 ? tm_digamma(base + j) : t[j - 1] + 1 / (base + (j - 1));
+  return t;
+}
+
 /* ---- normal_id_glm(y | x, alpha, beta, sigma) = normal(y | alpha + x beta, sigma) ---- */
 
 typedef struct nid_ctx {
@@ -226,7 +259,7 @@ static int k_normal_id_glm(const tm_call *c, const tm_v *a, int nargs, tm_v *out
 
 /* ---- poisson_log_glm(y | x, alpha, beta) = poisson_log(y | alpha + x beta) ---- */
 
-typedef struct plg_ctx { const tm_v *y; double lin, lgy; int keep, full; } plg_ctx;
+typedef struct plg_ctx { const tm_v *y; double lin, lgy; int keep, full; const double *lgf; } plg_ctx;
 
 static void plg_rows(void *ctx, const glm *G, size_t n0, size_t b, double *t) {
   plg_ctx *C = ctx;
@@ -236,7 +269,7 @@ static void plg_rows(void *ctx, const glm *G, size_t n0, size_t b, double *t) {
     size_t n = n0 + r;
     double y = yv ? C->y->ival[n] : C->y->ival[0], th = t[r] + glm_alpha(G, n), e = exp(th);
     lin += y * th - e;
-    if (C->full && yv) lgy += tm_lgamma(y + 1);
+    if (C->full && yv) lgy += C->lgf ? C->lgf[(int)y] : tm_lgamma(y + 1);
     t[r] = y - e;
   }
   C->lin += lin;
@@ -251,9 +284,13 @@ static int k_poisson_log_glm(const tm_call *c, const tm_v *a, int nargs, tm_v *o
   if (rc) return rc;
   if ((rc = tm_check_nonnegative(fn, "Vector of dependent variables", &a[0]))) return rc;
   int propto = c->propto;
-  plg_ctx C = {&a[0], 0, 0, !propto || !tm_is_const(&a[1]) || !tm_is_const(&a[2]) || !tm_is_const(&a[3]), !propto};
+  plg_ctx C = {&a[0], 0, 0, !propto || !tm_is_const(&a[1]) || !tm_is_const(&a[2]) || !tm_is_const(&a[3]), !propto,
+               NULL};
   ad_operand ops[4];
   if (!C.keep) return glm_end(&G, ops, 0, 0.0, tm_any_dep(a, 4), out);
+  int ymax;
+  if (C.full && !tm_is_scalar(&a[0]) && count_max(&a[0], G.N, &ymax) && !(C.lgf = lgamma_table(1, ymax)))
+    return AD_EMEMORY;
   glm_sweep(&G, plg_rows, &C);
   if (!isfinite(G.gsum) && (rc = glm_nonfinite(&G))) return rc;
   double lp = 0;
@@ -313,6 +350,7 @@ typedef struct nb_ctx {
   const tm_v *y, *ph;
   double phi0, log_phi0, dg_phi0;
   double *dphi;
+  const double *lgf, *lgp, *dgp;   /* tables: lgamma(y + 1), lgamma(y + phi), digamma(y + phi) */
   double s_lgy, s_phi, s_lse, s_ytheta, s_lgyp;
   size_t nbad;              /* first outcome whose linear predictor is not finite, 1-based */
   double bad;
@@ -329,15 +367,17 @@ static void nb_rows(void *ctx, const glm *G, size_t n0, size_t b, double *t) {
     if (!isfinite(th) && !C->nbad) { C->nbad = n + 1; C->bad = th; }
     double lse = th > log_phi ? th + log1p(exp(log_phi - th)) : log_phi + log1p(exp(th - log_phi));
     double ypp = y + phi;
-    if (C->full && yv) C->s_lgy += tm_lgamma(y + 1);
+    int yi = (int)y;
+    if (C->full && yv) C->s_lgy += C->lgf ? C->lgf[yi] : tm_lgamma(y + 1);
     if (C->keep_phi && pv) C->s_phi += (phi == 0 ? 0 : phi * log(phi)) - tm_lgamma(phi);
     C->s_lse += ypp * lse;
     if (C->keep_lin) C->s_ytheta += y * th;
-    if (C->keep_phi) C->s_lgyp += tm_lgamma(ypp);
+    if (C->keep_phi) C->s_lgyp += C->lgp ? C->lgp[yi] : tm_lgamma(ypp);
     double te = exp(th);
     t[r] = y - te * ypp / (te + phi);
     if (C->dphi) {
-      double d = -ypp / (te + phi) + log_phi - lse + tm_digamma(ypp) - (pv ? tm_digamma(phi) : C->dg_phi0);
+      double d = -ypp / (te + phi) + log_phi - lse + (C->dgp ? C->dgp[yi] : tm_digamma(ypp)) -
+                 (pv ? tm_digamma(phi) : C->dg_phi0);
       if (pv) C->dphi[n] = 1 + d;
       else C->dphi[0] += d;
     }
@@ -377,6 +417,12 @@ static int k_neg_binomial_2_log_glm(const tm_call *c, const tm_v *a, int nargs, 
   if (C.dphi) ops[nops++] = (ad_operand){ph->adj, C.dphi, tm_numel(ph)};
   /* nothing to add (all constant under propto): zero partials */
   if (N == 0 || !(C.keep_phi || C.keep_lin)) return glm_end(&G, ops, nops, 0.0, tm_any_dep(a, 5), out);
+  int ymax;
+  if (!tm_is_scalar(&a[0]) && count_max(&a[0], N, &ymax)) {
+    if (C.full && !(C.lgf = lgamma_table(1, ymax))) return AD_EMEMORY;
+    if (!pv && C.keep_phi && !(C.lgp = lgamma_table(C.phi0, ymax))) return AD_EMEMORY;
+    if (!pv && C.dphi && !(C.dgp = digamma_table(C.phi0, ymax))) return AD_EMEMORY;
+  }
   glm_sweep(&G, nb_rows, &C);
   /* Stan checks the linear predictor itself */
   if (C.nbad)

@@ -164,3 +164,22 @@ test_that("the GLMs check their arguments as Stan does", {
   expect_error(lp(sprintf("target += categorical_logit_glm_lpmf({1, 2} | %s, [0, 0, 0]', rep_matrix(0, 3, 3));", x)),
                "Size of x.cols\\(\\) \\(2\\) and size of beta.rows\\(\\) \\(3\\) must match", class = "tapestry_error")
 })
+
+test_that("count GLMs with large counts: the lgamma and digamma tables keep full precision", {
+  N <- 3000; K <- 2
+  set.seed(8)
+  x <- matrix(rnorm(N * K), N, K)
+  y <- c(0:2000, sample(0:50, N - 2001, TRUE))
+  code <- "data { int N; int K; matrix[N, K] x; array[N] int y; }
+    parameters { real alpha; vector[K] beta; real<lower=0> phi; }
+    model { target += neg_binomial_2_log_glm_lpmf(y | x, alpha, beta, phi) + poisson_log_glm_lpmf(y | x, alpha, beta); }"
+  ctx <- tapestry_model(code = code)$bind(list(N = N, K = K, x = x, y = y))
+  u <- c(3, 0.1, -0.2, log(3.7))
+  eta <- as.vector(3 + x %*% c(0.1, -0.2))
+  want <- sum(dnbinom(y, size = 3.7, mu = exp(eta), log = TRUE)) + sum(dpois(y, exp(eta), log = TRUE))
+  expect_equal(ctx$log_prob(u, jacobian = FALSE), want, tolerance = 1e-12)
+  expect_equal(as.vector(ctx$grad_log_prob(u)), fd_grad(ctx, u), tolerance = 1e-6)
+  # the derivative in phi against R's digamma, exactly
+  g_phi <- sum(1 - (y + 3.7) / (exp(eta) + 3.7) + log(3.7) - log(exp(eta) + 3.7) + digamma(y + 3.7) - digamma(3.7))
+  expect_equal(ctx$grad_log_prob(u, jacobian = FALSE)[4], g_phi * 3.7, tolerance = 1e-11)
+})
