@@ -286,21 +286,17 @@ int ln_include_expand(const char *filename, const char *src, size_t len,
   for (int i = 0; i < S.nfiles; i++) free(S.real[i]);
   free(S.real);
   if (rc == 0 && !S.out && put(&S, "", 0)) rc = -1;
-  if (rc != 0) {
-    if (rc < 0 && err && errsize) snprintf(err, errsize, "out of memory while reading included files");
-    free(S.out);
-    map->files = S.files;
-    map->nfiles = S.nfiles;
-    map->file = S.lfile;
-    map->line = S.lline;
-    ln_srcmap_free(map);
-    return rc < 0 ? -1 : 1;
-  }
   map->files = S.files;
   map->nfiles = S.nfiles;
   map->file = S.lfile;
   map->line = S.lline;
   map->nlines = S.nlines;
+  if (rc != 0) {
+    if (rc < 0 && err && errsize) snprintf(err, errsize, "out of memory while reading included files");
+    free(S.out);
+    ln_srcmap_free(map);
+    return rc < 0 ? -1 : 1;
+  }
   *out = S.out;
   *outlen = S.n;
   return 0;

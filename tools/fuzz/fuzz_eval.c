@@ -6,9 +6,13 @@
 ** with a NAME.data.json beside it, in the folders of FUZZ_MODELS, a
 ** colon-separated list).  An input is
 **
-**     one byte          which program (modulo their number)
+**     one byte          which program (its low 7 bits, modulo their number);
+**                       the high bit chooses edit mode
 **     text up to a NUL  the data, as CmdStan JSON (mutated: sizes, values,
-**                       dimensions, types, missing and extra variables)
+**                       dimensions, types, missing and extra variables), or
+**                       in edit mode, edits of the program's own data: 3
+**                       bytes each, naming one of its numbers and what it
+**                       becomes (0, 2, -1, NaN, +-Inf, 1e300, 2e9, ...)
 **     the rest          the unconstrained parameters: 9 bytes each, a tag
 **                       byte choosing a special value (0, +-1, NaN, +-Inf,
 **                       +-1e300, 1e-300, a huge int) or the 8 bytes that
@@ -45,10 +49,80 @@ typedef struct prog {
   ln_program *p;
   char *json;
   size_t jlen;
+  size_t *num_at, *num_len;   /* the number tokens of the data, for value edits */
+  size_t nnum;
 } prog;
+
+/* Where the numbers of a JSON text are (outside strings). */
+static void find_numbers(prog *P) {
+  size_t cap = 64;
+  P->num_at = malloc(cap * sizeof *P->num_at);
+  P->num_len = malloc(cap * sizeof *P->num_len);
+  P->nnum = 0;
+  int in_str = 0;
+  for (size_t i = 0; i < P->jlen; i++) {
+    char c = P->json[i];
+    if (in_str) { if (c == '\\') i++; else if (c == '"') in_str = 0; continue; }
+    if (c == '"') { in_str = 1; continue; }
+    if (c == '-' || (c >= '0' && c <= '9')) {
+      size_t j = i + 1;
+      while (j < P->jlen && strchr("0123456789.eE+-", P->json[j])) j++;
+      if (P->nnum == cap) {
+        cap *= 2;
+        P->num_at = realloc(P->num_at, cap * sizeof *P->num_at);
+        P->num_len = realloc(P->num_len, cap * sizeof *P->num_len);
+      }
+      P->num_at[P->nnum] = i;
+      P->num_len[P->nnum++] = j - i;
+      i = j - 1;
+    }
+  }
+}
+
+/* The program's own data with some numbers replaced: each 3 bytes of ops
+** name a number (two bytes, modulo their count) and what it becomes.  Sizes,
+** indexes and values change while the text stays valid JSON, so these inputs
+** reach binding and evaluation far more often than raw mutations. */
+static char *edit_numbers(const prog *P, const uint8_t *ops, size_t nops, size_t *len) {
+  static const char *const repl[] = {"0", "1", "-1", "2", "3", "\"NaN\"", "\"Infinity\"", "\"-Infinity\"",
+                                     "1e300", "-1e300", "1e-300", "0.5", "-0.5", "2147483647", "-2147483648",
+                                     "100", "1000000", "2000000000", "4.9e-324", "7"};
+  size_t nrep = sizeof repl / sizeof repl[0];
+  const char **with = calloc(P->nnum ? P->nnum : 1, sizeof *with);
+  for (size_t k = 0; k + 3 <= nops && P->nnum; k += 3) {
+    size_t which = ((size_t)ops[k] << 8 | ops[k + 1]) % P->nnum;
+    with[which] = repl[ops[k + 2] % nrep];
+  }
+  size_t cap = P->jlen + 32 * (nops / 3 + 1), n = 0, from = 0;
+  char *out = malloc(cap);
+  for (size_t i = 0; i < P->nnum; i++) {
+    if (!with[i]) continue;
+    memcpy(out + n, P->json + from, P->num_at[i] - from);
+    n += P->num_at[i] - from;
+    size_t r = strlen(with[i]);
+    memcpy(out + n, with[i], r);
+    n += r;
+    from = P->num_at[i] + P->num_len[i];
+  }
+  memcpy(out + n, P->json + from, P->jlen - from);
+  n += P->jlen - from;
+  free(with);
+  *len = n;
+  return out;
+}
 
 static prog progs[256];
 static int nprogs;
+
+/* How far inputs got, printed when the run ends: a fuzz run that never gets
+** past the JSON reader tests little. */
+static unsigned long n_inputs, n_json, n_bound, n_eval_ok, n_rejected;
+
+static void report(void) {
+  fprintf(stderr, "fuzz_eval: %lu inputs: %lu read as JSON, %lu bound to their program, "
+          "%lu evaluations succeeded, %lu rejected or failed with a message\n",
+          n_inputs, n_json, n_bound, n_eval_ok, n_rejected);
+}
 
 static char *slurp(const char *path, size_t *len) {
   FILE *f = fopen(path, "rb");
@@ -88,6 +162,7 @@ static void load_dir(const char *dir) {
     progs[nprogs].p = p;
     progs[nprogs].json = json;
     progs[nprogs].jlen = jlen;
+    find_numbers(&progs[nprogs]);
     nprogs++;
   }
   closedir(d);
@@ -110,6 +185,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
     exit(1);
   }
   qsort(progs, (size_t)nprogs, sizeof *progs, by_name);
+  atexit(report);
   fprintf(stderr, "fuzz_eval: %d programs\n", nprogs);
   const char *seeds = getenv("FUZZ_WRITE_SEEDS");
   if (seeds) {
@@ -129,6 +205,12 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
         fwrite(&tag, 1, 1, f);
         fwrite(&v, sizeof v, 1, f);
       }
+      fclose(f);
+      /* and one in edit mode: replace the first number with 2 */
+      snprintf(path, sizeof path, "%s/seed-edit-%s", seeds, progs[i].name);
+      if (!(f = fopen(path, "wb"))) continue;
+      unsigned char e[5] = {(unsigned char)(0x80 | (i & 0x7f)), 0, 0, 3, 0};
+      fwrite(e, 1, sizeof e, f);
       fclose(f);
     }
     exit(0);
@@ -156,23 +238,35 @@ static void check_status(int rc, const char *err, size_t errsize) {
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size < 1) return 0;
-  const prog *P = &progs[data[0] % nprogs];
+  n_inputs++;
+  /* the high bit of the first byte: edit the program's own data's numbers
+  ** (the text up to the NUL is then the edits) rather than read the text */
+  int edit = data[0] & 0x80;
+  const prog *P = &progs[(data[0] & 0x7f) % nprogs];
   const uint8_t *rest = data + 1;
   size_t n = size - 1;
   const uint8_t *nul = memchr(rest, 0, n);
   size_t jlen = nul ? (size_t)(nul - rest) : n;
   const uint8_t *pb = nul ? nul + 1 : rest + n;
   size_t pn = (size_t)(rest + n - pb);
+  char *edited = NULL;
+  const char *text = (const char *)rest;
+  if (edit) {
+    edited = edit_numbers(P, rest, jlen, &jlen);
+    text = edited;
+  }
 
   char err[4096];
   ld_set set;
   ld_set_init(&set);
-  int rc = ld_json_read((const char *)rest, jlen, &set, err, sizeof err);
+  int rc = ld_json_read(text, jlen, &set, err, sizeof err);
+  free(edited);
   if (rc != AD_OK) {
     check_status(rc, err, sizeof err);
     ld_set_free(&set);
     return 0;
   }
+  n_json++;
   li_ctx *ctx = NULL;
   static char pbuf[8192];
   li_print print = {pbuf, sizeof pbuf, 0};
@@ -183,6 +277,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     check_status(rc, err, sizeof err);
     return 0;
   }
+  n_bound++;
   size_t np = li_num_upars(ctx), nout = li_num_outputs(ctx, 1, 1);
   double *u = malloc((np + 1) * sizeof *u), *g = malloc((np + 1) * sizeof *g);
   double *out = malloc((nout + 1) * sizeof *out);
@@ -200,6 +295,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     check_status(rt, err, sizeof err);
     /* doubles and the tape agree on the outcome and the value */
     if (rd != rt) __builtin_trap();
+    if (rd == AD_OK) n_eval_ok++;
+    else n_rejected++;
     if (rd == AD_OK) {
       if (!(lp_d == lp_t || (isnan(lp_d) && isnan(lp_t)))) __builtin_trap();
     }
