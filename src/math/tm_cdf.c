@@ -504,6 +504,27 @@ static double neg_binomial_2_e(const double *x, int upper, double *d) {
   return tm_log1m_exp(lG);
 }
 
+/* exp_mod_normal(y | mu, sigma, lambda): F = Phi(z) - E Phi(z - v) with
+** z = (y - mu) / sigma, v = lambda sigma, E = exp(v^2 / 2 - lambda (y - mu)),
+** evaluated as Stan does (through erf); the partials of F use the identity
+** E phi(z - v) = phi(z). */
+static double exp_mod_normal_e(const double *x, int upper, double *d) {
+  double y = x[0], mu = x[1], s = x[2], l = x[3];
+  if (isinf(y)) return (y < 0) == !upper ? -INFINITY : 0;
+  double u = l * (y - mu), v = l * s, z = (y - mu) / s;
+  double e1 = 0.5 * (1 + erf(u / (v * TM_SQRT2))), e2 = 0.5 * (1 + erf(u / (v * TM_SQRT2) - v / TM_SQRT2));
+  double E = exp(-u + v * v * 0.5), EP = E * e2;
+  double F = upper ? 1.0 - e1 + EP : e1 - EP;
+  double phi = exp(-0.5 * z * z) / TM_SQRT_2PI;
+  double dy = l * EP, dmu = -l * EP, ds = l * phi - l * l * s * EP, dl = EP * ((y - mu) - l * s * s) + s * phi;
+  double sg = upper ? -1 / F : 1 / F;
+  d[0] = sg * dy;
+  d[1] = sg * dmu;
+  d[2] = sg * ds;
+  d[3] = sg * dl;
+  return log(F);
+}
+
 /* ---- definitions: Stan's argument names and checks ---- */
 
 #define Y "Random variable"
@@ -537,6 +558,8 @@ static const cdf_def
     scaled_inv_chi_square_e},
   d_beta = {3, 0, {Y, "First shape parameter", "Second shape parameter"},
     {{1, CK_POS_FINITE}, {2, CK_POS_FINITE}, {0, CK_UNIT}}, beta_e},
+  d_exp_mod_normal = {4, 0, {Y, LOC, SCALE, "Inv_scale parameter"},
+    {{0, CK_NOT_NAN}, {1, CK_FINITE}, {2, CK_POS_FINITE}, {3, CK_POS_FINITE}}, exp_mod_normal_e},
   d_student_t = {4, 0, {Y, DOF, LOC, SCALE},
     {{0, CK_NOT_NAN}, {1, CK_POS_FINITE}, {2, CK_FINITE}, {3, CK_POS_FINITE}}, student_t_e},
   d_bernoulli = {2, 1u, {Y, "Probability parameter"}, {{1, CK_UNIT}}, bernoulli_e},
@@ -552,7 +575,7 @@ static const cdf_def
 MODES(normal) MODES(std_normal) MODES(lognormal) MODES(cauchy) MODES(logistic)
 MODES(double_exponential) MODES(gumbel) MODES(exponential) MODES(weibull) MODES(rayleigh)
 MODES(pareto) MODES(uniform) MODES(frechet) MODES(gamma) MODES(inv_gamma) MODES(chi_square)
-MODES(inv_chi_square) MODES(scaled_inv_chi_square) MODES(beta) MODES(student_t) MODES(bernoulli) MODES(poisson) MODES(binomial) MODES(neg_binomial_2)
+MODES(inv_chi_square) MODES(scaled_inv_chi_square) MODES(beta) MODES(student_t) MODES(exp_mod_normal) MODES(bernoulli) MODES(poisson) MODES(binomial) MODES(neg_binomial_2)
 
 #define ENTRIES(name, sig) \
   {#name "_lcdf", sig, cdf_kernel, &f_##name##_lcdf}, \
@@ -571,6 +594,7 @@ const tm_fn tm_fns_cdf[] = {
   ENTRIES(gamma, SIG3), ENTRIES(inv_gamma, SIG3), ENTRIES(chi_square, SIG2), ENTRIES(inv_chi_square, SIG2),
   ENTRIES(scaled_inv_chi_square, SIG3), ENTRIES(beta, SIG3),
   ENTRIES(student_t, "real(reals, reals, reals, reals)"),
+  ENTRIES(exp_mod_normal, "real(reals, reals, reals, reals)"),
   ENTRIES(bernoulli, "real(ints, reals)"), ENTRIES(poisson, "real(ints, reals)"),
   ENTRIES(binomial, "real(ints, ints, reals)"), ENTRIES(neg_binomial_2, "real(ints, reals, reals)"),
   {NULL, NULL, NULL, NULL}

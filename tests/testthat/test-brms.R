@@ -10,6 +10,14 @@ test_that("the brms fixtures are all there", {
   expect_gte(length(fixtures), 50)
 })
 
+# Programs whose gradient two correct implementations cannot agree on to
+# 1e-8: brms's exact gp() adds only 1e-12 to the covariance's diagonal, and
+# at the fixture's points its condition number is 1e13 to 1e14 (computed in
+# R from the points' constrained values), so rounding differences in the
+# Cholesky factor and its reverse pass are amplified to ~1e-8.  The log
+# density itself still agrees to 1e-8.
+gradient_tolerance <- c(gp = 1e-6)
+
 read_reference <- function(nm) {
   jsonlite::fromJSON(file.path(fixture_dir, paste0(nm, ".reference.json")),
                      simplifyVector = TRUE, simplifyDataFrame = FALSE, simplifyMatrix = TRUE)
@@ -27,7 +35,8 @@ for (nm in fixtures) {
       if (!isTRUE(ref$simplex)) {
         expect_equal(ctx$log_prob(p$upars), p$log_prob, tolerance = 1e-8)
         expect_equal(ctx$log_prob(p$upars, jacobian = FALSE), p$log_prob_nojac, tolerance = 1e-8)
-        expect_equal(as.vector(ctx$grad_log_prob(p$upars)), as.vector(p$gradient), tolerance = 1e-8)
+        tol <- if (nm %in% names(gradient_tolerance)) gradient_tolerance[[nm]] else 1e-8
+        expect_equal(as.vector(ctx$grad_log_prob(p$upars)), as.vector(p$gradient), tolerance = tol)
       } else {
         # a simplex parameter: Stan 2.21's stick-breaking and today's
         # transform give different unconstrained coordinates, so compare the

@@ -45,7 +45,12 @@ ref <- list(
   bernoulli = function(n, th, lower) pbinom(n, 1, th, lower.tail = lower, log.p = TRUE),
   poisson = function(n, lam, lower) ppois(n, lam, lower.tail = lower, log.p = TRUE),
   binomial = function(n, N, th, lower) pbinom(n, N, th, lower.tail = lower, log.p = TRUE),
-  neg_binomial_2 = function(n, mu, phi, lower) pnbinom(n, mu = mu, size = phi, lower.tail = lower, log.p = TRUE)
+  neg_binomial_2 = function(n, mu, phi, lower) pnbinom(n, mu = mu, size = phi, lower.tail = lower, log.p = TRUE),
+  exp_mod_normal = function(y, mu, s, l, lower) {
+    z <- (y - mu) / s
+    ep <- exp(-l * (y - mu) + (l * s)^2 / 2) * pnorm(z - l * s)
+    if (lower) log(pnorm(z) - ep) else log(pnorm(z, lower.tail = FALSE) + ep)
+  }
 )
 # Which arguments are ints (discrete outcomes and sizes).
 ints <- list(bernoulli = 1, poisson = 1, binomial = 1:2, neg_binomial_2 = 1)
@@ -76,7 +81,8 @@ points <- list(
   bernoulli = list(list(0L, 0.3), list(c(0L, 0L, 0L), c(0.2, 0.5, 0.9))),
   poisson = list(list(3L, 2.5), list(c(0L, 5L, 17L), 13), list(4L, c(0.5, 4, 20))),
   binomial = list(list(3L, 10L, 0.4), list(c(0L, 5L, 17L), 30L, 0.35), list(c(2L, 8L), c(10L, 12L), c(0.2, 0.7))),
-  neg_binomial_2 = list(list(3L, 2.5, 4), list(c(0L, 5L, 17L), 13, 2.5), list(4L, c(0.5, 4, 20), c(1, 30, 0.7)))
+  neg_binomial_2 = list(list(3L, 2.5, 4), list(c(0L, 5L, 17L), 13, 2.5), list(4L, c(0.5, 4, 20), c(1, 30, 0.7))),
+  exp_mod_normal = list(list(0.5, 0.2, 1.5, 0.8), list(c(-1, 0.5, 3), 0.3, 0.7, 2), list(1.2, c(0, 1), c(0.5, 2), c(1, 0.3)))
 )
 
 types_for <- function(d, args) {

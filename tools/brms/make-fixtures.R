@@ -142,7 +142,8 @@ cases <- list(
           prior = c(prior(normal(1, 2), nlpar = "a"), prior(normal(0, 2), nlpar = "b"))),
   horseshoe = cs(y ~ x + z + xe, gaussian(), prior = set_prior(horseshoe(1), class = "b")),
   lasso = cs(y ~ x + z, gaussian(), prior = set_prior("lasso(1)", class = "b")),
-  thres_gr = cs(ord | thres(gr = h) ~ x, cumulative())
+  thres_gr = cs(ord | thres(gr = h) ~ x, cumulative()),
+  exgaussian_cens_trunc = cs(y3 | cens(cens01) + trunc(lb = -5, ub = 15) ~ x, exgaussian())
 )
 
 # The JSON CmdStan reads: a value of every declared data variable, arrays
