@@ -22,6 +22,11 @@ static int report(const char *fn, const char *arg, const tm_v *v, size_t i, cons
   char name[160];
   double x = tm_get(v, i);
   argname(name, sizeof name, arg, v, i);
+  /* NaN as Stan (C++ streams) writes it, whatever its sign bit */
+  if (isnan(x)) {
+    if (must[0] == '-') return ad_fail(AD_EDOMAIN, "%s: %s is nan, but must %s", fn, name, must + 1);
+    return ad_fail(AD_EDOMAIN, "%s: %s is nan, but must be %s", fn, name, must);
+  }
   if (must[0] == '-')
     return ad_fail(AD_EDOMAIN, "%s: %s is %.17g, but must %s", fn, name, x, must + 1);
   return ad_fail(AD_EDOMAIN, "%s: %s is %.17g, but must be %s", fn, name, x, must);
