@@ -525,6 +525,24 @@ static double exp_mod_normal_e(const double *x, int upper, double *d) {
   return log(F);
 }
 
+/* skew_normal(y | xi, omega, alpha): F = Phi(z) - 2 T(z, alpha), T Owen's,
+** z = (y - xi) / omega, as Stan writes it; dF/dz = 2 phi(z) Phi(alpha z) and
+** dF/dalpha = -exp(-z^2 (1 + alpha^2) / 2) / (pi (1 + alpha^2)). */
+static double skew_normal_e(const double *x, int upper, double *d) {
+  double y = x[0], xi = x[1], om = x[2], al = x[3];
+  if (isinf(y)) return (y < 0) == !upper ? -INFINITY : 0;
+  double z = (y - xi) / om, t2 = 2 * tm_owens_t(z, al), ph = 0.5 * erfc(-z / TM_SQRT2);
+  double F = upper ? 1.0 - ph + t2 : ph - t2;
+  double dz = 2 * exp(-0.5 * z * z) / TM_SQRT_2PI * 0.5 * erfc(-al * z / TM_SQRT2);
+  double da = -exp(-0.5 * z * z * (1 + al * al)) / (TM_PI * (1 + al * al));
+  double sg = upper ? -1 / F : 1 / F;
+  d[0] = sg * dz / om;
+  d[1] = -sg * dz / om;
+  d[2] = -sg * dz * z / om;
+  d[3] = sg * da;
+  return log(F);
+}
+
 /* ---- definitions: Stan's argument names and checks ---- */
 
 #define Y "Random variable"
@@ -560,6 +578,8 @@ static const cdf_def
     {{1, CK_POS_FINITE}, {2, CK_POS_FINITE}, {0, CK_UNIT}}, beta_e},
   d_exp_mod_normal = {4, 0, {Y, LOC, SCALE, "Inv_scale parameter"},
     {{0, CK_NOT_NAN}, {1, CK_FINITE}, {2, CK_POS_FINITE}, {3, CK_POS_FINITE}}, exp_mod_normal_e},
+  d_skew_normal = {4, 0, {Y, LOC, SCALE, SHAPE},
+    {{0, CK_NOT_NAN}, {1, CK_FINITE}, {2, CK_POS}, {3, CK_FINITE}}, skew_normal_e},
   d_student_t = {4, 0, {Y, DOF, LOC, SCALE},
     {{0, CK_NOT_NAN}, {1, CK_POS_FINITE}, {2, CK_FINITE}, {3, CK_POS_FINITE}}, student_t_e},
   d_bernoulli = {2, 1u, {Y, "Probability parameter"}, {{1, CK_UNIT}}, bernoulli_e},
@@ -575,7 +595,7 @@ static const cdf_def
 MODES(normal) MODES(std_normal) MODES(lognormal) MODES(cauchy) MODES(logistic)
 MODES(double_exponential) MODES(gumbel) MODES(exponential) MODES(weibull) MODES(rayleigh)
 MODES(pareto) MODES(uniform) MODES(frechet) MODES(gamma) MODES(inv_gamma) MODES(chi_square)
-MODES(inv_chi_square) MODES(scaled_inv_chi_square) MODES(beta) MODES(student_t) MODES(exp_mod_normal) MODES(bernoulli) MODES(poisson) MODES(binomial) MODES(neg_binomial_2)
+MODES(inv_chi_square) MODES(scaled_inv_chi_square) MODES(beta) MODES(student_t) MODES(exp_mod_normal) MODES(skew_normal) MODES(bernoulli) MODES(poisson) MODES(binomial) MODES(neg_binomial_2)
 
 #define ENTRIES(name, sig) \
   {#name "_lcdf", sig, cdf_kernel, &f_##name##_lcdf}, \
@@ -595,6 +615,7 @@ const tm_fn tm_fns_cdf[] = {
   ENTRIES(scaled_inv_chi_square, SIG3), ENTRIES(beta, SIG3),
   ENTRIES(student_t, "real(reals, reals, reals, reals)"),
   ENTRIES(exp_mod_normal, "real(reals, reals, reals, reals)"),
+  ENTRIES(skew_normal, "real(reals, reals, reals, reals)"),
   ENTRIES(bernoulli, "real(ints, reals)"), ENTRIES(poisson, "real(ints, reals)"),
   ENTRIES(binomial, "real(ints, ints, reals)"), ENTRIES(neg_binomial_2, "real(ints, reals, reals)"),
   {NULL, NULL, NULL, NULL}

@@ -12,6 +12,7 @@
 double tm_erfcx(double x);             /* exp(x^2) erfc(x), no overflow for large x */
 double tm_log_Phi(double z);           /* log Phi(z), finite down to z = -1e150 */
 double tm_dlog_Phi(double z);          /* d log Phi(z) / dz = phi(z) / Phi(z) */
+double tm_owens_t(double h, double a);  /* Owen's T function (the skew normal's cdf) */
 
 /* The standard normal quantile: x with Phi(x) = p, and x with
 ** log Phi(x) = lp (std_normal_log_qf), to full precision in both tails. */

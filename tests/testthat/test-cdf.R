@@ -46,6 +46,15 @@ ref <- list(
   poisson = function(n, lam, lower) ppois(n, lam, lower.tail = lower, log.p = TRUE),
   binomial = function(n, N, th, lower) pbinom(n, N, th, lower.tail = lower, log.p = TRUE),
   neg_binomial_2 = function(n, mu, phi, lower) pnbinom(n, mu = mu, size = phi, lower.tail = lower, log.p = TRUE),
+  skew_normal = function(y, xi, om, al, lower) {
+    # F = 2 int_-inf^z phi(t) Phi(al t) dt, by R's integrate
+    n <- max(length(y), length(xi), length(om), length(al))
+    z <- (rep_len(y, n) - rep_len(xi, n)) / rep_len(om, n)
+    mapply(function(z, al) {
+      f <- function(t) 2 * dnorm(t) * pnorm(al * t)
+      log(integrate(f, if (lower) -Inf else z, if (lower) z else Inf, rel.tol = 1e-13, abs.tol = 0)$value)
+    }, z, rep_len(al, n))
+  },
   exp_mod_normal = function(y, mu, s, l, lower) {
     z <- (y - mu) / s
     ep <- exp(-l * (y - mu) + (l * s)^2 / 2) * pnorm(z - l * s)
@@ -82,6 +91,7 @@ points <- list(
   poisson = list(list(3L, 2.5), list(c(0L, 5L, 17L), 13), list(4L, c(0.5, 4, 20))),
   binomial = list(list(3L, 10L, 0.4), list(c(0L, 5L, 17L), 30L, 0.35), list(c(2L, 8L), c(10L, 12L), c(0.2, 0.7))),
   neg_binomial_2 = list(list(3L, 2.5, 4), list(c(0L, 5L, 17L), 13, 2.5), list(4L, c(0.5, 4, 20), c(1, 30, 0.7))),
+  skew_normal = list(list(0.5, 0.2, 1.5, 0.8), list(c(-1, 0.5, 1.5), 0.3, 0.7, -2), list(1.2, c(0, 1), c(0.5, 2), c(1, 4))),
   exp_mod_normal = list(list(0.5, 0.2, 1.5, 0.8), list(c(-1, 0.5, 3), 0.3, 0.7, 2), list(1.2, c(0, 1), c(0.5, 2), c(1, 0.3)))
 )
 

@@ -143,7 +143,8 @@ cases <- list(
   horseshoe = cs(y ~ x + z + xe, gaussian(), prior = set_prior(horseshoe(1), class = "b")),
   lasso = cs(y ~ x + z, gaussian(), prior = set_prior("lasso(1)", class = "b")),
   thres_gr = cs(ord | thres(gr = h) ~ x, cumulative()),
-  exgaussian_cens_trunc = cs(y3 | cens(cens01) + trunc(lb = -5, ub = 15) ~ x, exgaussian())
+  exgaussian_cens_trunc = cs(y3 | cens(cens01) + trunc(lb = -5, ub = 15) ~ x, exgaussian()),
+  skew_normal_cens_trunc = cs(y | cens(cens01) + trunc(lb = -6, ub = 6) ~ x, skew_normal())
 )
 
 # The JSON CmdStan reads: a value of every declared data variable, arrays
