@@ -264,11 +264,13 @@ typedef struct plg_ctx { const tm_v *y; double lin, lgy; int keep, full; const d
 static void plg_rows(void *ctx, const glm *G, size_t n0, size_t b, double *t) {
   plg_ctx *C = ctx;
   int yv = !tm_is_scalar(C->y);
-  double lin = 0, lgy = 0;
+  double lin = 0, lgy = 0, th[TM_SIMD_BLOCK], ex[TM_SIMD_BLOCK];
+  for (size_t r = 0; r < b; r++) th[r] = t[r] + glm_alpha(G, n0 + r);
+  tm_block_exp(th, ex, b);
   for (size_t r = 0; r < b; r++) {
     size_t n = n0 + r;
-    double y = yv ? C->y->ival[n] : C->y->ival[0], th = t[r] + glm_alpha(G, n), e = exp(th);
-    lin += y * th - e;
+    double y = yv ? C->y->ival[n] : C->y->ival[0], e = ex[r];
+    lin += y * th[r] - e;
     if (C->full && yv) lgy += C->lgf ? C->lgf[(int)y] : tm_lgamma(y + 1);
     t[r] = y - e;
   }
@@ -308,15 +310,21 @@ typedef struct blg_ctx { const tm_v *y; double lp; size_t nbad; } blg_ctx;
 static void blg_rows(void *ctx, const glm *G, size_t n0, size_t b, double *t) {
   blg_ctx *C = ctx;
   int yv = !tm_is_scalar(C->y);
-  double lp = 0;
+  double lp = 0, u[TM_SIMD_BLOCK], ex[TM_SIMD_BLOCK];
   for (size_t r = 0; r < b; r++) {
     size_t n = n0 + r;
-    double s = 2.0 * (yv ? C->y->ival[n] : C->y->ival[0]) - 1, u = s * (t[r] + glm_alpha(G, n));
-    if (!isfinite(u) && !C->nbad) C->nbad = n + 1;
-    /* tm_log_inv_logit(u) and tm_inv_logit(-u) with one exp: the same bits */
-    double e = exp(-fabs(u));
-    lp += (u < 0 ? u : 0) - log1p(e);
-    t[r] = s * (u > 0 ? (-u < LOG_DBL_EPS ? e : e / (1 + e)) : 1 / (1 + e));
+    u[r] = (2.0 * (yv ? C->y->ival[n] : C->y->ival[0]) - 1) * (t[r] + glm_alpha(G, n));
+    ex[r] = -fabs(u[r]);
+  }
+  tm_block_exp(ex, ex, b);
+  for (size_t r = 0; r < b; r++) {
+    size_t n = n0 + r;
+    double s = 2.0 * (yv ? C->y->ival[n] : C->y->ival[0]) - 1;
+    if (!isfinite(u[r]) && !C->nbad) C->nbad = n + 1;
+    /* tm_log_inv_logit(u) and tm_inv_logit(-u) with one exp */
+    double e = ex[r];
+    lp += (u[r] < 0 ? u[r] : 0) - log1p(e);
+    t[r] = s * (u[r] > 0 ? (-u[r] < LOG_DBL_EPS ? e : e / (1 + e)) : 1 / (1 + e));
   }
   C->lp += lp;
 }
@@ -360,10 +368,13 @@ typedef struct nb_ctx {
 static void nb_rows(void *ctx, const glm *G, size_t n0, size_t b, double *t) {
   nb_ctx *C = ctx;
   int yv = !tm_is_scalar(C->y), pv = !tm_is_scalar(C->ph);
+  double ths[TM_SIMD_BLOCK], ex[TM_SIMD_BLOCK];
+  for (size_t r = 0; r < b; r++) ths[r] = t[r] + glm_alpha(G, n0 + r);
+  tm_block_exp(ths, ex, b);
   for (size_t r = 0; r < b; r++) {
     size_t n = n0 + r;
     double y = yv ? C->y->ival[n] : C->y->ival[0], phi = pv ? C->ph->val[n] : C->phi0;
-    double log_phi = pv ? log(phi) : C->log_phi0, th = t[r] + glm_alpha(G, n);
+    double log_phi = pv ? log(phi) : C->log_phi0, th = ths[r];
     if (!isfinite(th) && !C->nbad) { C->nbad = n + 1; C->bad = th; }
     double lse = th > log_phi ? th + log1p(exp(log_phi - th)) : log_phi + log1p(exp(th - log_phi));
     double ypp = y + phi;
@@ -373,7 +384,7 @@ static void nb_rows(void *ctx, const glm *G, size_t n0, size_t b, double *t) {
     C->s_lse += ypp * lse;
     if (C->keep_lin) C->s_ytheta += y * th;
     if (C->keep_phi) C->s_lgyp += C->lgp ? C->lgp[yi] : tm_lgamma(ypp);
-    double te = exp(th);
+    double te = ex[r];
     t[r] = y - te * ypp / (te + phi);
     if (C->dphi) {
       double d = -ypp / (te + phi) + log_phi - lse + (C->dgp ? C->dgp[yi] : tm_digamma(ypp)) -

@@ -22,4 +22,8 @@ void tm_block_gemv_n(const double *x, size_t ld, size_t K, size_t b, const doubl
 /* acc[k] += sum_r x[k * ld + r] * g[r], k < K */
 void tm_block_gemv_t(const double *x, size_t ld, size_t K, size_t b, const double *g, double *acc);
 
+/* y[i] = exp(x[i]), i < n, within 2 ulp of libm's exp; lanes outside
+** [-700, 700] (or NaN) go to libm's exp itself. y may be x. */
+void tm_block_exp(const double *x, double *y, size_t n);
+
 #endif

@@ -18,6 +18,14 @@ test_that("the brms fixtures are all there", {
 # density itself still agrees to 1e-8.
 gradient_tolerance <- c(gp = 1e-6)
 
+# Programs where Stan 2.21's gradient is the less accurate one: the partials
+# of gamma_lcdf and gamma_lccdf in the shape come from grad_reg_inc_gamma at
+# its default precision of 1e-6, and differ from central differences by
+# 2e-5 at the fixture's points, where tapestry's agree with them to 1e-10.
+# There the gradient is checked against central differences, and against
+# Stan's to 1e-4.
+gradient_by_fd <- c("cens_gamma")
+
 read_reference <- function(nm) {
   jsonlite::fromJSON(file.path(fixture_dir, paste0(nm, ".reference.json")),
                      simplifyVector = TRUE, simplifyDataFrame = FALSE, simplifyMatrix = TRUE)
@@ -36,7 +44,13 @@ for (nm in fixtures) {
         expect_equal(ctx$log_prob(p$upars), p$log_prob, tolerance = 1e-8)
         expect_equal(ctx$log_prob(p$upars, jacobian = FALSE), p$log_prob_nojac, tolerance = 1e-8)
         tol <- if (nm %in% names(gradient_tolerance)) gradient_tolerance[[nm]] else 1e-8
-        expect_equal(as.vector(ctx$grad_log_prob(p$upars)), as.vector(p$gradient), tolerance = tol)
+        g <- as.vector(ctx$grad_log_prob(p$upars))
+        if (nm %in% gradient_by_fd) {
+          expect_equal(g, fd_grad(ctx, p$upars, h = 1e-5), tolerance = 1e-8)
+          expect_equal(g, as.vector(p$gradient), tolerance = 1e-4)
+        } else {
+          expect_equal(g, as.vector(p$gradient), tolerance = tol)
+        }
       } else {
         # a simplex parameter: Stan 2.21's stick-breaking and today's
         # transform give different unconstrained coordinates, so compare the
