@@ -45,9 +45,11 @@ for (nm in fixtures) {
         expect_equal(ctx$log_prob(p$upars, jacobian = FALSE), p$log_prob_nojac, tolerance = 1e-8)
         tol <- if (nm %in% names(gradient_tolerance)) gradient_tolerance[[nm]] else 1e-8
         g <- as.vector(ctx$grad_log_prob(p$upars))
-        if (nm %in% gradient_by_fd) {
+        if (nm %in% gradient_by_fd || !all(is.finite(p$gradient))) {
+          # (and wherever Stan 2.21's gradient is not finite: its
+          # exp_mod_normal_lcdf partials overflow far in the tail)
           expect_equal(g, fd_grad(ctx, p$upars, h = 1e-5), tolerance = 1e-8)
-          expect_equal(g, as.vector(p$gradient), tolerance = 1e-4)
+          if (all(is.finite(p$gradient))) expect_equal(g, as.vector(p$gradient), tolerance = 1e-4)
         } else {
           expect_equal(g, as.vector(p$gradient), tolerance = tol)
         }
