@@ -56,8 +56,16 @@ typedef double v4du __attribute__((vector_size(32), aligned(8)));
     size_t k = 0;                                                                   \
     for (; k + 4 <= K; k += 4) {                                                    \
       const double *x0 = x + k * ld, *x1 = x0 + ld, *x2 = x1 + ld, *x3 = x2 + ld;   \
-      v4d s0 = {0, 0, 0, 0}, s1 = s0, s2 = s0, s3 = s0;                             \
+      /* two accumulators per column: eight independent chains of adds */           \
+      v4d s0 = {0, 0, 0, 0}, s1 = s0, s2 = s0, s3 = s0, u0 = s0, u1 = s0, u2 = s0, u3 = s0; \
       size_t r = 0;                                                                 \
+      for (; r + 8 <= b; r += 8) {                                                  \
+        v4d G = LOAD(g + r), H = LOAD(g + r + 4);                                   \
+        s0 += LOAD(x0 + r) * G; u0 += LOAD(x0 + r + 4) * H;                         \
+        s1 += LOAD(x1 + r) * G; u1 += LOAD(x1 + r + 4) * H;                         \
+        s2 += LOAD(x2 + r) * G; u2 += LOAD(x2 + r + 4) * H;                         \
+        s3 += LOAD(x3 + r) * G; u3 += LOAD(x3 + r + 4) * H;                         \
+      }                                                                             \
       for (; r + 4 <= b; r += 4) {                                                  \
         v4d G = LOAD(g + r);                                                        \
         s0 += LOAD(x0 + r) * G;                                                     \
@@ -65,6 +73,7 @@ typedef double v4du __attribute__((vector_size(32), aligned(8)));
         s2 += LOAD(x2 + r) * G;                                                     \
         s3 += LOAD(x3 + r) * G;                                                     \
       }                                                                             \
+      s0 += u0; s1 += u1; s2 += u2; s3 += u3;                                       \
       double a0 = hsum(s0), a1 = hsum(s1), a2 = hsum(s2), a3 = hsum(s3);            \
       for (; r < b; r++) {                                                          \
         a0 += x0[r] * g[r]; a1 += x1[r] * g[r]; a2 += x2[r] * g[r]; a3 += x3[r] * g[r]; \
