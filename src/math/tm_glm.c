@@ -263,18 +263,12 @@ typedef struct plg_ctx { const tm_v *y; double lin, lgy; int keep, full; const d
 
 static void plg_rows(void *ctx, const glm *G, size_t n0, size_t b, double *t) {
   plg_ctx *C = ctx;
-  int yv = !tm_is_scalar(C->y);
-  double lin = 0, lgy = 0, th[TM_SIMD_BLOCK], ex[TM_SIMD_BLOCK];
-  for (size_t r = 0; r < b; r++) th[r] = t[r] + glm_alpha(G, n0 + r);
-  tm_block_exp(th, ex, b);
-  for (size_t r = 0; r < b; r++) {
-    size_t n = n0 + r;
-    double y = yv ? C->y->ival[n] : C->y->ival[0], e = ex[r];
-    lin += y * th[r] - e;
-    if (C->full && yv) lgy += C->lgf ? C->lgf[(int)y] : tm_lgamma(y + 1);
-    t[r] = y - e;
-  }
-  C->lin += lin;
+  int yv = !tm_is_scalar(C->y), av = !tm_is_scalar(G->al);
+  double a0 = av ? 0 : tm_get(G->al, 0), lgy = 0;
+  const int *y = C->y->ival + (yv ? n0 : 0);
+  if (C->full && yv)
+    for (size_t r = 0; r < b; r++) lgy += C->lgf ? C->lgf[y[r]] : tm_lgamma(y[r] + 1.0);
+  C->lin += tm_rows_poisson_log(y, (size_t)yv, av ? G->al->val + n0 : &a0, (size_t)av, t, b);
   C->lgy += lgy;
 }
 
@@ -303,30 +297,14 @@ static int k_poisson_log_glm(const tm_call *c, const tm_v *a, int nargs, tm_v *o
 
 /* ---- bernoulli_logit_glm(y | x, alpha, beta) = bernoulli_logit(y | alpha + x beta) ---- */
 
-#define LOG_DBL_EPS (-36.043653389117154)   /* log(DBL_EPSILON), as tm_inv_logit compares */
-
-typedef struct blg_ctx { const tm_v *y; double lp; size_t nbad; } blg_ctx;
+typedef struct blg_ctx { const tm_v *y; double lp; } blg_ctx;
 
 static void blg_rows(void *ctx, const glm *G, size_t n0, size_t b, double *t) {
   blg_ctx *C = ctx;
-  int yv = !tm_is_scalar(C->y);
-  double lp = 0, u[TM_SIMD_BLOCK], ex[TM_SIMD_BLOCK];
-  for (size_t r = 0; r < b; r++) {
-    size_t n = n0 + r;
-    u[r] = (2.0 * (yv ? C->y->ival[n] : C->y->ival[0]) - 1) * (t[r] + glm_alpha(G, n));
-    ex[r] = -fabs(u[r]);
-  }
-  tm_block_exp(ex, ex, b);
-  for (size_t r = 0; r < b; r++) {
-    size_t n = n0 + r;
-    double s = 2.0 * (yv ? C->y->ival[n] : C->y->ival[0]) - 1;
-    if (!isfinite(u[r]) && !C->nbad) C->nbad = n + 1;
-    /* tm_log_inv_logit(u) and tm_inv_logit(-u) with one exp */
-    double e = ex[r];
-    lp += (u[r] < 0 ? u[r] : 0) - log1p(e);
-    t[r] = s * (u[r] > 0 ? (-u[r] < LOG_DBL_EPS ? e : e / (1 + e)) : 1 / (1 + e));
-  }
-  C->lp += lp;
+  int yv = !tm_is_scalar(C->y), av = !tm_is_scalar(G->al);
+  double a0 = av ? 0 : tm_get(G->al, 0);
+  C->lp += tm_rows_bernoulli_logit(C->y->ival + (yv ? n0 : 0), (size_t)yv, av ? G->al->val + n0 : &a0, (size_t)av,
+                                   t, b);
 }
 
 static int k_bernoulli_logit_glm(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
@@ -339,7 +317,7 @@ static int k_bernoulli_logit_glm(const tm_call *c, const tm_v *a, int nargs, tm_
   int keep = !c->propto || !tm_is_const(&a[1]) || !tm_is_const(&a[2]) || !tm_is_const(&a[3]);
   ad_operand ops[4];
   if (!keep) return glm_end(&G, ops, 0, 0.0, tm_any_dep(a, 4), out);
-  blg_ctx C = {&a[0], 0, 0};
+  blg_ctx C = {&a[0], 0};
   glm_sweep(&G, blg_rows, &C);
   if (!isfinite(C.lp)) {
     /* Stan looks for the culprit only when the sum came out non-finite */
@@ -368,26 +346,32 @@ typedef struct nb_ctx {
 static void nb_rows(void *ctx, const glm *G, size_t n0, size_t b, double *t) {
   nb_ctx *C = ctx;
   int yv = !tm_is_scalar(C->y), pv = !tm_is_scalar(C->ph);
-  double ths[TM_SIMD_BLOCK], ex[TM_SIMD_BLOCK];
-  for (size_t r = 0; r < b; r++) ths[r] = t[r] + glm_alpha(G, n0 + r);
-  tm_block_exp(ths, ex, b);
+  /* log(exp(theta) + phi) = log phi + log1p_exp(theta - log phi), with
+  ** exp(theta) / (exp(theta) + phi) and phi / (exp(theta) + phi) as the
+  ** inv_logit of +-(theta - log phi) */
+  double ths[TM_SIMD_BLOCK], lph[TM_SIMD_BLOCK], l[TM_SIMD_BLOCK], p[TM_SIMD_BLOCK], q[TM_SIMD_BLOCK];
+  for (size_t r = 0; r < b; r++) {
+    ths[r] = t[r] + glm_alpha(G, n0 + r);
+    lph[r] = pv ? log(C->ph->val[n0 + r]) : C->log_phi0;
+    t[r] = ths[r] - lph[r];
+  }
+  tm_block_log1p_exp(t, l, p, q, b);
   for (size_t r = 0; r < b; r++) {
     size_t n = n0 + r;
     double y = yv ? C->y->ival[n] : C->y->ival[0], phi = pv ? C->ph->val[n] : C->phi0;
-    double log_phi = pv ? log(phi) : C->log_phi0, th = ths[r];
+    double log_phi = lph[r], th = ths[r];
     if (!isfinite(th) && !C->nbad) { C->nbad = n + 1; C->bad = th; }
-    double lse = th > log_phi ? th + log1p(exp(log_phi - th)) : log_phi + log1p(exp(th - log_phi));
+    double lse = log_phi + l[r];
     double ypp = y + phi;
     int yi = (int)y;
     if (C->full && yv) C->s_lgy += C->lgf ? C->lgf[yi] : tm_lgamma(y + 1);
-    if (C->keep_phi && pv) C->s_phi += (phi == 0 ? 0 : phi * log(phi)) - tm_lgamma(phi);
+    if (C->keep_phi && pv) C->s_phi += (phi == 0 ? 0 : phi * log_phi) - tm_lgamma(phi);
     C->s_lse += ypp * lse;
     if (C->keep_lin) C->s_ytheta += y * th;
     if (C->keep_phi) C->s_lgyp += C->lgp ? C->lgp[yi] : tm_lgamma(ypp);
-    double te = ex[r];
-    t[r] = y - te * ypp / (te + phi);
+    t[r] = y - ypp * p[r];
     if (C->dphi) {
-      double d = -ypp / (te + phi) + log_phi - lse + (C->dgp ? C->dgp[yi] : tm_digamma(ypp)) -
+      double d = -ypp / phi * q[r] + log_phi - lse + (C->dgp ? C->dgp[yi] : tm_digamma(ypp)) -
                  (pv ? tm_digamma(phi) : C->dg_phi0);
       if (pv) C->dphi[n] = 1 + d;
       else C->dphi[0] += d;

@@ -1,6 +1,7 @@
 /*
-** tm_simd.h -- the two products every GLM spends its time in, on a block of
-** rows of a column-major matrix: eta += X[rows] beta, and acc += X[rows]' g.
+** tm_simd.h -- what the GLMs spend their time in, on a block of rows: the two
+** products of a column-major matrix, eta += X[rows] beta and
+** acc += X[rows]' g, and the elementwise exp, log1p and log1p_exp of the rows.
 **
 ** A GLM walks its N rows in blocks small enough that the block's slice of X
 ** stays in cache between the two products, so X streams from memory once per
@@ -25,5 +26,21 @@ void tm_block_gemv_t(const double *x, size_t ld, size_t K, size_t b, const doubl
 /* y[i] = exp(x[i]), i < n, within 2 ulp of libm's exp; lanes outside
 ** [-700, 700] (or NaN) go to libm's exp itself. y may be x. */
 void tm_block_exp(const double *x, double *y, size_t n);
+
+/* y[i] = log1p(x[i]), within 1 ulp of libm's where x[i] is in (-0.2928, 1.8);
+** elsewhere libm's log1p itself. y may be x. */
+void tm_block_log1p(const double *x, double *y, size_t n);
+
+/* l[i] = log(1 + exp(z[i])), p[i] = inv_logit(z[i]), q[i] = inv_logit(-z[i]),
+** each from one exp(-|z|), so none loses digits to a difference from 1. */
+void tm_block_log1p_exp(const double *z, double *l, double *p, double *q, size_t n);
+
+/* Fused rows of two GLMs, eta_i = t[i] + al[i * as] (as 0: one intercept)
+** and outcome y[i * ys] (ys 0: one outcome); each returns the sum of the
+** rows' terms and leaves in t[i] the term's derivative in eta_i.
+** Bernoulli-logit: log inv_logit(s eta) with s = 2 y - 1; s inv_logit(-s eta).
+** Poisson-log: y eta - exp(eta); y - exp(eta). */
+double tm_rows_bernoulli_logit(const int *y, size_t ys, const double *al, size_t as, double *t, size_t n);
+double tm_rows_poisson_log(const int *y, size_t ys, const double *al, size_t as, double *t, size_t n);
 
 #endif

@@ -183,3 +183,46 @@ test_that("count GLMs with large counts: the lgamma and digamma tables keep full
   g_phi <- sum(1 - (y + 3.7) / (exp(eta) + 3.7) + log(3.7) - log(exp(eta) + 3.7) + digamma(y + 3.7) - digamma(3.7))
   expect_equal(ctx$grad_log_prob(u, jacobian = FALSE)[4], g_phi * 3.7, tolerance = 1e-11)
 })
+
+test_that("GLM rows on vector lanes and on libm's lanes agree with R over the whole range of eta", {
+  # 301 rows: blocks of 128, vectors of 4 and 8 and the rows left over; eta
+  # from -800 to 800 puts some vectors on the polynomial lanes and some
+  # (|eta| past 700) on libm's, in the same call
+  N <- 301; K <- 2
+  set.seed(9)
+  x <- matrix(rnorm(N * K, sd = 0.1), N, K)
+  beta <- c(0.3, -0.2)
+  code <- function(call, extra = "") sprintf(
+    "data { int N; int K; matrix[N, K] x; array[N] int y; }
+     parameters { vector[N] alpha; vector[K] beta; %s }
+     model { target += %s; }", extra, call)
+  lse <- function(a, b) pmax(a, b) + log1p(exp(-abs(a - b)))
+  for (range in list(c(-800, 800), c(-30, 30))) {
+    alpha <- seq(range[1], range[2], length.out = N)
+    eta <- as.vector(alpha + x %*% beta)
+    # bernoulli_logit: log inv_logit(+-eta), and y - inv_logit(eta) per row
+    y <- rbinom(N, 1, 0.5)
+    ctx <- tapestry_model(code = code("bernoulli_logit_glm_lpmf(y | x, alpha, beta)"))$bind(list(N = N, K = K, x = x, y = y))
+    g <- ctx$grad_log_prob(c(alpha, beta))
+    expect_equal(attr(g, "log_prob"), sum(plogis(ifelse(y == 1, eta, -eta), log.p = TRUE)), tolerance = 1e-14)
+    expect_equal(as.vector(g[1:N]), ifelse(y == 1, plogis(-eta), -plogis(eta)), tolerance = 1e-14)
+    # poisson_log, with eta up to 300 (exp(700) in a sum would overflow)
+    etp <- pmin(eta, 300)
+    yp <- rpois(N, 3)
+    ctx <- tapestry_model(code = code("poisson_log_glm_lpmf(y | x, alpha, beta)"))$bind(list(N = N, K = K, x = x, y = yp))
+    g <- ctx$grad_log_prob(c(pmin(alpha, 300 - as.vector(x %*% beta)), beta))
+    expect_equal(attr(g, "log_prob"), sum(yp * etp - exp(etp) - lgamma(yp + 1)), tolerance = 1e-14)
+    expect_equal(as.vector(g[1:N]), yp - exp(etp), tolerance = 1e-14)
+    # neg_binomial_2_log: log(exp(eta) + phi) and its derivatives in eta and phi
+    phi <- 2.5
+    ctx <- tapestry_model(code = code("neg_binomial_2_log_glm_lpmf(y | x, alpha, beta, phi)", "real<lower=0> phi;"))$bind(
+      list(N = N, K = K, x = x, y = yp))
+    g <- ctx$grad_log_prob(c(alpha, beta, log(phi)), jacobian = FALSE)
+    l <- lse(eta, log(phi))
+    want <- sum(lgamma(yp + phi) - lgamma(yp + 1) - lgamma(phi) + phi * log(phi) + yp * eta - (yp + phi) * l)
+    expect_equal(attr(g, "log_prob"), want, tolerance = 1e-14)
+    expect_equal(as.vector(g[1:N]), yp - (yp + phi) * plogis(eta - log(phi)), tolerance = 1e-14)
+    dphi <- sum(1 - (yp + phi) / phi * plogis(log(phi) - eta) + log(phi) - l + digamma(yp + phi) - digamma(phi))
+    expect_equal(g[N + K + 1], dphi * phi, tolerance = 1e-13)
+  }
+})
