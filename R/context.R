@@ -70,9 +70,16 @@ TapestryContext <- R6::R6Class("TapestryContext",
     #' @return A numeric vector of length `$num_upars()` with the log density
     #'   as attribute `"log_prob"` (as 'cmdstanr' and 'rstan' return it).
     grad_log_prob = function(upars, jacobian = TRUE) {
-      upars <- private$check_upars(upars)
-      check_flag(jacobian, "jacobian")
-      .Call(C_tp_grad_log_prob, private$ctx(), upars, jacobian)
+      # the common case without a closure call (each costs about as much as
+      # a small model's gradient): a plain double vector of the right length
+      # and a flag, on a live context
+      if (!is.double(upars) || !is.null(attributes(upars)) || length(upars) != private$nfree_) {
+        upars <- private$check_upars(upars)
+      }
+      if (!is.logical(jacobian) || length(jacobian) != 1L || is.na(jacobian)) check_flag(jacobian, "jacobian")
+      ptr <- private$ptr_
+      if (!.Call(C_tp_ptr_ok, ptr)) ptr <- private$ctx()
+      .Call(C_tp_grad_log_prob, ptr, upars, jacobian)
     },
 
     #' @description Times `n` evaluations of the log density (with the

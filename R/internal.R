@@ -105,3 +105,8 @@ tp_bench <- function(which, n, reps = 5L) {
   r <- .Call(C_tp_bench, as.character(which), as.integer(n), as.integer(reps))
   c(ns_per_unit = r[1], check = r[2])
 }
+
+# Caps the instruction set of the C kernels (0 the baseline, 1 AVX2, -1 none)
+# and returns the one now in use (0, 1, 2 for AVX-512), so the tests run every
+# variant this machine has.
+simd_cap <- function(cap) .Call(C_tp_simd_cap, as.integer(cap))

@@ -32,24 +32,35 @@ static int report(const char *fn, const char *arg, const tm_v *v, size_t i, cons
   return ad_fail(AD_EDOMAIN, "%s: %s is %.17g, but must be %s", fn, name, x, must);
 }
 
-/* Each check is a tight loop over the values (the densities run them on
-** every element of every call, so no per-element indirection), and the
-** message is formatted only for the first failing element. */
+/* Each check runs on every element of every call (a GLM checks its N
+** outcomes on each evaluation), so the values go by in chunks of a fixed
+** size with no branch per element, which the compiler turns into vector
+** code; only a chunk with a failure is walked again, element by element,
+** and the message is formatted for the first failing one. */
+#define CHECK_CHUNK 256
+#define SCAN(TYPE, P, OK, FAIL)                                                \
+  do {                                                                        \
+    const TYPE *p_ = (P);                                                     \
+    size_t i = 0;                                                             \
+    for (; i + CHECK_CHUNK <= n; i += CHECK_CHUNK) {                          \
+      int ok_ = 1;                                                            \
+      for (size_t j = 0; j < CHECK_CHUNK; j++) {                              \
+        double x = (double)p_[i + j];                                         \
+        ok_ &= (OK);                                                          \
+      }                                                                       \
+      if (!ok_) break;                                                        \
+    }                                                                         \
+    for (; i < n; i++) {                                                      \
+      double x = (double)p_[i];                                               \
+      if (!(OK)) return FAIL;                                                 \
+    }                                                                         \
+  } while (0)
+
 #define DEFINE_CHECK(NAME, OK, MUST)                                          \
   int NAME(const char *fn, const char *arg, const tm_v *v) {                  \
     size_t n = tm_is_scalar(v) ? 1 : tm_numel(v);                             \
-    if (v->base == TM_INT) {                                                  \
-      for (size_t i = 0; i < n; i++) {                                        \
-        double x = (double)v->ival[i];                                        \
-        if (!(OK)) return report(fn, arg, v, i, MUST);                        \
-      }                                                                       \
-    } else {                                                                  \
-      const double *p = v->val;                                               \
-      for (size_t i = 0; i < n; i++) {                                        \
-        double x = p[i];                                                      \
-        if (!(OK)) return report(fn, arg, v, i, MUST);                        \
-      }                                                                       \
-    }                                                                         \
+    if (v->base == TM_INT) SCAN(int, v->ival, OK, report(fn, arg, v, i, MUST)); \
+    else SCAN(double, v->val, OK, report(fn, arg, v, i, MUST));               \
     return AD_OK;                                                             \
   }
 
@@ -59,16 +70,16 @@ DEFINE_CHECK(tm_check_positive, x > 0, "positive!")
 DEFINE_CHECK(tm_check_positive_finite, x > 0 && isfinite(x), "positive finite!")
 DEFINE_CHECK(tm_check_nonnegative, x >= 0, "nonnegative!")
 
+static int bounded_fail(const char *fn, const char *arg, const tm_v *v, size_t i, double lo, double hi) {
+  char must[96];
+  snprintf(must, sizeof must, "in the interval [%g, %g]", lo, hi);
+  return report(fn, arg, v, i, must);
+}
+
 int tm_check_bounded(const char *fn, const char *arg, const tm_v *v, double lo, double hi) {
   size_t n = tm_is_scalar(v) ? 1 : tm_numel(v);
-  for (size_t i = 0; i < n; i++) {
-    double x = tm_get(v, i);
-    if (!(x >= lo && x <= hi)) {
-      char must[96];
-      snprintf(must, sizeof must, "in the interval [%g, %g]", lo, hi);
-      return report(fn, arg, v, i, must);
-    }
-  }
+  if (v->base == TM_INT) SCAN(int, v->ival, x >= lo && x <= hi, bounded_fail(fn, arg, v, i, lo, hi));
+  else SCAN(double, v->val, x >= lo && x <= hi, bounded_fail(fn, arg, v, i, lo, hi));
   return AD_OK;
 }
 

@@ -181,26 +181,10 @@ static void nid_rows(void *ctx, const glm *G, size_t n0, size_t b, double *t) {
   nid_ctx *C = ctx;
   int yv = !tm_is_scalar(C->y), sv = !tm_is_scalar(C->sg);
   if (yv && !sv && !C->dy) {
-    /* the common case (data y, one sigma) without a branch per row; four
-    ** partial sums keep the adds independent */
-    const double *y = C->y->val + n0, inv_s = C->inv_s0;
-    const double *al = tm_is_scalar(G->al) ? NULL : G->al->val + n0;
-    double a0 = al ? 0 : tm_get(G->al, 0), z0 = 0, z1 = 0, z2 = 0, z3 = 0;
-    size_t r = 0;
-    for (; r + 4 <= b; r += 4) {
-      double e0 = ((y[r] - t[r]) - (al ? al[r] : a0)) * inv_s;
-      double e1 = ((y[r + 1] - t[r + 1]) - (al ? al[r + 1] : a0)) * inv_s;
-      double e2 = ((y[r + 2] - t[r + 2]) - (al ? al[r + 2] : a0)) * inv_s;
-      double e3 = ((y[r + 3] - t[r + 3]) - (al ? al[r + 3] : a0)) * inv_s;
-      z0 += e0 * e0; z1 += e1 * e1; z2 += e2 * e2; z3 += e3 * e3;
-      t[r] = inv_s * e0; t[r + 1] = inv_s * e1; t[r + 2] = inv_s * e2; t[r + 3] = inv_s * e3;
-    }
-    for (; r < b; r++) {
-      double e = ((y[r] - t[r]) - (al ? al[r] : a0)) * inv_s;
-      z0 += e * e;
-      t[r] = inv_s * e;
-    }
-    C->zz += (z0 + z1) + (z2 + z3);
+    /* the common case (data y, one sigma), on vector lanes */
+    int av = !tm_is_scalar(G->al);
+    double a0 = av ? 0 : tm_get(G->al, 0);
+    C->zz += tm_rows_normal(C->y->val + n0, av ? G->al->val + n0 : &a0, (size_t)av, C->inv_s0, t, b);
     return;
   }
   double y0 = tm_get(C->y, 0), zz = 0, logs = 0;

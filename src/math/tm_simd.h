@@ -6,16 +6,17 @@
 ** A GLM walks its N rows in blocks small enough that the block's slice of X
 ** stays in cache between the two products, so X streams from memory once per
 ** evaluation.  The products use four columns at a time and SIMD lanes (GCC
-** and clang vector extensions; AVX2 with FMA when the CPU has it, chosen at
-** run time), as Eigen does for Stan: sums are taken in a different order
-** from a plain loop, so the last bits may differ from one, and between a
-** machine with AVX2 and one without, but not from run to run.
+** and clang vector extensions; AVX2 with FMA, or AVX-512, when the CPU has
+** it, chosen at run time), as Eigen does for Stan: sums are taken in a
+** different order from a plain loop, so the last bits may differ from one,
+** and between machines with different instruction sets, but not from run to
+** run.
 */
 #ifndef TM_SIMD_H
 #define TM_SIMD_H
 #include <stddef.h>
 
-/* Rows per block: 256 rows of 24 columns are 48 kB. */
+/* Rows per block: 128 rows of 24 columns are 24 kB, within a core's L1. */
 #define TM_SIMD_BLOCK 128
 
 /* t[r] += sum_k x[k * ld + r] * beta[k], r < b (x points at the block's first row) */
@@ -35,12 +36,21 @@ void tm_block_log1p(const double *x, double *y, size_t n);
 ** each from one exp(-|z|), so none loses digits to a difference from 1. */
 void tm_block_log1p_exp(const double *z, double *l, double *p, double *q, size_t n);
 
-/* Fused rows of two GLMs, eta_i = t[i] + al[i * as] (as 0: one intercept)
+/* Fused rows of the GLMs, eta_i = t[i] + al[i * as] (as 0: one intercept)
 ** and outcome y[i * ys] (ys 0: one outcome); each returns the sum of the
 ** rows' terms and leaves in t[i] the term's derivative in eta_i.
 ** Bernoulli-logit: log inv_logit(s eta) with s = 2 y - 1; s inv_logit(-s eta).
 ** Poisson-log: y eta - exp(eta); y - exp(eta). */
 double tm_rows_bernoulli_logit(const int *y, size_t ys, const double *al, size_t as, double *t, size_t n);
 double tm_rows_poisson_log(const int *y, size_t ys, const double *al, size_t as, double *t, size_t n);
+/* Normal rows with one scale, y[i] one per row: z = (y - eta) / sigma in
+** Stan's order, ((y - x beta) - alpha) * inv_s; returns the sum of z^2 and
+** leaves z / sigma, the derivative of -z^2 / 2 in eta, in t[i]. */
+double tm_rows_normal(const double *y, const double *al, size_t as, double inv_s, double *t, size_t n);
+
+/* Caps the instruction set the kernels use (0 the baseline, 1 AVX2, 2 or -1
+** whatever the CPU has) and returns the one now in use.  For tests and
+** benchmarks; not while kernels run on other threads. */
+int tm_simd_cap(int cap);
 
 #endif

@@ -9,10 +9,12 @@ SEXP tp_transform(SEXP name, SEXP x, SEXP params, SEXP shape, SEXP ad, SEXP dire
 SEXP tp_ad_selftest(SEXP which);
 SEXP tp_ad_memory(SEXP n);
 SEXP tp_bench(SEXP which, SEXP n, SEXP reps);
+SEXP tp_simd_cap(SEXP cap);
 /* Entry points added by later modules go here, as ENTRY(name, nargs), */
 #define R_ENTRIES_EXTRA \
   ENTRY(tp_transform, 6), \
   ENTRY(tp_ad_selftest, 1), \
   ENTRY(tp_ad_memory, 1), \
-  ENTRY(tp_bench, 3),
+  ENTRY(tp_bench, 3), \
+  ENTRY(tp_simd_cap, 1),
 #endif

@@ -9,6 +9,7 @@
 #include <R.h>
 #include <Rinternals.h>
 #include "r_convert.h"
+#include "../math/tm_simd.h"
 
 #define MAXARGS 16
 
@@ -129,4 +130,11 @@ SEXP tp_functions(void) {
   SET_VECTOR_ELT(res, 1, sigs);
   UNPROTECT(3);
   return res;
+}
+
+/* tp_simd_cap(cap): caps the instruction set of the math kernels (0 the
+** baseline, 1 AVX2, -1 none) and returns the one in use, so the tests run
+** every variant the machine has. */
+SEXP tp_simd_cap(SEXP cap) {
+  return ScalarInteger(tm_simd_cap(asInteger(cap)));
 }

@@ -1,0 +1,188 @@
+/*
+** tm_simd_lanes.h -- the kernels of tm_simd.h on W lanes, a template:
+** tm_simd.c includes it once per instruction set, with W, the vector types
+** VD (W doubles), VL (W int64), VDU (W doubles at any 8-byte address), VI
+** (W ints at any 4-byte address), the name suffix SFX and the target
+** attribute TGT defined, and the lane macros of tm_simd.c in scope.
+*/
+
+#define CAT_(a, b) a##_##b
+#define CAT(a, b) CAT_(a, b)
+#define NAME(f) CAT(f, SFX)
+
+/* t[r] += x[r, ] beta: each lane a row, the columns four at a time; each
+** row's sum in column order, whatever W is */
+TGT static void NAME(gemv_n)(const double *x, size_t ld, size_t K, size_t b, const double *beta, double *t) {
+  size_t k = 0;
+  for (; k + 4 <= K; k += 4) {
+    const double *x0 = x + k * ld, *x1 = x0 + ld, *x2 = x1 + ld, *x3 = x2 + ld;
+    double b0 = beta[k], b1 = beta[k + 1], b2 = beta[k + 2], b3 = beta[k + 3];
+    size_t r = 0;
+    for (; r + W <= b; r += W) {
+      VD s = LOAD(t + r);
+      s += LOAD(x0 + r) * b0;
+      s += LOAD(x1 + r) * b1;
+      s += LOAD(x2 + r) * b2;
+      s += LOAD(x3 + r) * b3;
+      STORE(t + r, s);
+    }
+    for (; r < b; r++) t[r] += x0[r] * b0 + x1[r] * b1 + x2[r] * b2 + x3[r] * b3;
+  }
+  for (; k < K; k++) {
+    const double *x0 = x + k * ld;
+    double b0 = beta[k];
+    size_t r = 0;
+    for (; r + W <= b; r += W) STORE(t + r, LOAD(t + r) + LOAD(x0 + r) * b0);
+    for (; r < b; r++) t[r] += x0[r] * b0;
+  }
+}
+
+/* acc[k] += x[, k]' g: four columns at a time, two accumulators per column
+** (eight independent chains of adds) */
+TGT static void NAME(gemv_t)(const double *x, size_t ld, size_t K, size_t b, const double *g, double *acc) {
+  size_t k = 0;
+  for (; k + 4 <= K; k += 4) {
+    const double *x0 = x + k * ld, *x1 = x0 + ld, *x2 = x1 + ld, *x3 = x2 + ld;
+    VD s0 = SPLAT(0.0), s1 = s0, s2 = s0, s3 = s0, u0 = s0, u1 = s0, u2 = s0, u3 = s0;
+    size_t r = 0;
+    for (; r + 2 * W <= b; r += 2 * W) {
+      VD G = LOAD(g + r), H = LOAD(g + r + W);
+      s0 += LOAD(x0 + r) * G; u0 += LOAD(x0 + r + W) * H;
+      s1 += LOAD(x1 + r) * G; u1 += LOAD(x1 + r + W) * H;
+      s2 += LOAD(x2 + r) * G; u2 += LOAD(x2 + r + W) * H;
+      s3 += LOAD(x3 + r) * G; u3 += LOAD(x3 + r + W) * H;
+    }
+    for (; r + W <= b; r += W) {
+      VD G = LOAD(g + r);
+      s0 += LOAD(x0 + r) * G;
+      s1 += LOAD(x1 + r) * G;
+      s2 += LOAD(x2 + r) * G;
+      s3 += LOAD(x3 + r) * G;
+    }
+    s0 += u0; s1 += u1; s2 += u2; s3 += u3;
+    double a0 = HSUM(s0), a1 = HSUM(s1), a2 = HSUM(s2), a3 = HSUM(s3);
+    for (; r < b; r++) {
+      a0 += x0[r] * g[r]; a1 += x1[r] * g[r]; a2 += x2[r] * g[r]; a3 += x3[r] * g[r];
+    }
+    acc[k] += a0; acc[k + 1] += a1; acc[k + 2] += a2; acc[k + 3] += a3;
+  }
+  for (; k < K; k++) {
+    const double *x0 = x + k * ld;
+    VD s0 = SPLAT(0.0);
+    size_t r = 0;
+    for (; r + W <= b; r += W) s0 += LOAD(x0 + r) * LOAD(g + r);
+    double a0 = HSUM(s0);
+    for (; r < b; r++) a0 += x0[r] * g[r];
+    acc[k] += a0;
+  }
+}
+
+TGT static void NAME(exp)(const double *x, double *y, size_t n) {
+  size_t i = 0;
+  for (; i + W <= n; i += W) {
+    VD v = LOAD(x + i), e;
+    if (!EXP_OK(v)) {
+      for (int k = 0; k < W; k++) y[i + k] = exp(x[i + k]);
+      continue;
+    }
+    V_EXP(v, e);
+    STORE(y + i, e);
+  }
+  for (; i < n; i++) y[i] = exp(x[i]);
+}
+
+TGT static void NAME(log1p)(const double *x, double *y, size_t n) {
+  size_t i = 0;
+  for (; i + W <= n; i += W) {
+    VD v = LOAD(x + i), l;
+    if (!LOG1P_OK(v)) {
+      for (int k = 0; k < W; k++) y[i + k] = log1p(x[i + k]);
+      continue;
+    }
+    V_LOG1P(v, l);
+    STORE(y + i, l);
+  }
+  for (; i < n; i++) y[i] = log1p(x[i]);
+}
+
+TGT static void NAME(log1p_exp)(const double *z, double *l, double *p, double *q, size_t n) {
+  size_t i = 0;
+  for (; i + W <= n; i += W) {
+    VD v = LOAD(z + i), lv, pv, qv;
+    if (!EXP_OK(v)) {
+      for (int k = 0; k < W; k++) log1p_exp_lane(z[i + k], l + i + k, p + i + k, q + i + k);
+      continue;
+    }
+    V_LOG1P_EXP(v, lv, pv, qv);
+    STORE(l + i, lv);
+    STORE(p + i, pv);
+    STORE(q + i, qv);
+  }
+  for (; i < n; i++) log1p_exp_lane(z[i], l + i, p + i, q + i);
+}
+
+/* the outcomes of W rows as doubles (y[0] for all when ys is 0), and their
+** intercepts (al[0] for all when as is 0) */
+#define LOADY(i) (ys ? __builtin_convertvector(*(const VI *)(y + (i)), VD) : SPLAT((double)y[0]))
+#define LOADA(i) (as ? LOAD(al + (i)) : SPLAT(al[0]))
+
+TGT static double NAME(bernoulli)(const int *y, size_t ys, const double *al, size_t as, double *t, size_t n) {
+  VD acc = SPLAT(0.0);
+  double lp = 0;
+  size_t i = 0;
+  for (; i + W <= n; i += W) {
+    VD eta = LOAD(t + i) + LOADA(i), s = 2.0 * LOADY(i) - 1.0, z = -(s * eta);
+    if (!EXP_OK(z)) {
+      for (int k = 0; k < W; k++) lp += bernoulli_lane(y[ys ? i + k : 0], eta[k], t + i + k);
+      continue;
+    }
+    VD l, p, q;
+    V_LOG1P_EXP(z, l, p, q);
+    (void)q;
+    acc -= l;
+    STORE(t + i, s * p);
+  }
+  for (; i < n; i++) lp += bernoulli_lane(y[ys ? i : 0], t[i] + al[as ? i : 0], t + i);
+  return lp + HSUM(acc);
+}
+
+TGT static double NAME(poisson)(const int *y, size_t ys, const double *al, size_t as, double *t, size_t n) {
+  VD acc = SPLAT(0.0);
+  double lp = 0;
+  size_t i = 0;
+  for (; i + W <= n; i += W) {
+    VD eta = LOAD(t + i) + LOADA(i), yv = LOADY(i), e;
+    if (!EXP_OK(eta)) {
+      for (int k = 0; k < W; k++) lp += poisson_lane(yv[k], eta[k], t + i + k);
+      continue;
+    }
+    V_EXP(eta, e);
+    acc += yv * eta - e;
+    STORE(t + i, yv - e);
+  }
+  for (; i < n; i++) lp += poisson_lane(y[ys ? i : 0], t[i] + al[as ? i : 0], t + i);
+  return lp + HSUM(acc);
+}
+
+TGT static double NAME(normal)(const double *y, const double *al, size_t as, double inv_s, double *t, size_t n) {
+  VD acc = SPLAT(0.0);
+  double zz = 0;
+  size_t i = 0;
+  for (; i + W <= n; i += W) {
+    VD z = ((LOAD(y + i) - LOAD(t + i)) - LOADA(i)) * inv_s;
+    acc += z * z;
+    STORE(t + i, inv_s * z);
+  }
+  for (; i < n; i++) {
+    double z = ((y[i] - t[i]) - al[as ? i : 0]) * inv_s;
+    zz += z * z;
+    t[i] = inv_s * z;
+  }
+  return zz + HSUM(acc);
+}
+
+#undef LOADY
+#undef LOADA
+#undef NAME
+#undef CAT
+#undef CAT_
