@@ -14,6 +14,7 @@
 #define AD_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <pthread.h>
 
 /* ---- status codes: C has no exceptions, failures travel as these ---- */
@@ -86,12 +87,22 @@ void   ad_mem_format(double bytes, char *buf, size_t size);   /* "1.5 GB" */
 ** thread says msg instead of "out of memory" (ad_error.c). */
 void   ad_fail_budget(const char *msg);
 
+/* Allocations of at least AD_ARENA_WIDE bytes (data, vectors of values and
+** adjoints) start on a 64-byte line: a 512-bit load that straddles two
+** lines takes twice as long, and the kernels (src/math/tm_simd.c) stream
+** such arrays.  Smaller ones are 16-byte aligned. */
+#define AD_ARENA_WIDE 512
 static inline void *ad_arena_alloc(ad_arena *a, size_t n) {
   n = (n + 15) & ~(size_t)15;
-  if ((size_t)(a->end - a->next) < n) return ad_arena_grow(a, n);
-  void *p = a->next;
-  a->next += n;
-  return p;
+  size_t pad = n >= AD_ARENA_WIDE ? 48 : 0;   /* room to move a 16-aligned start to a 64-aligned one */
+  char *p;
+  if ((size_t)(a->end - a->next) < n + pad) {
+    if (!(p = ad_arena_grow(a, n + pad))) return NULL;
+  } else {
+    p = a->next;
+    a->next += n + pad;
+  }
+  return pad ? p + ((0u - (unsigned)(uintptr_t)p) & 63u) : p;
 }
 
 /* ---- stacks ---- */

@@ -25,6 +25,7 @@ typedef struct glm {
   int xrow;
   double *g;                /* d logp / d eta per outcome */
   double *dbeta;            /* X' g, when beta is autodiff */
+  double *lanes;            /* X' g as lane sums, during the sweep (tm_simd.h) */
   double gsum;
 } glm;
 
@@ -52,6 +53,7 @@ static int glm_begin(glm *G, const char *fn, const tm_v *a, int y_int) {
   if (rc) return rc;
   if (!(G->g = ad_alloc_zeros(G->N + 1))) return AD_EMEMORY;
   if (be->adj && !(G->dbeta = ad_alloc_zeros(G->K + 1))) return AD_EMEMORY;
+  if (be->adj && !G->xrow && !(G->lanes = ad_alloc_zeros(G->K * TM_SIMD_LANES + 1))) return AD_EMEMORY;
   return AD_OK;
 }
 
@@ -87,9 +89,10 @@ static void glm_sweep(glm *G, glm_rows rows, void *ctx) {
     for (; r + 4 <= b; r += 4) { s0 += t[r]; s1 += t[r + 1]; s2 += t[r + 2]; s3 += t[r + 3]; }
     for (; r < b; r++) s0 += t[r];
     gsum += (s0 + s1) + (s2 + s3);
-    if (G->dbeta && !G->xrow) tm_block_gemv_t(xv + n0, N, K, b, t, G->dbeta);
+    if (G->lanes) tm_block_gemv_t(xv + n0, N, K, b, t, G->lanes);
   }
   G->gsum = gsum;
+  if (G->lanes) tm_block_lane_sums(G->lanes, K, G->dbeta);
   if (G->dbeta && G->xrow) for (size_t k = 0; k < K; k++) G->dbeta[k] = gsum * xv[k];
 }
 

@@ -265,7 +265,7 @@ void tm_block_gemv_t(const double *x, size_t ld, size_t K, size_t b, const doubl
     const double *xk = x + k * ld;
     double s = 0;
     for (size_t r = 0; r < b; r++) s += xk[r] * g[r];
-    acc[k] += s;
+    acc[k * TM_SIMD_LANES] += s;
   }
 }
 
@@ -304,3 +304,13 @@ double tm_rows_normal(const double *y, const double *al, size_t as, double inv_s
 }
 
 #endif
+
+/* out[k] = the sum of acc[k]'s lanes, in pairs: the same order on every call */
+void tm_block_lane_sums(const double *acc, size_t K, double *out) {
+  for (size_t k = 0; k < K; k++) {
+    const double *a = acc + k * TM_SIMD_LANES;
+    double s = 0;
+    for (int l = 0; l < TM_SIMD_LANES; l += 2) s += a[l] + a[l + 1];
+    out[k] = s;
+  }
+}

@@ -21,8 +21,14 @@
 
 /* t[r] += sum_k x[k * ld + r] * beta[k], r < b (x points at the block's first row) */
 void tm_block_gemv_n(const double *x, size_t ld, size_t K, size_t b, const double *beta, double *t);
-/* acc[k] += sum_r x[k * ld + r] * g[r], k < K */
+/* The widest vector's lanes: X' g is kept as K rows of this many lane sums
+** (zeroed by the caller) until the last block, since a sum across lanes on
+** every block cost as much as the products. */
+#define TM_SIMD_LANES 8
+/* acc[k * TM_SIMD_LANES + l] += the lane-l part of sum_r x[k * ld + r] * g[r], k < K */
 void tm_block_gemv_t(const double *x, size_t ld, size_t K, size_t b, const double *g, double *acc);
+/* out[k] = sum_l acc[k * TM_SIMD_LANES + l], k < K */
+void tm_block_lane_sums(const double *acc, size_t K, double *out);
 
 /* y[i] = exp(x[i]), i < n, within 2 ulp of libm's exp; lanes outside
 ** [-700, 700] (or NaN) go to libm's exp itself. y may be x. */

@@ -37,13 +37,18 @@ TGT static void NAME(gemv_n)(const double *x, size_t ld, size_t K, size_t b, con
   }
 }
 
-/* acc[k] += x[, k]' g: four columns at a time, two accumulators per column
-** (eight independent chains of adds) */
+/* acc[k] += x[, k]' g, acc[k] a row of TM_SIMD_LANES lane sums (the first W
+** used): four columns at a time, two accumulators per column (eight
+** independent chains of adds), and no sum across lanes until
+** tm_block_lane_sums */
 TGT static void NAME(gemv_t)(const double *x, size_t ld, size_t K, size_t b, const double *g, double *acc) {
   size_t k = 0;
   for (; k + 4 <= K; k += 4) {
     const double *x0 = x + k * ld, *x1 = x0 + ld, *x2 = x1 + ld, *x3 = x2 + ld;
-    VD s0 = SPLAT(0.0), s1 = s0, s2 = s0, s3 = s0, u0 = s0, u1 = s0, u2 = s0, u3 = s0;
+    double *a0 = acc + k * TM_SIMD_LANES, *a1 = a0 + TM_SIMD_LANES, *a2 = a1 + TM_SIMD_LANES,
+           *a3 = a2 + TM_SIMD_LANES;
+    VD s0 = LOAD(a0), s1 = LOAD(a1), s2 = LOAD(a2), s3 = LOAD(a3);
+    VD u0 = SPLAT(0.0), u1 = u0, u2 = u0, u3 = u0;
     size_t r = 0;
     for (; r + 2 * W <= b; r += 2 * W) {
       VD G = LOAD(g + r), H = LOAD(g + r + W);
@@ -59,21 +64,19 @@ TGT static void NAME(gemv_t)(const double *x, size_t ld, size_t K, size_t b, con
       s2 += LOAD(x2 + r) * G;
       s3 += LOAD(x3 + r) * G;
     }
-    s0 += u0; s1 += u1; s2 += u2; s3 += u3;
-    double a0 = HSUM(s0), a1 = HSUM(s1), a2 = HSUM(s2), a3 = HSUM(s3);
+    STORE(a0, s0 + u0); STORE(a1, s1 + u1); STORE(a2, s2 + u2); STORE(a3, s3 + u3);
     for (; r < b; r++) {
-      a0 += x0[r] * g[r]; a1 += x1[r] * g[r]; a2 += x2[r] * g[r]; a3 += x3[r] * g[r];
+      a0[0] += x0[r] * g[r]; a1[0] += x1[r] * g[r]; a2[0] += x2[r] * g[r]; a3[0] += x3[r] * g[r];
     }
-    acc[k] += a0; acc[k + 1] += a1; acc[k + 2] += a2; acc[k + 3] += a3;
   }
   for (; k < K; k++) {
     const double *x0 = x + k * ld;
-    VD s0 = SPLAT(0.0);
+    double *a0 = acc + k * TM_SIMD_LANES;
+    VD s0 = LOAD(a0);
     size_t r = 0;
     for (; r + W <= b; r += W) s0 += LOAD(x0 + r) * LOAD(g + r);
-    double a0 = HSUM(s0);
-    for (; r < b; r++) a0 += x0[r] * g[r];
-    acc[k] += a0;
+    STORE(a0, s0);
+    for (; r < b; r++) a0[0] += x0[r] * g[r];
   }
 }
 
