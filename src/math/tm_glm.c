@@ -79,16 +79,9 @@ static void glm_sweep(glm *G, glm_rows rows, void *ctx) {
     size_t b = N - n0 < TM_SIMD_BLOCK ? N - n0 : TM_SIMD_BLOCK;
     double *t = G->g + n0;
     if (G->xrow) for (size_t r = 0; r < b; r++) t[r] = e0;
-    else {
-      memset(t, 0, b * sizeof *t);
-      tm_block_gemv_n(xv + n0, N, K, b, bv, t);
-    }
+    else tm_block_gemv_n(xv + n0, N, K, b, bv, t);
     rows(ctx, G, n0, b, t);
-    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;   /* independent adds */
-    size_t r = 0;
-    for (; r + 4 <= b; r += 4) { s0 += t[r]; s1 += t[r + 1]; s2 += t[r + 2]; s3 += t[r + 3]; }
-    for (; r < b; r++) s0 += t[r];
-    gsum += (s0 + s1) + (s2 + s3);
+    gsum += tm_block_sum(t, b);
     if (G->lanes) tm_block_gemv_t(xv + n0, N, K, b, t, G->lanes);
   }
   G->gsum = gsum;

@@ -225,6 +225,8 @@ void tm_block_gemv_t(const double *x, size_t ld, size_t K, size_t b, const doubl
   DISPATCH(gemv_t, (x, ld, K, b, g, acc))
 }
 
+double tm_block_sum(const double *x, size_t n) { DISPATCH(sum, (x, n)) }
+
 void tm_block_exp(const double *x, double *y, size_t n) { DISPATCH(exp, (x, y, n)) }
 
 void tm_block_log1p(const double *x, double *y, size_t n) { DISPATCH(log1p, (x, y, n)) }
@@ -253,6 +255,7 @@ int tm_simd_cap(int cap) {
 }
 
 void tm_block_gemv_n(const double *x, size_t ld, size_t K, size_t b, const double *beta, double *t) {
+  memset(t, 0, b * sizeof *t);
   for (size_t k = 0; k < K; k++) {
     const double *xk = x + k * ld;
     double bk = beta[k];
@@ -267,6 +270,12 @@ void tm_block_gemv_t(const double *x, size_t ld, size_t K, size_t b, const doubl
     for (size_t r = 0; r < b; r++) s += xk[r] * g[r];
     acc[k * TM_SIMD_LANES] += s;
   }
+}
+
+double tm_block_sum(const double *x, size_t n) {
+  double s = 0;
+  for (size_t i = 0; i < n; i++) s += x[i];
+  return s;
 }
 
 void tm_block_exp(const double *x, double *y, size_t n) {

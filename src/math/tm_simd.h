@@ -19,7 +19,7 @@
 /* Rows per block: 128 rows of 24 columns are 24 kB, within a core's L1. */
 #define TM_SIMD_BLOCK 128
 
-/* t[r] += sum_k x[k * ld + r] * beta[k], r < b (x points at the block's first row) */
+/* t[r] = sum_k x[k * ld + r] * beta[k], r < b (x points at the block's first row) */
 void tm_block_gemv_n(const double *x, size_t ld, size_t K, size_t b, const double *beta, double *t);
 /* The widest vector's lanes: X' g is kept as K rows of this many lane sums
 ** (zeroed by the caller) until the last block, since a sum across lanes on
@@ -29,6 +29,8 @@ void tm_block_gemv_n(const double *x, size_t ld, size_t K, size_t b, const doubl
 void tm_block_gemv_t(const double *x, size_t ld, size_t K, size_t b, const double *g, double *acc);
 /* out[k] = sum_l acc[k * TM_SIMD_LANES + l], k < K */
 void tm_block_lane_sums(const double *acc, size_t K, double *out);
+/* x[0] + ... + x[n - 1], on lanes */
+double tm_block_sum(const double *x, size_t n);
 
 /* y[i] = exp(x[i]), i < n, within 2 ulp of libm's exp; lanes outside
 ** [-700, 700] (or NaN) go to libm's exp itself. y may be x. */

@@ -10,14 +10,26 @@
 #define CAT(a, b) CAT_(a, b)
 #define NAME(f) CAT(f, SFX)
 
-/* t[r] += x[r, ] beta: each lane a row, the columns four at a time; each
+/* t[r] = x[r, ] beta: each lane a row, the columns four at a time; each
 ** row's sum in column order, whatever W is */
 TGT static void NAME(gemv_n)(const double *x, size_t ld, size_t K, size_t b, const double *beta, double *t) {
   size_t k = 0;
+  if (K == 0) memset(t, 0, b * sizeof *t);
   for (; k + 4 <= K; k += 4) {
     const double *x0 = x + k * ld, *x1 = x0 + ld, *x2 = x1 + ld, *x3 = x2 + ld;
     double b0 = beta[k], b1 = beta[k + 1], b2 = beta[k + 2], b3 = beta[k + 3];
     size_t r = 0;
+    if (k == 0) {   /* the first columns start the sums (x0 b0 + 0 is x0 b0) */
+      for (; r + W <= b; r += W) {
+        VD s = LOAD(x0 + r) * b0;
+        s += LOAD(x1 + r) * b1;
+        s += LOAD(x2 + r) * b2;
+        s += LOAD(x3 + r) * b3;
+        STORE(t + r, s);
+      }
+      for (; r < b; r++) t[r] = x0[r] * b0 + x1[r] * b1 + x2[r] * b2 + x3[r] * b3;
+      continue;
+    }
     for (; r + W <= b; r += W) {
       VD s = LOAD(t + r);
       s += LOAD(x0 + r) * b0;
@@ -32,9 +44,28 @@ TGT static void NAME(gemv_n)(const double *x, size_t ld, size_t K, size_t b, con
     const double *x0 = x + k * ld;
     double b0 = beta[k];
     size_t r = 0;
+    if (k == 0) {
+      for (; r + W <= b; r += W) STORE(t + r, LOAD(x0 + r) * b0);
+      for (; r < b; r++) t[r] = x0[r] * b0;
+      continue;
+    }
     for (; r + W <= b; r += W) STORE(t + r, LOAD(t + r) + LOAD(x0 + r) * b0);
     for (; r < b; r++) t[r] += x0[r] * b0;
   }
+}
+
+/* the sum of x[0 .. n), two vectors of lanes then the lanes in pairs */
+TGT static double NAME(sum)(const double *x, size_t n) {
+  VD s0 = SPLAT(0.0), s1 = s0;
+  size_t i = 0;
+  for (; i + 2 * W <= n; i += 2 * W) {
+    s0 += LOAD(x + i);
+    s1 += LOAD(x + i + W);
+  }
+  for (; i + W <= n; i += W) s0 += LOAD(x + i);
+  double s = HSUM(s0 + s1);
+  for (; i < n; i++) s += x[i];
+  return s;
 }
 
 /* acc[k] += x[, k]' g, acc[k] a row of TM_SIMD_LANES lane sums (the first W
