@@ -47,7 +47,7 @@ static double poisson_lane(double y, double eta, double *t) {
 #define LOAD(p) (*(const VDU *)(p))
 #define STORE(p, v) (*(VDU *)(p) = (v))
 /* the lanes' sum, in pairs */
-#define HSUM(v) ({ double hs_ = 0; for (int hk_ = 0; hk_ < W; hk_ += 2) hs_ += (v)[hk_] + (v)[hk_ + 1]; hs_; })
+#define HSUM(v) __extension__({ double hs_ = 0; for (int hk_ = 0; hk_ < W; hk_ += 2) hs_ += (v)[hk_] + (v)[hk_ + 1]; hs_; })
 
 /* ---- exp and log1p on the lanes of a vector ----
 ** exp: x = n ln 2 + r, |r| <= ln 2 / 2 (ln 2 in two parts so r is exact),
@@ -65,7 +65,7 @@ static double poisson_lane(double y, double eta, double *t) {
 /* a where the mask is set, else b (masks are all-ones or zero lanes) */
 #define SEL(m, a, b) ((VD)(((m) & (VL)(a)) | (~(m) & (VL)(b))))
 /* every lane of a comparison's mask set */
-#define ALL(m) ({ VL all_m_ = (m); int all_ok_ = 1; for (int all_k_ = 0; all_k_ < W; all_k_++) all_ok_ &= all_m_[all_k_] != 0; all_ok_; })
+#define ALL(m) __extension__({ VL all_m_ = (m); int all_ok_ = 1; for (int all_k_ = 0; all_k_ < W; all_k_++) all_ok_ &= all_m_[all_k_] != 0; all_ok_; })
 #define EXP_OK(v) ALL(((v) > -700.0) & ((v) < 700.0))
 
 #define V_EXP(v, out)                                                                \
@@ -206,45 +206,56 @@ int tm_simd_cap(int cap) {
   return simd_level();
 }
 
+/* r = the variant's f args (for a function of no value, r is a dummy) */
 #ifdef TM_HAVE_X86
-#define DISPATCH(f, args)                        \
+#define DISPATCH(r, f, args)                     \
   switch (simd_level()) {                        \
-  case 2: return f##_avx512 args;                \
-  case 1: return f##_avx2 args;                  \
-  default: return f##_base args;                 \
+  case 2: r f##_avx512 args; break;              \
+  case 1: r f##_avx2 args; break;                \
+  default: r f##_base args; break;               \
   }
 #else
-#define DISPATCH(f, args) return f##_base args;
+#define DISPATCH(r, f, args) r f##_base args;
 #endif
 
 void tm_block_gemv_n(const double *x, size_t ld, size_t K, size_t b, const double *beta, double *t) {
-  DISPATCH(gemv_n, (x, ld, K, b, beta, t))
+  DISPATCH(, gemv_n, (x, ld, K, b, beta, t))
 }
 
 void tm_block_gemv_t(const double *x, size_t ld, size_t K, size_t b, const double *g, double *acc) {
-  DISPATCH(gemv_t, (x, ld, K, b, g, acc))
+  DISPATCH(, gemv_t, (x, ld, K, b, g, acc))
 }
 
-double tm_block_sum(const double *x, size_t n) { DISPATCH(sum, (x, n)) }
+double tm_block_sum(const double *x, size_t n) {
+  double s;
+  DISPATCH(s =, sum, (x, n))
+  return s;
+}
 
-void tm_block_exp(const double *x, double *y, size_t n) { DISPATCH(exp, (x, y, n)) }
+void tm_block_exp(const double *x, double *y, size_t n) { DISPATCH(, exp, (x, y, n)) }
 
-void tm_block_log1p(const double *x, double *y, size_t n) { DISPATCH(log1p, (x, y, n)) }
+void tm_block_log1p(const double *x, double *y, size_t n) { DISPATCH(, log1p, (x, y, n)) }
 
 void tm_block_log1p_exp(const double *z, double *l, double *p, double *q, size_t n) {
-  DISPATCH(log1p_exp, (z, l, p, q, n))
+  DISPATCH(, log1p_exp, (z, l, p, q, n))
 }
 
 double tm_rows_bernoulli_logit(const int *y, size_t ys, const double *al, size_t as, double *t, size_t n) {
-  DISPATCH(bernoulli, (y, ys, al, as, t, n))
+  double s;
+  DISPATCH(s =, bernoulli, (y, ys, al, as, t, n))
+  return s;
 }
 
 double tm_rows_poisson_log(const int *y, size_t ys, const double *al, size_t as, double *t, size_t n) {
-  DISPATCH(poisson, (y, ys, al, as, t, n))
+  double s;
+  DISPATCH(s =, poisson, (y, ys, al, as, t, n))
+  return s;
 }
 
 double tm_rows_normal(const double *y, const double *al, size_t as, double inv_s, double *t, size_t n) {
-  DISPATCH(normal, (y, al, as, inv_s, t, n))
+  double s;
+  DISPATCH(s =, normal, (y, al, as, inv_s, t, n))
+  return s;
 }
 
 #else   /* no vector extensions */
