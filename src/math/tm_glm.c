@@ -173,23 +173,28 @@ typedef struct nid_ctx {
   int keep_s;
 } nid_ctx;
 
+/* z for each row goes into t first and the sum of squares is taken there by
+** tm_block_sumsq, on both paths: the fast one (data y, one sigma) and the
+** general one (y or a vector sigma on the tape) must add in the same order,
+** or a log density on doubles would differ from its value on the tape. */
 static void nid_rows(void *ctx, const glm *G, size_t n0, size_t b, double *t) {
   nid_ctx *C = ctx;
   int yv = !tm_is_scalar(C->y), sv = !tm_is_scalar(C->sg);
   if (yv && !sv && !C->dy) {
-    /* the common case (data y, one sigma), on vector lanes */
+    /* the common case, on vector lanes */
     int av = !tm_is_scalar(G->al);
     double a0 = av ? 0 : tm_get(G->al, 0);
-    C->zz += tm_rows_normal(C->y->val + n0, av ? G->al->val + n0 : &a0, (size_t)av, C->inv_s0, t, b);
+    tm_rows_normal_z(C->y->val + n0, av ? G->al->val + n0 : &a0, (size_t)av, C->inv_s0, t, b);
+    C->zz += tm_block_sumsq(t, b);
+    tm_block_scale(t, C->inv_s0, b);
     return;
   }
-  double y0 = tm_get(C->y, 0), zz = 0, logs = 0;
+  double y0 = tm_get(C->y, 0), logs = 0;
   for (size_t r = 0; r < b; r++) {
     size_t n = n0 + r;
     double inv_s = sv ? 1 / C->sg->val[n] : C->inv_s0;
     double z = ((yv ? C->y->val[n] : y0) - t[r] - glm_alpha(G, n)) * inv_s;   /* Stan's order */
     double g = inv_s * z;
-    zz += z * z;
     if (sv) {
       if (C->keep_s) logs += log(C->sg->val[n]);
       if (C->ds) C->ds[n] = (z * z - 1) * inv_s;
@@ -198,9 +203,11 @@ static void nid_rows(void *ctx, const glm *G, size_t n0, size_t b, double *t) {
       if (yv) C->dy[n] = -g;
       else C->dy[0] -= g;
     }
-    t[r] = g;
+    t[r] = z;
   }
-  C->zz += zz;
+  C->zz += tm_block_sumsq(t, b);
+  if (sv) for (size_t r = 0; r < b; r++) t[r] *= 1 / C->sg->val[n0 + r];
+  else tm_block_scale(t, C->inv_s0, b);
   C->logs += logs;
 }
 

@@ -252,11 +252,17 @@ double tm_rows_poisson_log(const int *y, size_t ys, const double *al, size_t as,
   return s;
 }
 
-double tm_rows_normal(const double *y, const double *al, size_t as, double inv_s, double *t, size_t n) {
+void tm_rows_normal_z(const double *y, const double *al, size_t as, double inv_s, double *t, size_t n) {
+  DISPATCH(, normal_z, (y, al, as, inv_s, t, n))
+}
+
+double tm_block_sumsq(const double *x, size_t n) {
   double s;
-  DISPATCH(s =, normal, (y, al, as, inv_s, t, n))
+  DISPATCH(s =, sumsq, (x, n))
   return s;
 }
+
+void tm_block_scale(double *x, double c, size_t n) { DISPATCH(, scale, (x, c, n)) }
 
 #else   /* no vector extensions */
 
@@ -313,14 +319,18 @@ double tm_rows_poisson_log(const int *y, size_t ys, const double *al, size_t as,
   return lp;
 }
 
-double tm_rows_normal(const double *y, const double *al, size_t as, double inv_s, double *t, size_t n) {
-  double zz = 0;
-  for (size_t i = 0; i < n; i++) {
-    double z = ((y[i] - t[i]) - al[as ? i : 0]) * inv_s;
-    zz += z * z;
-    t[i] = inv_s * z;
-  }
-  return zz;
+void tm_rows_normal_z(const double *y, const double *al, size_t as, double inv_s, double *t, size_t n) {
+  for (size_t i = 0; i < n; i++) t[i] = ((y[i] - t[i]) - al[as ? i : 0]) * inv_s;
+}
+
+double tm_block_sumsq(const double *x, size_t n) {
+  double s = 0;
+  for (size_t i = 0; i < n; i++) s += x[i] * x[i];
+  return s;
+}
+
+void tm_block_scale(double *x, double c, size_t n) {
+  for (size_t i = 0; i < n; i++) x[i] *= c;
 }
 
 #endif

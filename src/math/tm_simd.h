@@ -51,10 +51,14 @@ void tm_block_log1p_exp(const double *z, double *l, double *p, double *q, size_t
 ** Poisson-log: y eta - exp(eta); y - exp(eta). */
 double tm_rows_bernoulli_logit(const int *y, size_t ys, const double *al, size_t as, double *t, size_t n);
 double tm_rows_poisson_log(const int *y, size_t ys, const double *al, size_t as, double *t, size_t n);
-/* Normal rows with one scale, y[i] one per row: z = (y - eta) / sigma in
-** Stan's order, ((y - x beta) - alpha) * inv_s; returns the sum of z^2 and
-** leaves z / sigma, the derivative of -z^2 / 2 in eta, in t[i]. */
-double tm_rows_normal(const double *y, const double *al, size_t as, double inv_s, double *t, size_t n);
+/* Normal rows with one scale, y[i] one per row: t[i] = z = (y - eta) / sigma
+** in Stan's order, ((y - x beta) - alpha) * inv_s. */
+void tm_rows_normal_z(const double *y, const double *al, size_t as, double inv_s, double *t, size_t n);
+/* x[0]^2 + ... + x[n - 1]^2, on lanes: every path to a sum of squares goes
+** through here, so a value and its twin on the tape add in the same order */
+double tm_block_sumsq(const double *x, size_t n);
+/* x[i] *= c */
+void tm_block_scale(double *x, double c, size_t n);
 
 /* Caps the instruction set the kernels use (0 the baseline, 1 AVX2, 2 or -1
 ** whatever the CPU has) and returns the one now in use.  For tests and

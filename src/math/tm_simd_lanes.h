@@ -198,21 +198,28 @@ TGT static double NAME(poisson)(const int *y, size_t ys, const double *al, size_
   return lp + HSUM(acc);
 }
 
-TGT static double NAME(normal)(const double *y, const double *al, size_t as, double inv_s, double *t, size_t n) {
+TGT static void NAME(normal_z)(const double *y, const double *al, size_t as, double inv_s, double *t, size_t n) {
+  size_t i = 0;
+  for (; i + W <= n; i += W) STORE(t + i, ((LOAD(y + i) - LOAD(t + i)) - LOADA(i)) * inv_s);
+  for (; i < n; i++) t[i] = ((y[i] - t[i]) - al[as ? i : 0]) * inv_s;
+}
+
+TGT static double NAME(sumsq)(const double *x, size_t n) {
   VD acc = SPLAT(0.0);
-  double zz = 0;
+  double s = 0;
   size_t i = 0;
   for (; i + W <= n; i += W) {
-    VD z = ((LOAD(y + i) - LOAD(t + i)) - LOADA(i)) * inv_s;
-    acc += z * z;
-    STORE(t + i, inv_s * z);
+    VD v = LOAD(x + i);
+    acc += v * v;
   }
-  for (; i < n; i++) {
-    double z = ((y[i] - t[i]) - al[as ? i : 0]) * inv_s;
-    zz += z * z;
-    t[i] = inv_s * z;
-  }
-  return zz + HSUM(acc);
+  for (; i < n; i++) s += x[i] * x[i];
+  return s + HSUM(acc);
+}
+
+TGT static void NAME(scale)(double *x, double c, size_t n) {
+  size_t i = 0;
+  for (; i + W <= n; i += W) STORE(x + i, LOAD(x + i) * c);
+  for (; i < n; i++) x[i] *= c;
 }
 
 #undef LOADY

@@ -294,11 +294,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     int rt = li_log_prob(ctx, u, jac, &lp_t, g, &print, err, sizeof err);
     check_status(rt, err, sizeof err);
     /* doubles and the tape agree on the outcome and the value */
-    if (rd != rt) __builtin_trap();
+    if (rd != rt) {
+      fprintf(stderr, "fuzz_eval: %s, jacobian %d: status %d on doubles, %d on the tape (%s)\n", P->name, jac, rd, rt, err);
+      __builtin_trap();
+    }
     if (rd == AD_OK) n_eval_ok++;
     else n_rejected++;
     if (rd == AD_OK) {
-      if (!(lp_d == lp_t || (isnan(lp_d) && isnan(lp_t)))) __builtin_trap();
+      if (!(lp_d == lp_t || (isnan(lp_d) && isnan(lp_t)))) {
+        fprintf(stderr, "fuzz_eval: %s, jacobian %d: log density %.17g on doubles, %.17g on the tape\n", P->name, jac, lp_d, lp_t);
+        __builtin_trap();
+      }
     }
   }
   tm_rng rng;
