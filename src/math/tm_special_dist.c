@@ -395,8 +395,10 @@ static const double gl20_w[10] = {
 
 static double owens_t_quad(double h, double a) {   /* 0 <= a <= 1 */
   double hh = 0.5 * h * h;
-  int panels = (int)ceil(fabs(h) * a * 2) + 1;
-  if (panels > 400) panels = 400;
+  /* Clamped as a double: h may be huge or infinite, and a cast of a double
+  ** beyond INT_MAX to int is undefined (found by fuzz_eval). */
+  double want = ceil(fabs(h) * a * 2) + 1;
+  int panels = want < 400 ? (int)want : 400;
   double width = a / panels, s = 0;
   for (int p = 0; p < panels; p++) {
     double mid = (p + 0.5) * width, half = 0.5 * width;

@@ -195,6 +195,17 @@ test_that("other tails: no cancellation where F or 1 - F is tiny", {
   expect_gradient_fd("binomial_lccdf", list(95L, 100L, 0.3), c("int", "int", "real"))
 })
 
+test_that("skew_normal far out: Owen's T with a huge or infinite h (found by fuzz_eval)", {
+  # the panel count was a double beyond INT_MAX cast to int, undefined
+  # behaviour caught by the sanitizer pass of CI
+  for (al in c(0.5, 3, -3)) for (y in c(1e200, Inf)) {
+    expect_identical(tval("skew_normal_lcdf", list(y, 0, 1, al), rep("real", 4)), 0)
+    expect_identical(tval("skew_normal_lccdf", list(y, 0, 1, al), rep("real", 4)), -Inf)
+    expect_identical(tval("skew_normal_lcdf", list(-y, 0, 1, al), rep("real", 4)), -Inf)
+    expect_identical(tval("skew_normal_lccdf", list(-y, 0, 1, al), rep("real", 4)), 0)
+  }
+})
+
 test_that("outside the support: log(0) for the call, or 0, as in Stan", {
   expect_identical(tval("poisson_lcdf", list(c(3L, -1L), 2), c("array[] int", "real")), -Inf)
   expect_identical(tval("poisson_lccdf", list(-1L, 2), c("int", "real")), 0)
