@@ -110,3 +110,8 @@ tp_bench <- function(which, n, reps = 5L) {
 # and returns the one now in use (0, 1, 2 for AVX-512), so the tests run every
 # variant this machine has.
 simd_cap <- function(cap) .Call(C_tp_simd_cap, as.integer(cap))
+
+# Recorded plans (src/plan): a context's counters, and the switch the tests
+# use to run the tree interpreter alone (NA: just ask).
+plan_stats <- function(ctx) .Call(C_tp_plan_stats, ctx$.__enclos_env__$private$ptr_)
+plans_enabled <- function(on = NA) .Call(C_tp_plan_enable, as.logical(on))

@@ -72,6 +72,8 @@ int    ad_arena_give(ad_arena *from, ad_arena *to);
 void   ad_arena_rewind(ad_arena *a, int cur, char *next, char *end);
 int    ad_arena_ranges(const ad_arena *a, int cur, char *next, int ecur, char *enext, char **at, size_t *len);
 size_t ad_arena_bytes(const ad_arena *a);
+/* 1 when p lies in one of the arena's blocks (a plan asks whether data outlive an evaluation). */
+int    ad_arena_contains(const ad_arena *a, const void *p);
 
 /* ---- the memory budget (ad_mem.c) ----
 ** Arenas and the sampler's draws count their bytes here before asking the

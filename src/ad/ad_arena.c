@@ -222,3 +222,12 @@ int ad_arena_ranges(const ad_arena *a, int cur, char *next, int ecur, char *enex
 }
 
 size_t ad_arena_bytes(const ad_arena *a) { return a->bytes; }
+
+int ad_arena_contains(const ad_arena *a, const void *p) {
+  const char *c = p;
+  for (int i = 0; i < a->nblocks; i++) {
+    const ad_block *b = a->blocks[i];
+    if (c >= b->data && c < b->data + b->size) return 1;
+  }
+  return 0;
+}

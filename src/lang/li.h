@@ -87,4 +87,64 @@ int li_unconstrain(const li_ctx *c, const ld_set *vals, double *upars, unsigned 
 ** the variable's free values. */
 char *li_elem_name(const li_var *v, size_t k, int free, char *buf, size_t size);
 
+/* ---- tracing: what a recording of the evaluation sees (src/plan) ----
+** A traced gradient evaluation tells its tracer every operation that makes
+** or moves autodiff values and every decision taken on them, in the order
+** they happen, right after each one (its values already computed).  With
+** these a plan can redo the evaluation without the tree.  `chain0` is the
+** length of the tape's chain stack before the operation, so the tracer can
+** tell that no node was recorded behind its back. */
+enum {
+  LI_EV_PARAMS = 1,   /* out: the unconstrained leaves (vector) */
+  LI_EV_ALLOC,        /* out: fresh storage with adjoints (values NaN, adjoints 0) */
+  LI_EV_READ,         /* out: a scalar's value copied (out.val fresh, out.adj the element's) */
+  LI_EV_ARITH,        /* op (LN_OP_ADD, SUB, MUL, DIV), args[0..1] -> out: one scalar node */
+  LI_EV_INVOKE,       /* fn, propto, args[nargs] -> out: a library function */
+  LI_EV_TRANSFORM,    /* transform, args[0] x, args[1..] bounds -> out y, out2 log Jacobian (or NULL) */
+  LI_EV_COPY,         /* args[0] -> out, element for element (src.adj += out.adj) */
+  LI_EV_GATHER,       /* args[0][offs[k]] -> out[k] */
+  LI_EV_STORE,        /* args[0] (n values) -> out at offs (NULL: 0..n-1), adjoints handed over */
+  LI_EV_PACK,         /* out[k] from *sval[k], adjoint to *sadj[k] (NULL: none) */
+  LI_EV_SUM,          /* args[nargs] (target's terms) -> out */
+  LI_EV_CMP,          /* op on args[0], args[1] gave result */
+  LI_EV_TRUTH,        /* args[0] != 0 gave result */
+  LI_EV_CHECK,        /* decl's constraint held for args[0], bounds args[1..] */
+  LI_EV_RESULT,       /* out: the log density */
+  LI_EV_UNSUPPORTED   /* why: nothing a plan can redo (the evaluation itself goes on) */
+};
+
+typedef struct li_event {
+  int kind;
+  int op, propto, result;
+  const void *fn;              /* INVOKE: the tm_fn; TRANSFORM: the tm_transform; CHECK: the ln_decl */
+  const tm_v *args;
+  int nargs;
+  const tm_v *out, *out2;
+  const size_t *offs;
+  size_t n;
+  double **sval, **sadj;
+  size_t chain0;
+  const char *why;
+} li_event;
+
+typedef struct li_tracer {
+  void (*event)(void *ud, const li_event *ev);
+  void *ud;
+} li_tracer;
+
+/* li_log_prob with a tracer (grad must not be NULL). */
+int li_log_prob_traced(const li_ctx *c, const double *upars, int jacobian, double *lp, double *grad,
+                       li_print *print, char *err, size_t errsize, const li_tracer *tr);
+
+/* The check of a declared constraint on plain values (no adjoints): AD_OK,
+** or AD_EDOMAIN with a message (without the line). */
+int li_check_values(const void *decl, const tm_v *v, const tm_v *bounds, int nbounds);
+
+/* A slot per context for the layer above (plans): set once, atomically;
+** freed with the context by `release`.  Returns the value now held. */
+void *li_ctx_attachment(const li_ctx *c);
+/* 1 when p is memory of the context (data, transformed data): it lives as long as c. */
+int   li_ctx_owns(const li_ctx *c, const void *p);
+void *li_ctx_attach(const li_ctx *c, void *ptr, void (*release)(void *));
+
 #endif

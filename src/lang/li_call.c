@@ -63,6 +63,7 @@ int li_eval_args(li_run *r, ln_expr *const *a, int n, tm_v *out) {
 }
 
 int li_call_builtin(li_run *r, const ln_expr *e, tm_v *out) {
+  li_emit_unsupported(r, "reduce_sum, map_rect and parallel_map (their plans are to come)");
   switch (e->builtin) {
   case LN_BI_REDUCE_SUM:
   case LN_BI_REDUCE_SUM_STATIC:

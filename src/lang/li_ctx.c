@@ -10,6 +10,7 @@
 */
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdatomic.h>
 #include <string.h>
 #include "li_int.h"
 #include "../math/tm_transform.h"
@@ -188,6 +189,7 @@ int li_ctx_new(const ln_program *p, const ld_set *data, uint64_t seed, li_ctx **
                li_print *print, char *err, size_t errsize) {
   *out = NULL;
   li_ctx *c = calloc(1, sizeof *c);
+  if (c) atomic_init(&c->attachment, NULL);
   if (!c) { snprintf(err, errsize, "out of memory"); return AD_EMEMORY; }
   c->p = p;
   c->fn_sum = tm_lookup("sum", NULL);
@@ -224,8 +226,28 @@ int li_ctx_new(const ln_program *p, const ld_set *data, uint64_t seed, li_ctx **
   return AD_OK;
 }
 
+int li_ctx_owns(const li_ctx *c, const void *p) {
+  return p && c->store && ad_arena_contains(&c->store->arena, p);
+}
+
+void *li_ctx_attachment(const li_ctx *c) {
+  return atomic_load(&((li_ctx *)c)->attachment);
+}
+
+void *li_ctx_attach(const li_ctx *c, void *ptr, void (*release)(void *)) {
+  li_ctx *m = (li_ctx *)c;
+  void *expected = NULL;
+  if (atomic_compare_exchange_strong(&m->attachment, &expected, ptr)) {
+    m->release = release;
+    return ptr;
+  }
+  return expected;
+}
+
 void li_ctx_free(li_ctx *c) {
   if (!c) return;
+  void *a = atomic_load(&c->attachment);
+  if (a && c->release) c->release(a);
   if (c->store) ad_stack_free(c->store);
   free(c);
 }

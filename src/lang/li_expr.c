@@ -17,8 +17,20 @@ li_slot *li_slot_of(li_run *r, const ln_expr *var) {
 }
 
 int li_invoke(li_run *r, const tm_fn *fn, int propto, const tm_v *args, int nargs, tm_v *out) {
+  size_t c0 = r->tr ? li_chain_len() : 0;
   int rc = tm_invoke(fn, propto, r->rng, args, nargs, out);
   if (rc) return li_locate(r, rc);
+  if (r->tr) {
+    int any = out->adj != NULL;
+    for (int i = 0; i < nargs && !any; i++) if (args[i].adj) any = 1;
+    if (any) {
+      li_event ev;
+      memset(&ev, 0, sizeof ev);
+      ev.kind = LI_EV_INVOKE; ev.fn = fn; ev.propto = propto; ev.args = args; ev.nargs = nargs;
+      ev.out = out; ev.chain0 = c0;
+      li_emit(r, &ev);
+    }
+  }
   if (!out->adj && out->base != TM_INT) {
     unsigned char dep = 0;
     for (int i = 0; i < nargs; i++) if (li_nonconst(&args[i])) dep = 1;
@@ -74,6 +86,14 @@ static int eval_cmp(li_run *r, const ln_expr *e, tm_v *out) {
   case LN_OP_GT: res = x > y; break;
   default: res = x >= y; break;
   }
+  if (r->tr && (a.adj || b.adj)) {
+    tm_v two[2] = {a, b};
+    li_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.kind = LI_EV_CMP; ev.op = e->op; ev.args = two; ev.nargs = 2; ev.result = res;
+    ev.chain0 = li_chain_len();
+    li_emit(r, &ev);
+  }
   return tm_set_int(out, res);
 }
 
@@ -82,6 +102,12 @@ static int truth(li_run *r, const ln_expr *e, int *t) {
   int rc = li_eval(r, e, &v);
   if (rc) return rc;
   *t = v.base == TM_INT ? v.ival[0] != 0 : scalar_of(&v) != 0.0;
+  if (r->tr && v.adj) {
+    li_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.kind = LI_EV_TRUTH; ev.args = &v; ev.nargs = 1; ev.result = *t; ev.chain0 = li_chain_len();
+    li_emit(r, &ev);
+  }
   return AD_OK;
 }
 
@@ -140,11 +166,12 @@ static int eval_literal(li_run *r, const ln_expr *e, tm_v *out) {
   } else {
     shape.base = TM_ROW_VECTOR; shape.rows = 1; shape.cols = n;
   }
-  if ((rc = li_alloc(out, &shape, ad))) return rc;
+  if ((rc = li_alloc_r(r, out, &shape, ad))) return rc;
   out->dep = (unsigned char)dep;
   size_t total = tm_numel(out);
-  double **sadj = NULL;
+  double **sadj = NULL, **sval = NULL;
   if (ad && !(sadj = ad_alloc((total ? total : 1) * sizeof *sadj))) return ad_fail(AD_EMEMORY, "out of memory");
+  if (ad && r->tr && !(sval = ad_alloc((total ? total : 1) * sizeof *sval))) return ad_fail(AD_EMEMORY, "out of memory");
   for (int i = 0; i < n; i++)
     for (size_t j = 0; j < m; j++) {
       size_t o = matrix ? (size_t)i + j * (size_t)n : (size_t)i * m + j;
@@ -152,10 +179,19 @@ static int eval_literal(li_run *r, const ln_expr *e, tm_v *out) {
       else {
         out->val[o] = el[i].val[j];
         if (sadj) sadj[o] = el[i].adj ? el[i].adj + j : NULL;
+        if (sval) sval[o] = el[i].val + j;
       }
     }
   if (!ad) return AD_OK;
-  return li_record_pack(total, out->adj, sadj);
+  size_t c0 = li_chain_len();
+  if ((rc = li_record_pack(total, out->adj, sadj))) return rc;
+  if (r->tr) {
+    li_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.kind = LI_EV_PACK; ev.out = out; ev.n = total; ev.sval = sval; ev.sadj = sadj; ev.chain0 = c0;
+    li_emit(r, &ev);
+  }
+  return AD_OK;
 }
 
 static int eval_cond(li_run *r, const ln_expr *e, tm_v *out) {
@@ -188,7 +224,17 @@ static int fast_arith(li_run *r, const tm_fn *fn, const tm_v *a, const tm_v *b, 
     return AD_OK;
   }
   if (rc) return rc;
-  return tm_set_var(out, v);
+  if ((rc = tm_set_var(out, v))) return rc;
+  if (r->tr) {
+    tm_v two[2] = {*a, *b};
+    li_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.kind = LI_EV_ARITH; ev.op = fn == r->ctx->fn_add ? LN_OP_ADD : fn == r->ctx->fn_subtract ? LN_OP_SUB
+                                   : fn == r->ctx->fn_multiply ? LN_OP_MUL : LN_OP_DIV;
+    ev.args = two; ev.nargs = 2; ev.out = out; ev.chain0 = li_chain_len() - 1;
+    li_emit(r, &ev);
+  }
+  return AD_OK;
 }
 
 int li_eval(li_run *r, const ln_expr *e, tm_v *out) {
@@ -203,7 +249,11 @@ int li_eval(li_run *r, const ln_expr *e, tm_v *out) {
     return AD_OK;
   case LE_VAR: {
     li_slot *s = li_slot_of(r, e);
-    if (r->ad && s->v.adj && tm_is_scalar(&s->v)) return li_scalar_read(s->v.val, s->v.adj, out);
+    if (r->ad && s->v.adj && tm_is_scalar(&s->v)) {
+      int rc2 = li_scalar_read(s->v.val, s->v.adj, out);
+      if (!rc2 && r->tr) li_emit1(r, LI_EV_READ, &s->v, out, li_chain_len());
+      return rc2;
+    }
     *out = s->v;
     if (r->ad && s->v.adj) s->shared = 1;
     return AD_OK;

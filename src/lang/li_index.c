@@ -224,7 +224,14 @@ static int scalar_elem(li_run *r, const ln_expr *e, const tm_v *v, tm_v *out) {
     *out = tm_int_view(v->ival + off);
     return AD_OK;
   }
-  if (r->ad && v->adj) return li_scalar_read(v->val + off, v->adj + off, out);
+  if (r->ad && v->adj) {
+    if ((rc = li_scalar_read(v->val + off, v->adj + off, out))) return rc;
+    if (r->tr) {
+      tm_v src = tm_real_view(v->val + off, v->adj + off);
+      li_emit1(r, LI_EV_READ, &src, out, li_chain_len());
+    }
+    return AD_OK;
+  }
   *out = tm_real_view(v->val + off, NULL);
   out->dep = v->dep;
   return AD_OK;
@@ -263,6 +270,7 @@ static int matrix_rows(li_run *r, const tm_v *v, int r0, int nr, tm_v *out) {
     memcpy(out->val + (size_t)c * nr, v->val + (size_t)c * v->rows + r0, (size_t)nr * sizeof(double));
   out->dep = v->dep;
   if (!ad || nr == 0 || v->cols == 0) return AD_OK;
+  li_emit_unsupported(r, "rows of a matrix on the tape (X[a:b])");
   rows_node *g = ad_node_new(sizeof *g, rows_chain);
   if (!g) return ad_fail(AD_EMEMORY, "out of memory");
   g->oadj = out->adj;
@@ -394,6 +402,7 @@ int li_assign(li_run *r, const ln_expr *lhs, const tm_v *val) {
       if (!(s->v.val = ad_alloc_doubles(m)) || !(s->v.adj = ad_alloc_zeros(m)))
         return ad_fail(AD_EMEMORY, "out of memory");
       s->shared = 0;
+      if (r->tr) li_emit1(r, LI_EV_ALLOC, NULL, &s->v, li_chain_len());
     }
     return li_store(r, s, NULL, &v, ntot);
   }

@@ -22,6 +22,7 @@
 #ifndef LI_INT_H
 #define LI_INT_H
 
+#include <stdatomic.h>
 #include "li.h"
 #include "../prof/pf.h"
 
@@ -60,7 +61,17 @@ typedef struct li_run {
   const char *prof_active;  /* the profile block running (copied by li_run_fork: a helper's parent) */
   pf_registry *prof;        /* where profile blocks record (pf_current() of the thread that
                                started the evaluation; participants of its regions keep it) */
+  const li_tracer *tr;      /* a traced evaluation (recording a plan): NULL otherwise */
 } li_run;
+
+/* ---- tracing (li.h): emitted where values on the tape are made or read ---- */
+static inline size_t li_chain_len(void) { return ad_active->nchain; }
+static inline void li_emit(const li_run *r, li_event *ev) { r->tr->event(r->tr->ud, ev); }
+/* An event with one input and one output. */
+void li_emit1(const li_run *r, int kind, const tm_v *in, const tm_v *out, size_t chain0);
+void li_emit_unsupported(const li_run *r, const char *why);
+/* li_alloc that tells the tracer (ad storage only). */
+int li_alloc_r(li_run *r, tm_v *out, const tm_v *shape, int ad);
 
 enum { LI_FLOW_NONE = 0, LI_FLOW_BREAK, LI_FLOW_CONTINUE, LI_FLOW_RETURN };
 
@@ -74,6 +85,10 @@ struct li_ctx {
   /* library functions the interpreter calls itself, found once */
   const tm_fn *fn_sum, *fn_minus, *fn_log_diff_exp;
   const tm_fn *fn_add, *fn_subtract, *fn_multiply, *fn_divide;
+  /* the layer above's cache (li_ctx_attach): the one field written after
+  ** binding, once, atomically */
+  _Atomic(void *) attachment;
+  void (*release)(void *);
 };
 
 /* ---- li_value.c: storage, promotion, copying ---- */

@@ -29,8 +29,20 @@ static int read_params(li_run *r, double *val, double *adj, int jacobian) {
     int np;
     r->line = d->line; r->col = d->col;
     if ((rc = li_transform_params(r, d, params, &np))) return rc;
-    if ((rc = tm_transform_constrain(transform_of(d), &x, params, &y, jacobian ? &lp : NULL)))
+    size_t c0 = r->tr ? li_chain_len() : 0;
+    const tm_transform *t = transform_of(d);
+    if ((rc = tm_transform_constrain(t, &x, params, &y, jacobian ? &lp : NULL)))
       return li_locate(r, rc);
+    if (r->tr) {
+      tm_v a[3];
+      a[0] = x;
+      for (int k = 0; k < np; k++) a[1 + k] = params[k];
+      li_event ev;
+      memset(&ev, 0, sizeof ev);
+      ev.kind = LI_EV_TRANSFORM; ev.fn = t; ev.args = a; ev.nargs = 1 + np;
+      ev.out = &y; ev.out2 = jacobian ? &lp : NULL; ev.chain0 = c0;
+      li_emit(r, &ev);
+    }
     y.dep = 1;
     s->v = y;
     s->set = 1;
@@ -61,13 +73,23 @@ static int fail(int rc, char *err, size_t errsize) {
 
 int li_log_prob(const li_ctx *c, const double *upars, int jacobian, double *lp, double *grad,
                 li_print *print, char *err, size_t errsize) {
+  return li_log_prob_traced(c, upars, jacobian, lp, grad, print, err, errsize, NULL);
+}
+
+int li_log_prob_traced(const li_ctx *c, const double *upars, int jacobian, double *lp, double *grad,
+                       li_print *print, char *err, size_t errsize, const li_tracer *tr) {
   li_run r;
   size_t n = c->nupars;
   double *val = NULL, *adj = NULL;
   int ad = grad != NULL, rc;
   if ((rc = li_run_init(&r, c, ad, NULL, print))) return fail(rc, err, errsize);
   r.jacobian = jacobian;
+  r.tr = ad ? tr : NULL;
   if (ad) rc = ad_leaves(n, upars, &val, &adj);
+  if (!rc && r.tr) {
+    tm_v leaves = tm_vector_view(val, adj, (int)n);
+    li_emit1(&r, LI_EV_PARAMS, NULL, &leaves, li_chain_len());
+  }
   else if (!(val = ad_alloc_doubles(n ? n : 1))) rc = ad_fail(AD_EMEMORY, "out of memory");
   else memcpy(val, upars, n * sizeof(double));
   if (rc) return fail(rc, err, errsize);
@@ -76,6 +98,7 @@ int li_log_prob(const li_ctx *c, const double *upars, int jacobian, double *lp, 
       (rc = run_block(&r, LN_BLK_MODEL)) || (rc = li_sum_terms(&r, &total)))
     return fail(rc, err, errsize);
   *lp = total.val[0];
+  if (r.tr) li_emit1(&r, LI_EV_RESULT, NULL, &total, li_chain_len());
   if (ad) {
     if (total.adj) {
       ad_var y = {total.val, total.adj};

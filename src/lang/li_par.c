@@ -22,6 +22,7 @@ void li_run_fork(const li_run *r, li_run *out) {
   out->flow = LI_FLOW_NONE;
   out->located = 0;
   out->parallel = 1;
+  out->tr = NULL;   /* the caller tells its tracer the region is not traceable */
 }
 
 int li_leaf_copy(const tm_v *v, tm_v *out) {

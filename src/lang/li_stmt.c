@@ -100,7 +100,7 @@ static void var_of(const ln_decl *d, ln_expr *x) {
 
 int li_declare(li_run *r, const ln_decl *d, const tm_v *shape) {
   li_slot *s = decl_slot(r, d);
-  int rc = li_alloc(&s->v, shape, ad_typed(r, d));
+  int rc = li_alloc_r(r, &s->v, shape, ad_typed(r, d));
   if (rc) return rc;
   s->v.dep = (unsigned char)dep_typed(r, d);
   s->set = 1;
@@ -133,11 +133,40 @@ int li_transform_params(li_run *r, const ln_decl *d, tm_v *params, int *np) {
   return AD_OK;
 }
 
+static int check_values(li_run *r, const ln_decl *d, const tm_v *v, const tm_v *params);
+
 int li_check_constraint(li_run *r, const ln_decl *d, const tm_v *v) {
   if (!d->transform || !strcmp(d->transform, "offset_multiplier")) return AD_OK;
   tm_v params[2];
   int np, rc;
   if ((rc = li_transform_params(r, d, params, &np))) return rc;
+  size_t c0 = r->tr ? li_chain_len() : 0;
+  if ((rc = check_values(r, d, v, params))) return rc;
+  if (r->tr) {
+    int any = v->adj != NULL;
+    for (int i = 0; i < np; i++) if (params[i].adj) any = 1;
+    if (any) {
+      tm_v a[3];
+      a[0] = *v;
+      for (int i = 0; i < np; i++) a[1 + i] = params[i];
+      li_event ev;
+      memset(&ev, 0, sizeof ev);
+      ev.kind = LI_EV_CHECK; ev.fn = d; ev.args = a; ev.nargs = 1 + np; ev.chain0 = c0;
+      li_emit(r, &ev);
+    }
+  }
+  return AD_OK;
+}
+
+int li_check_values(const void *decl, const tm_v *v, const tm_v *bounds, int nbounds) {
+  (void)nbounds;
+  return check_values(NULL, decl, v, bounds);
+}
+
+/* r NULL: the message without its line (a plan's check; the tree redoes the
+** evaluation for the message). */
+static int check_values(li_run *r, const ln_decl *d, const tm_v *v, const tm_v *params) {
+  int rc;
   int bounds = !strcmp(d->transform, "lower") || !strcmp(d->transform, "upper") ||
                !strcmp(d->transform, "lower_upper");
   if (bounds) {
@@ -147,14 +176,15 @@ int li_check_constraint(li_run *r, const ln_decl *d, const tm_v *v) {
     else if (!strcmp(d->transform, "upper")) hi = &params[0];
     else { lo = &params[0]; hi = &params[1]; }
     if (ld_check_bounds(d->name, v, lo, hi, err, sizeof err))
-      return li_fail_at(r, AD_EDOMAIN, "%s", err);
+      return r ? li_fail_at(r, AD_EDOMAIN, "%s", err) : ad_fail(AD_EDOMAIN, "%s", err);
     return AD_OK;
   }
   const tm_transform *t = tm_transform_find(d->transform);
-  if (!t) return li_fail_at(r, AD_EINVALID, "unknown constraint '%s'", d->transform);
+  if (!t) return r ? li_fail_at(r, AD_EINVALID, "unknown constraint '%s'", d->transform) : AD_EINVALID;
   tm_v plain = *v, x;
   plain.adj = NULL;
   if ((rc = tm_transform_free(t, &plain, params, &x))) {
+    if (!r) return AD_EDOMAIN;
     char msg[512];
     snprintf(msg, sizeof msg, "%s", ad_errmsg());
     return li_fail_at(r, AD_EDOMAIN, "variable '%s' is not a valid %s: %s", d->name, d->transform, msg);
@@ -235,6 +265,7 @@ static int add_truncation(li_run *r, const ln_stmt *s, tm_v *args, int nargs) {
   double y = tm_get(&args[0], 0);
   if (haslo && (rc = li_eval(r, s->lo, &lo))) return rc;
   if (hashi && (rc = li_eval(r, s->hi, &hi))) return rc;
+  if (args[0].adj || (haslo && lo.adj) || (hashi && hi.adj)) li_emit_unsupported(r, "truncation T[,] of a parameter or at parameter bounds");
   if ((haslo && y < tm_get(&lo, 0)) || (hashi && y > tm_get(&hi, 0))) {
     tm_v ninf;
     if ((rc = tm_set_real(&ninf, -INFINITY))) return rc;
@@ -351,6 +382,12 @@ static int truth_of(li_run *r, const ln_expr *e, int *t) {
   int rc = li_eval(r, e, &v);
   if (rc) return rc;
   *t = v.base == TM_INT ? v.ival[0] != 0 : tm_get(&v, 0) != 0.0;
+  if (r->tr && v.adj) {
+    li_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.kind = LI_EV_TRUTH; ev.args = &v; ev.nargs = 1; ev.result = *t; ev.chain0 = li_chain_len();
+    li_emit(r, &ev);
+  }
   return AD_OK;
 }
 
@@ -369,6 +406,7 @@ int li_exec_block_body(li_run *r, const ln_stmt *blk) {
 ** function, when the call has autodiff arguments. */
 static int exec_profile(li_run *r, const ln_stmt *s) {
   if (!r->prof) return li_exec_block_body(r, s);
+  li_emit_unsupported(r, "profile blocks");
   int ad = r->ad && (r->depth == 0 || r->fn_ad);
   pf_handle h;
   int rc = pf_enter(r->prof, s->name, ad, s->line, r->prof_active, &h);
@@ -445,6 +483,7 @@ int li_exec(li_run *r, const ln_stmt *s) {
   case LS_PROFILE:
     return exec_profile(r, s);
   case LS_PRINT:
+    li_emit_unsupported(r, "print()");
     if (r->parallel) {
       /* participants of a parallel region share the caller's buffer: a
          line is formatted apart and added under the lock */
@@ -464,8 +503,10 @@ int li_exec(li_run *r, const ln_stmt *s) {
     li_printf(r, "\n");
     return AD_OK;
   case LS_REJECT:
+    li_emit_unsupported(r, "reject()");
     return raise_msg(r, s, AD_EDOMAIN);
   case LS_FATAL:
+    li_emit_unsupported(r, "fatal_error()");
     return raise_msg(r, s, AD_EFATAL);
   case LS_CALL:
     return li_eval(r, s->e, &v);

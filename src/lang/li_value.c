@@ -96,13 +96,16 @@ int li_copy(li_run *r, const tm_v *v, tm_v *out) {
   /* out may be v itself (li_assign copies a right side in place): read the
      source through a copy of its descriptor, since li_alloc overwrites out */
   const tm_v src = *v;
-  int rc = li_alloc(out, &src, r->ad && src.adj);
+  int rc = li_alloc_r(r, out, &src, r->ad && src.adj);
   if (rc) return rc;
   size_t n = tm_numel(&src);
   if (src.base == TM_INT) { memcpy(out->ival, src.ival, n * sizeof(int)); return AD_OK; }
   memcpy(out->val, src.val, n * sizeof(double));
   out->dep = src.dep;
-  if (out->adj) return record_copy(n, out->adj, src.adj);
+  if (!out->adj) return AD_OK;
+  size_t c0 = li_chain_len();
+  if ((rc = record_copy(n, out->adj, src.adj))) return rc;
+  if (r->tr) li_emit1(r, LI_EV_COPY, &src, out, c0);
   return AD_OK;
 }
 
@@ -110,7 +113,7 @@ int li_gather(li_run *r, const tm_v *src, const size_t *offs, size_t n, tm_v *ou
   int ad = r->ad && src->adj;
   tm_v shape = *out;
   shape.base = src->base == TM_INT ? TM_INT : shape.base;
-  int rc = li_alloc(out, &shape, ad);
+  int rc = li_alloc_r(r, out, &shape, ad);
   if (rc) return rc;
   if (src->base == TM_INT) {
     for (size_t k = 0; k < n; k++) out->ival[k] = src->ival[offs[k]];
@@ -122,6 +125,13 @@ int li_gather(li_run *r, const tm_v *src, const size_t *offs, size_t n, tm_v *ou
   gather_node *g = ad_node_new(sizeof *g, gather_chain);
   if (!g) return ad_fail(AD_EMEMORY, "out of memory");
   g->n = n; g->oadj = out->adj; g->sadj = src->adj; g->offs = offs;
+  if (r->tr) {
+    li_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.kind = LI_EV_GATHER; ev.args = src; ev.nargs = 1; ev.out = out; ev.offs = offs; ev.n = n;
+    ev.chain0 = li_chain_len() - 1;
+    li_emit(r, &ev);
+  }
   return AD_OK;
 }
 
@@ -139,8 +149,15 @@ int li_unshare(li_run *r, li_slot *s) {
   double *val = ad_alloc_doubles(m), *adj = ad_alloc_zeros(m);
   if (!val || !adj) return ad_fail(AD_EMEMORY, "out of memory");
   memcpy(val, s->v.val, n * sizeof(double));
+  size_t c0 = li_chain_len();
   int rc = record_copy(n, adj, s->v.adj);
   if (rc) return rc;
+  if (r->tr) {
+    tm_v fresh = s->v;
+    fresh.val = val;
+    fresh.adj = adj;
+    li_emit1(r, LI_EV_COPY, &s->v, &fresh, c0);
+  }
   s->v.val = val;
   s->v.adj = adj;
   s->shared = 0;
@@ -161,12 +178,20 @@ int li_store(li_run *r, li_slot *s, const size_t *offs, const tm_v *src, size_t 
     for (size_t k = 0; k < n; k++) d->val[offs ? offs[k] : k] = src->val[k];
   }
   if (!r->ad || !d->adj || n == 0) return AD_OK;
+  size_t c0 = li_chain_len();
   store_node *st = ad_node_new(sizeof *st, store_chain);
   if (!st) return ad_fail(AD_EMEMORY, "out of memory");
   st->n = n;
   st->dadj = d->adj;
   st->offs = offs;
   st->sadj = src->base == TM_INT ? NULL : src->adj;
+  if (r->tr) {
+    li_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.kind = LI_EV_STORE; ev.args = src; ev.nargs = 1; ev.out = d; ev.offs = offs; ev.n = n;
+    ev.chain0 = c0;
+    li_emit(r, &ev);
+  }
   return AD_OK;
 }
 
@@ -210,7 +235,45 @@ int li_sum_terms(li_run *r, tm_v *out) {
       d[k++] = 1.0;
     }
   ad_var y;
+  size_t c0 = li_chain_len();
   int rc = ad_nary((int)nad, x, total, d, &y);
   if (rc) return rc;
-  return tm_set_var(out, y);
+  if ((rc = tm_set_var(out, y))) return rc;
+  if (r->tr) {
+    li_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.kind = LI_EV_SUM; ev.args = r->terms; ev.nargs = (int)r->nterms; ev.out = out; ev.chain0 = c0;
+    li_emit(r, &ev);
+  }
+  return AD_OK;
+}
+
+/* ---- tracing ---- */
+
+void li_emit1(const li_run *r, int kind, const tm_v *in, const tm_v *out, size_t chain0) {
+  li_event ev;
+  memset(&ev, 0, sizeof ev);
+  ev.kind = kind;
+  ev.args = in;
+  ev.nargs = in ? 1 : 0;
+  ev.out = out;
+  ev.chain0 = chain0;
+  li_emit(r, &ev);
+}
+
+void li_emit_unsupported(const li_run *r, const char *why) {
+  if (!r->tr) return;
+  li_event ev;
+  memset(&ev, 0, sizeof ev);
+  ev.kind = LI_EV_UNSUPPORTED;
+  ev.why = why;
+  ev.chain0 = li_chain_len();
+  li_emit(r, &ev);
+}
+
+int li_alloc_r(li_run *r, tm_v *out, const tm_v *shape, int ad) {
+  size_t c0 = li_chain_len();
+  int rc = li_alloc(out, shape, ad);
+  if (!rc && r->tr && out->adj) li_emit1(r, LI_EV_ALLOC, NULL, out, c0);
+  return rc;
 }

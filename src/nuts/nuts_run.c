@@ -18,6 +18,7 @@
 #include <time.h>
 #include "nuts_run.h"
 #include "../par/pp.h"
+#include "../plan/pl.h"
 
 #define MAX_INIT_TRIES 100
 #define MSGQ_SIZE NUTS_RUN_MSGQ_SIZE
@@ -146,7 +147,7 @@ static int logp(void *model, const double *q, double *lp, double *grad, char *ms
   }
   r->n_grad += 1;
   pf_next_evaluation(r->prof);
-  return li_log_prob(r->ctx, q, 1, lp, grad, &r->print, msg, size);
+  return pl_log_prob(r->ctx, q, 1, lp, grad, &r->print, msg, size);
 }
 
 static int all_finite(const double *x, size_t n) {

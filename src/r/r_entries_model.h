@@ -14,6 +14,8 @@ SEXP tp_upar_names(SEXP ctx);
 SEXP tp_output_names(SEXP ctx, SEXP tparams, SEXP gqs);
 SEXP tp_ctx_vars(SEXP ctx);
 SEXP tp_ptr_ok(SEXP x);
+SEXP tp_plan_stats(SEXP ctx);
+SEXP tp_plan_enable(SEXP on);
 #define R_ENTRIES_MODEL \
   ENTRY(tp_model_new, 3), \
   ENTRY(tp_model_variables, 1), \
@@ -26,5 +28,7 @@ SEXP tp_ptr_ok(SEXP x);
   ENTRY(tp_upar_names, 1), \
   ENTRY(tp_output_names, 3), \
   ENTRY(tp_ctx_vars, 1), \
-  ENTRY(tp_ptr_ok, 1),
+  ENTRY(tp_ptr_ok, 1), \
+  ENTRY(tp_plan_stats, 1), \
+  ENTRY(tp_plan_enable, 1),
 #endif

@@ -23,6 +23,7 @@
 #include "../lang/ln.h"
 #include "../lang/ld.h"
 #include "../lang/li.h"
+#include "../plan/pl.h"
 #include "r_data.h"
 #include "r_convert.h"
 #include "r_entries_model.h"
@@ -290,7 +291,7 @@ SEXP tp_log_prob(SEXP ctx, SEXP upars, SEXP jacobian, SEXP grad) {
   char err[ERRSIZE];
   err[0] = '\0';
   double lp = 0, dummy = 0;
-  int rc = li_log_prob(c, n ? REAL(upars) : &dummy, flag(jacobian), &lp,
+  int rc = pl_log_prob(c, n ? REAL(upars) : &dummy, flag(jacobian), &lp,
                        want_grad ? (n ? REAL(g) : &dummy) : NULL, &pr, err, sizeof err);
   ad_stack_recover(ad_active);
   print_flush(&pr);
@@ -312,7 +313,7 @@ SEXP tp_grad_log_prob(SEXP ctx, SEXP upars, SEXP jacobian) {
   char err[ERRSIZE];
   err[0] = '\0';
   double lp = 0, dummy = 0;
-  int rc = li_log_prob(c, n ? REAL(upars) : &dummy, flag(jacobian), &lp, n ? REAL(g) : &dummy,
+  int rc = pl_log_prob(c, n ? REAL(upars) : &dummy, flag(jacobian), &lp, n ? REAL(g) : &dummy,
                        &pr, err, sizeof err);
   ad_stack_recover(ad_active);
   print_flush(&pr);

@@ -1,0 +1,56 @@
+/*
+** pl.h -- recorded plans: the gradient of the log density without the tree.
+**
+** The first gradient evaluation of a context runs on the tree interpreter
+** with a tracer (li.h) that writes down every operation on autodiff values
+** and every decision taken on them.  The result, a plan, is a flat list of
+** instructions over numbered cells: V holds values, A adjoints, P partials,
+** each an array of doubles the evaluation allocates at once.  Later
+** evaluations replay it: one forward loop, one reverse loop.  Library
+** functions without an instruction of their own are called again on views
+** of the cells (a CALL), and their nodes swept in place on the way back.
+**
+** Bits: every instruction does the same floating-point operations in the
+** same order as the tree's node, so a replay gives the tree's log density
+** and gradient bit for bit.  Decisions: a comparison or condition on a
+** parameter-dependent value, a library function that turns such values into
+** plain ones, and a checked constraint become guards; when a guard fails,
+** the evaluation runs again on the tree and records a new plan (at most
+** PL_MAX_RECORDS per context and Jacobian setting, then the tree for good).
+** What the tracer cannot follow (reduce_sum, map_rect, parallel_map,
+** profile blocks, print, truncation at parameter bounds) leaves the context
+** on the tree; pl_stats says why.
+**
+** A plan is read-only once published and shared by every chain and thread
+** of the context; each evaluation owns its V, A and P (from its tape's
+** arena, so replay performs no malloc).
+*/
+#ifndef PL_H
+#define PL_H
+
+#include "../lang/li.h"
+
+#define PL_MAX_RECORDS 4
+
+/* The log density and gradient through the context's plan when it has one
+** (recording it first when it does not), with the arguments and results of
+** li_log_prob.  grad == NULL: li_log_prob on doubles. */
+int pl_log_prob(const li_ctx *c, const double *upars, int jacobian, double *lp, double *grad,
+                li_print *print, char *err, size_t errsize);
+
+/* Counters of a context (for tests and verbose output). */
+typedef struct pl_stats {
+  long replays;        /* evaluations that ran from a plan */
+  long records;        /* plans recorded */
+  long fallbacks;      /* replays abandoned for the tree (guard, error) */
+  long tree;           /* evaluations on the tree without recording */
+  int instructions;    /* of the newest plan (Jacobian on), 0 when none */
+  char why[200];       /* why the context runs on the tree, "" when it does not */
+} pl_stats;
+void pl_get_stats(const li_ctx *c, pl_stats *out);
+
+/* Process-wide switch (tests compare the two paths): 0 turns plans off. */
+void pl_set_enabled(int on);
+int  pl_enabled(void);
+
+#endif

@@ -1,0 +1,93 @@
+/*
+** pl_int.h -- the plan's layout, shared by the recorder (pl_record.c), the
+** replay (pl_replay.c) and the cache of a context (pl_plan.c).
+*/
+#ifndef PL_INT_H
+#define PL_INT_H
+
+#include <stdint.h>
+#include "pl.h"
+#include "../lang/li.h"
+
+#define PL_NONE UINT32_MAX
+
+enum {
+  PL_FILL = 1,   /* V[o .. o+n) = NaN (fresh storage) */
+  PL_READ,       /* V[o] = V[a] */
+  PL_ADD, PL_SUB, PL_MUL, PL_DIV,   /* V[o] = V[a] op V[b]; flags 1: a has an adjoint, 2: b */
+  PL_COPY,       /* V[o+i] = V[a+i]; back: A[aa+i] += A[oa+i] */
+  PL_GATHER,     /* V[o+k] = V[a+offs[k]]; back: A[aa+offs[k]] += A[oa+k] */
+  PL_STORE,      /* V[o+off_k] = V[a+k]; back: hand A[oa+off_k] to A[aa+k], zero it */
+  PL_PACK,       /* V[o+k] = V[idx[k]]; back: A[idx[n+k]] += A[oa+k] (PL_NONE: none) */
+  PL_SUM,        /* V[o] = sum of V[idx[k]], k < n; back: A[idx[n+j]] += A[oa], j < b */
+  PL_CALL,       /* a library function called again: calls[x] */
+  PL_GCMP,       /* guard: (V[a] op V[b]) == n, op in flags */
+  PL_GTRUTH      /* guard: (V[a] != 0) == n */
+};
+
+typedef struct pl_ins {
+  uint16_t op, flags;
+  uint32_t n;
+  uint32_t o, oa, a, aa, b, ba;
+  uint32_t x;                 /* P (arith), ptrs[x] (gather, store, pack, sum), calls[x] */
+} pl_ins;
+
+/* An operand of a call: its shape and where its values are. */
+typedef struct pl_arg {
+  tm_v shape;                 /* storage pointers NULL */
+  uint32_t v, a;              /* cells (PL_NONE: constant / no adjoint) */
+  const void *c;              /* constant values (double or int) */
+} pl_arg;
+
+enum { PL_K_INVOKE = 1, PL_K_TRANSFORM, PL_K_CHECK };
+
+typedef struct pl_call {
+  int kind, propto, nargs;
+  const void *fn;             /* tm_fn, tm_transform or ln_decl */
+  pl_arg *args;
+  int nout;                   /* 0, 1 or 2 (transform: y and the log Jacobian) */
+  pl_arg out[2];              /* v == PL_NONE with a guard: the values must equal c */
+  unsigned char view[2];      /* the output is a view of cells already there */
+  size_t numel[2];
+} pl_call;
+
+/* A run of constants copied into V before each replay. */
+typedef struct pl_const { uint32_t at, n; const double *src; } pl_const;
+
+typedef struct pl_chunk pl_chunk;
+
+typedef struct pl_plan {
+  pl_ins *ins;
+  size_t nins;
+  pl_call *calls;
+  size_t ncalls;
+  pl_const *consts;
+  size_t nconsts;
+  const void **ptrs;          /* offsets and operand lists (ins.x of GATHER, STORE, PACK, SUM) */
+  size_t nptrs;
+  uint32_t nv, na, np;
+  uint32_t pv, pa, npars;     /* the parameters' cells */
+  uint32_t rv, ra;            /* the log density's cells (ra PL_NONE: constant) */
+  pl_chunk *mem;              /* everything above lives here */
+} pl_plan;
+
+/* Memory of a plan: chunks that never move. */
+void *pl_mem(pl_chunk **head, size_t n);
+void  pl_mem_free(pl_chunk *head);
+
+/* pl_record.c: a recorder is a tracer; a complete trace becomes a plan. */
+typedef struct pl_rec pl_rec;
+pl_rec *pl_rec_new(const li_ctx *c);
+const li_tracer *pl_rec_tracer(pl_rec *r);
+/* The plan when the trace was complete (the recorder gives it up), else NULL
+** with why set. */
+pl_plan *pl_rec_finish(pl_rec *r, char *why, size_t size);
+void pl_rec_free(pl_rec *r);
+void pl_plan_free(pl_plan *p);
+
+/* pl_replay.c: AD_OK; PL_GUARD when a guard failed; another status when a
+** function failed (the tree then says why). */
+#define PL_GUARD 100
+int pl_replay(const pl_plan *p, const double *upars, double *lp, double *grad);
+
+#endif

@@ -1,0 +1,496 @@
+/*
+** pl_record.c -- the recorder: a tracer (li.h) that turns one gradient
+** evaluation on the tree into a plan.
+**
+** Every double of the evaluation that carries a derivative gets a cell: its
+** value address a V cell, its adjoint address an A cell (a scalar read
+** copies the value but keeps the element's adjoint, so the two are numbered
+** apart).  Operands are found by address; one that is not there was made by
+** something the tracer did not see, and the trace is incomplete.  Values
+** without a derivative are constants of the plan: the guards make sure the
+** decisions that produced them come out the same.  The chain stack's length
+** before each event must be its length after the previous one: a node
+** recorded between two events is work the plan would not redo.
+**
+** Recording runs once per context (a few times at most), so it may use
+** malloc; the plan it leaves is what replay reads.
+*/
+#include <stdlib.h>
+#include <string.h>
+#include <stdio.h>
+#include "pl_int.h"
+#include "../lang/ln.h"
+
+/* ---- chunks ---- */
+
+struct pl_chunk { pl_chunk *next; size_t size, used; _Alignas(16) char data[]; };
+
+void *pl_mem(pl_chunk **head, size_t n) {
+  n = (n + 15) & ~(size_t)15;
+  pl_chunk *c = *head;
+  if (!c || c->size - c->used < n) {
+    size_t size = n > 65536 ? n : 65536;
+    c = malloc(sizeof *c + size);
+    if (!c) return NULL;
+    c->next = *head;
+    c->size = size;
+    c->used = 0;
+    *head = c;
+  }
+  void *p = c->data + c->used;
+  c->used += n;
+  return p;
+}
+
+void pl_mem_free(pl_chunk *head) {
+  while (head) { pl_chunk *n = head->next; free(head); head = n; }
+}
+
+void pl_plan_free(pl_plan *p) {
+  if (!p) return;
+  free(p->ins);
+  free(p->calls);
+  free(p->consts);
+  free(p->ptrs);
+  pl_mem_free(p->mem);
+  free(p);
+}
+
+/* ---- address -> cell ---- */
+
+typedef struct addr_map { uintptr_t *keys; uint32_t *vals; size_t cap, n; } addr_map;
+
+static int map_grow(addr_map *m) {
+  size_t cap = m->cap ? 2 * m->cap : 4096;
+  uintptr_t *k = calloc(cap, sizeof *k);
+  uint32_t *v = malloc(cap * sizeof *v);
+  if (!k || !v) { free(k); free(v); return 1; }
+  for (size_t i = 0; i < m->cap; i++) {
+    if (!m->keys[i]) continue;
+    size_t h = (m->keys[i] >> 3) * 0x9E3779B97F4A7C15ull & (cap - 1);
+    while (k[h]) h = (h + 1) & (cap - 1);
+    k[h] = m->keys[i];
+    v[h] = m->vals[i];
+  }
+  free(m->keys); free(m->vals);
+  m->keys = k; m->vals = v; m->cap = cap;
+  return 0;
+}
+
+static int map_put(addr_map *m, const void *p, uint32_t val) {
+  if (2 * (m->n + 1) > m->cap && map_grow(m)) return 1;
+  uintptr_t key = (uintptr_t)p;
+  size_t h = (key >> 3) * 0x9E3779B97F4A7C15ull & (m->cap - 1);
+  while (m->keys[h] && m->keys[h] != key) h = (h + 1) & (m->cap - 1);
+  if (!m->keys[h]) m->n++;
+  m->keys[h] = key;
+  m->vals[h] = val;
+  return 0;
+}
+
+static uint32_t map_get(const addr_map *m, const void *p) {
+  if (!m->cap || !p) return PL_NONE;
+  uintptr_t key = (uintptr_t)p;
+  size_t h = (key >> 3) * 0x9E3779B97F4A7C15ull & (m->cap - 1);
+  while (m->keys[h]) {
+    if (m->keys[h] == key) return m->vals[h];
+    h = (h + 1) & (m->cap - 1);
+  }
+  return PL_NONE;
+}
+
+/* ---- the recorder ---- */
+
+struct pl_rec {
+  li_tracer tracer;
+  const li_ctx *ctx;
+  pl_plan *plan;
+  size_t capins, capcalls, capconsts, capptrs;
+  addr_map vmap, amap;
+  size_t chain;             /* chain stack length after the last event */
+  int started, done, failed;
+  char why[200];
+};
+
+static void fail(pl_rec *r, const char *why) {
+  if (r->failed) return;
+  r->failed = 1;
+  snprintf(r->why, sizeof r->why, "%s", why);
+}
+
+static pl_ins *emit(pl_rec *r, int op) {
+  pl_plan *p = r->plan;
+  if (p->nins == r->capins) {
+    size_t cap = r->capins ? 2 * r->capins : 1024;
+    pl_ins *n = realloc(p->ins, cap * sizeof *n);
+    if (!n) { fail(r, "out of memory"); return NULL; }
+    p->ins = n;
+    r->capins = cap;
+  }
+  pl_ins *i = &p->ins[p->nins++];
+  memset(i, 0, sizeof *i);
+  i->op = (uint16_t)op;
+  i->o = i->oa = i->a = i->aa = i->b = i->ba = PL_NONE;
+  return i;
+}
+
+static void *mem(pl_rec *r, size_t n) {
+  void *q = pl_mem(&r->plan->mem, n ? n : 1);
+  if (!q) fail(r, "out of memory");
+  return q;
+}
+
+/* n fresh V cells for the values at val (and A cells for adj when given). */
+static uint32_t new_cells(pl_rec *r, const double *val, const double *adj, size_t n, uint32_t *acells) {
+  pl_plan *p = r->plan;
+  if ((size_t)p->nv + n >= PL_NONE || (size_t)p->na + n >= PL_NONE) { fail(r, "too many values"); return PL_NONE; }
+  uint32_t v = p->nv;
+  for (size_t i = 0; i < n; i++)
+    if (map_put(&r->vmap, val + i, v + (uint32_t)i)) { fail(r, "out of memory"); return PL_NONE; }
+  p->nv += (uint32_t)n;
+  if (acells) *acells = PL_NONE;
+  if (adj && acells) {
+    *acells = p->na;
+    for (size_t i = 0; i < n; i++)
+      if (map_put(&r->amap, adj + i, p->na + (uint32_t)i)) { fail(r, "out of memory"); return PL_NONE; }
+    p->na += (uint32_t)n;
+  }
+  return v;
+}
+
+/* n constants as V cells (ints converted as the tree converts them). */
+static uint32_t const_cells(pl_rec *r, const tm_v *x, size_t n) {
+  pl_plan *p = r->plan;
+  double *c = mem(r, n * sizeof(double));
+  if (!c) return PL_NONE;
+  for (size_t i = 0; i < n; i++) c[i] = x->base == TM_INT ? (double)x->ival[i] : x->val[i];
+  if ((size_t)p->nv + n >= PL_NONE) { fail(r, "too many values"); return PL_NONE; }
+  if (p->nconsts == r->capconsts) {
+    size_t cap = r->capconsts ? 2 * r->capconsts : 256;
+    pl_const *k = realloc(p->consts, cap * sizeof *k);
+    if (!k) { fail(r, "out of memory"); return PL_NONE; }
+    p->consts = k;
+    r->capconsts = cap;
+  }
+  uint32_t v = p->nv;
+  p->consts[p->nconsts++] = (pl_const){v, (uint32_t)n, c};
+  p->nv += (uint32_t)n;
+  return v;
+}
+
+/* The V cells of n contiguous values: the cells they are, or constants. */
+static uint32_t values_of(pl_rec *r, const tm_v *x, size_t n) {
+  if (n == 0) return 0;
+  if (x->base != TM_INT) {
+    uint32_t v = map_get(&r->vmap, x->val);
+    if (v != PL_NONE) {
+      if (n > 1 && map_get(&r->vmap, x->val + n - 1) != v + n - 1) { fail(r, "values not contiguous in the plan"); return PL_NONE; }
+      return v;
+    }
+    if (x->adj) { fail(r, "a value the plan did not make"); return PL_NONE; }
+  }
+  return const_cells(r, x, n);
+}
+
+/* The A cells of n contiguous adjoints (PL_NONE for none). */
+static uint32_t adjoints_of(pl_rec *r, const double *adj, size_t n) {
+  if (!adj || n == 0) return PL_NONE;
+  uint32_t a = map_get(&r->amap, adj);
+  if (a == PL_NONE || (n > 1 && map_get(&r->amap, adj + n - 1) != a + n - 1)) {
+    fail(r, "an adjoint the plan did not make");
+    return PL_NONE;
+  }
+  return a;
+}
+
+/* A call's operand: cells when on the plan, else constant values (read in
+** place when they belong to the context, copied otherwise). */
+static void arg_of(pl_rec *r, const tm_v *x, pl_arg *out) {
+  size_t n = tm_numel(x);
+  out->shape = *x;
+  out->shape.val = out->shape.adj = NULL;
+  out->shape.ival = NULL;
+  out->v = out->a = PL_NONE;
+  out->c = NULL;
+  if (x->base == LN_VOID) return;
+  if (x->base != TM_INT && n) {
+    uint32_t v = map_get(&r->vmap, x->val);
+    if (v != PL_NONE) {
+      if (n > 1 && map_get(&r->vmap, x->val + n - 1) != v + n - 1) { fail(r, "values not contiguous in the plan"); return; }
+      out->v = v;
+      out->a = adjoints_of(r, x->adj, n);
+      return;
+    }
+    if (x->adj) { fail(r, "an operand the plan did not make"); return; }
+  }
+  const void *src = x->base == TM_INT ? (const void *)x->ival : (const void *)x->val;
+  size_t bytes = n * (x->base == TM_INT ? sizeof(int) : sizeof(double));
+  if (!n || li_ctx_owns(r->ctx, src)) { out->c = src; return; }
+  void *c = mem(r, bytes);
+  if (c) memcpy(c, src, bytes);
+  out->c = c;
+}
+
+/* A copy of bytes in the plan, named by its index in the plan's table of
+** pointers (offsets of gathers and stores, operand lists). */
+static uint32_t keep(pl_rec *r, const void *src, size_t bytes) {
+  pl_plan *p = r->plan;
+  void *c = mem(r, bytes);
+  if (!c) return PL_NONE;
+  memcpy(c, src, bytes);
+  if (p->nptrs == r->capptrs) {
+    size_t cap = r->capptrs ? 2 * r->capptrs : 256;
+    const void **n = realloc(p->ptrs, cap * sizeof *n);
+    if (!n) { fail(r, "out of memory"); return PL_NONE; }
+    p->ptrs = n;
+    r->capptrs = cap;
+  }
+  p->ptrs[p->nptrs] = c;
+  return (uint32_t)p->nptrs++;
+}
+
+static uint32_t scalar_v(pl_rec *r, const tm_v *x) { return values_of(r, x, 1); }
+
+static pl_call *new_call(pl_rec *r, int kind, const void *fn, const tm_v *args, int nargs) {
+  pl_plan *p = r->plan;
+  if (p->ncalls == r->capcalls) {
+    size_t cap = r->capcalls ? 2 * r->capcalls : 64;
+    pl_call *n = realloc(p->calls, cap * sizeof *n);
+    if (!n) { fail(r, "out of memory"); return NULL; }
+    p->calls = n;
+    r->capcalls = cap;
+  }
+  pl_call *c = &p->calls[p->ncalls];
+  memset(c, 0, sizeof *c);
+  c->kind = kind;
+  c->fn = fn;
+  c->nargs = nargs;
+  c->args = mem(r, (size_t)(nargs ? nargs : 1) * sizeof(pl_arg));
+  if (!c->args) return NULL;
+  for (int i = 0; i < nargs; i++) arg_of(r, &args[i], &c->args[i]);
+  pl_ins *in = emit(r, PL_CALL);
+  if (!in) return NULL;
+  in->x = (uint32_t)p->ncalls++;
+  return c;
+}
+
+/* A call's output: fresh cells, a view of cells, or (no adjoint from
+** autodiff operands) values a guard compares. */
+static void call_out(pl_rec *r, pl_call *c, int k, const tm_v *y) {
+  size_t n = tm_numel(y);
+  pl_arg *o = &c->out[k];
+  o->shape = *y;
+  o->shape.val = o->shape.adj = NULL;
+  o->shape.ival = NULL;
+  o->v = o->a = PL_NONE;
+  c->numel[k] = n;
+  if (y->base == LN_VOID || n == 0) return;
+  if (y->base != TM_INT && y->adj) {
+    uint32_t v = map_get(&r->vmap, y->val);
+    if (v != PL_NONE) {          /* a view of its operand */
+      c->view[k] = 1;
+      o->v = v;
+      o->a = adjoints_of(r, y->adj, n);
+      if (n > 1 && map_get(&r->vmap, y->val + n - 1) != v + n - 1) fail(r, "a view not contiguous in the plan");
+      return;
+    }
+    o->v = new_cells(r, y->val, y->adj, n, &o->a);
+    return;
+  }
+  /* a plain result from autodiff operands: a guard */
+  size_t bytes = n * (y->base == TM_INT ? sizeof(int) : sizeof(double));
+  void *e = mem(r, bytes);
+  if (e) memcpy(e, y->base == TM_INT ? (const void *)y->ival : (const void *)y->val, bytes);
+  o->c = e;
+}
+
+static void on_event(void *ud, const li_event *ev) {
+  pl_rec *r = ud;
+  if (r->failed || r->done) return;
+  if (ev->chain0 != r->chain && r->started) { fail(r, "a node recorded outside the plan"); return; }
+  pl_plan *p = r->plan;
+  pl_ins *in;
+  switch (ev->kind) {
+  case LI_EV_PARAMS: {
+    size_t n = tm_numel(ev->out);
+    p->npars = (uint32_t)n;
+    p->pv = new_cells(r, ev->out->val, ev->out->adj, n, &p->pa);
+    r->started = 1;
+    break;
+  }
+  case LI_EV_ALLOC: {
+    size_t n = tm_numel(ev->out);
+    uint32_t a;
+    uint32_t v = new_cells(r, ev->out->val, ev->out->adj, n, &a);
+    if (n && (in = emit(r, PL_FILL))) { in->o = v; in->n = (uint32_t)n; }
+    break;
+  }
+  case LI_EV_READ: {
+    uint32_t src = scalar_v(r, &ev->args[0]);
+    uint32_t v = new_cells(r, ev->out->val, NULL, 1, NULL);
+    if ((in = emit(r, PL_READ))) { in->o = v; in->a = src; }
+    break;
+  }
+  case LI_EV_ARITH: {
+    const tm_v *a = &ev->args[0], *b = &ev->args[1];
+    if (!(in = emit(r, ev->op == LN_OP_ADD ? PL_ADD : ev->op == LN_OP_SUB ? PL_SUB
+                       : ev->op == LN_OP_MUL ? PL_MUL : PL_DIV))) break;
+    in->a = scalar_v(r, a);
+    in->b = scalar_v(r, b);
+    in->aa = adjoints_of(r, a->adj, 1);
+    in->ba = adjoints_of(r, b->adj, 1);
+    in->flags = (uint16_t)((a->adj ? 1 : 0) | (b->adj ? 2 : 0));
+    in->o = new_cells(r, ev->out->val, ev->out->adj, 1, &in->oa);
+    in->x = p->np;
+    p->np += 2;
+    break;
+  }
+  case LI_EV_INVOKE: {
+    pl_call *c = new_call(r, PL_K_INVOKE, ev->fn, ev->args, ev->nargs);
+    if (!c) break;
+    c->propto = ev->propto;
+    c->nout = 1;
+    call_out(r, c, 0, ev->out);
+    break;
+  }
+  case LI_EV_TRANSFORM: {
+    pl_call *c = new_call(r, PL_K_TRANSFORM, ev->fn, ev->args, ev->nargs);
+    if (!c) break;
+    c->nout = ev->out2 ? 2 : 1;
+    call_out(r, c, 0, ev->out);
+    if (ev->out2) call_out(r, c, 1, ev->out2);
+    break;
+  }
+  case LI_EV_CHECK:
+    new_call(r, PL_K_CHECK, ev->fn, ev->args, ev->nargs);
+    break;
+  case LI_EV_COPY: {
+    size_t n = tm_numel(ev->out);
+    if (!n) break;
+    uint32_t v = map_get(&r->vmap, ev->out->val), a;
+    if (v == PL_NONE) v = new_cells(r, ev->out->val, ev->out->adj, n, &a);
+    else a = adjoints_of(r, ev->out->adj, n);
+    if (!(in = emit(r, PL_COPY))) break;
+    in->o = v; in->oa = a; in->n = (uint32_t)n;
+    in->a = values_of(r, &ev->args[0], n);
+    in->aa = adjoints_of(r, ev->args[0].adj, n);
+    break;
+  }
+  case LI_EV_GATHER: {
+    size_t n = ev->n, m = tm_numel(&ev->args[0]);
+    if (!(in = emit(r, PL_GATHER))) break;
+    in->n = (uint32_t)n;
+    in->o = values_of(r, ev->out, n);
+    in->oa = adjoints_of(r, ev->out->adj, n);
+    in->a = values_of(r, &ev->args[0], m);
+    in->aa = adjoints_of(r, ev->args[0].adj, m);
+    in->x = keep(r, ev->offs, n * sizeof(size_t));
+    break;
+  }
+  case LI_EV_STORE: {
+    size_t n = ev->n, m = tm_numel(ev->out);
+    if (!(in = emit(r, PL_STORE))) break;
+    in->n = (uint32_t)n;
+    in->o = values_of(r, ev->out, m);
+    in->oa = adjoints_of(r, ev->out->adj, m);
+    in->a = values_of(r, &ev->args[0], n);
+    in->aa = ev->args[0].base == TM_INT ? PL_NONE : adjoints_of(r, ev->args[0].adj, n);
+    in->x = ev->offs ? keep(r, ev->offs, n * sizeof(size_t)) : PL_NONE;
+    break;
+  }
+  case LI_EV_PACK: {
+    size_t n = ev->n;
+    uint32_t *idx = malloc((2 * n + 1) * sizeof *idx);
+    if (!idx) { fail(r, "out of memory"); break; }
+    for (size_t k = 0; k < n; k++) {
+      tm_v sv = tm_real_view(ev->sval[k], NULL);
+      idx[k] = scalar_v(r, &sv);
+      idx[n + k] = ev->sadj[k] ? adjoints_of(r, ev->sadj[k], 1) : PL_NONE;
+    }
+    uint32_t at = keep(r, idx, 2 * n * sizeof *idx);
+    free(idx);
+    if (!(in = emit(r, PL_PACK))) break;
+    in->x = at;
+    in->n = (uint32_t)n;
+    in->o = values_of(r, ev->out, n);
+    in->oa = adjoints_of(r, ev->out->adj, n);
+    break;
+  }
+  case LI_EV_SUM: {
+    size_t n = (size_t)ev->nargs, nad = 0;
+    uint32_t *idx = malloc((2 * n + 1) * sizeof *idx);
+    if (!idx) { fail(r, "out of memory"); break; }
+    for (size_t k = 0; k < n; k++) {
+      idx[k] = scalar_v(r, &ev->args[k]);
+      if (ev->args[k].adj) idx[n + nad++] = adjoints_of(r, ev->args[k].adj, 1);
+    }
+    uint32_t at = keep(r, idx, (n + nad) * sizeof *idx);
+    free(idx);
+    if (!(in = emit(r, PL_SUM))) break;
+    in->x = at;
+    in->n = (uint32_t)n;
+    in->b = (uint32_t)nad;
+    in->o = new_cells(r, ev->out->val, ev->out->adj, 1, &in->oa);
+    break;
+  }
+  case LI_EV_CMP:
+    if (!(in = emit(r, PL_GCMP))) break;
+    in->a = scalar_v(r, &ev->args[0]);
+    in->b = scalar_v(r, &ev->args[1]);
+    in->flags = (uint16_t)ev->op;
+    in->n = (uint32_t)ev->result;
+    break;
+  case LI_EV_TRUTH:
+    if (!(in = emit(r, PL_GTRUTH))) break;
+    in->a = scalar_v(r, &ev->args[0]);
+    in->n = (uint32_t)ev->result;
+    break;
+  case LI_EV_RESULT:
+    if (ev->out->adj) {
+      p->rv = scalar_v(r, ev->out);
+      p->ra = adjoints_of(r, ev->out->adj, 1);
+    } else {
+      p->rv = const_cells(r, ev->out, 1);
+      p->ra = PL_NONE;
+    }
+    r->done = 1;
+    break;
+  case LI_EV_UNSUPPORTED:
+  default:
+    fail(r, ev->why ? ev->why : "an operation plans do not follow yet");
+    break;
+  }
+  r->chain = ad_active->nchain;
+}
+
+pl_rec *pl_rec_new(const li_ctx *c) {
+  pl_rec *r = calloc(1, sizeof *r);
+  if (!r) return NULL;
+  r->plan = calloc(1, sizeof *r->plan);
+  if (!r->plan) { free(r); return NULL; }
+  r->ctx = c;
+  r->tracer.event = on_event;
+  r->tracer.ud = r;
+  return r;
+}
+
+const li_tracer *pl_rec_tracer(pl_rec *r) { return &r->tracer; }
+
+pl_plan *pl_rec_finish(pl_rec *r, char *why, size_t size) {
+  if (!r->failed && !r->done) fail(r, "the evaluation did not finish");
+  if (r->failed) {
+    if (why && size) snprintf(why, size, "%s", r->why);
+    return NULL;
+  }
+  pl_plan *p = r->plan;
+  r->plan = NULL;
+  return p;
+}
+
+void pl_rec_free(pl_rec *r) {
+  if (!r) return;
+  pl_plan_free(r->plan);
+  free(r->vmap.keys); free(r->vmap.vals);
+  free(r->amap.keys); free(r->amap.vals);
+  free(r);
+}

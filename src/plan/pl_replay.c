@@ -1,0 +1,237 @@
+/*
+** pl_replay.c -- an evaluation from a plan: one forward loop over the
+** instructions, then one reverse loop.
+**
+** Each instruction does what the tree's node for it does, in the same
+** floating-point order (see li_value.c and ad_node.c for the nodes it
+** mirrors), so the results are the tree's to the bit.  A CALL runs its
+** library function on views of the cells; the nodes the function records
+** go on the active tape as usual, and the reverse loop sweeps that call's
+** nodes where the call stands, after copying the adjoints its consumers
+** left in A into the function's own output.
+*/
+#include <math.h>
+#include <string.h>
+#include "pl_int.h"
+#include "../math/tm_transform.h"
+#include "../lang/ln.h"
+
+typedef struct call_state {
+  double *oadj[2];          /* the function's own output adjoints */
+  size_t c0, c1;            /* its nodes on the chain stack */
+} call_state;
+
+static void view_of(const pl_arg *g, double *V, double *A, tm_v *out) {
+  *out = g->shape;
+  if (g->v != PL_NONE) {
+    out->val = V + g->v;
+    out->adj = g->a != PL_NONE ? A + g->a : NULL;
+  } else if (g->shape.base == TM_INT) {
+    out->ival = (int *)g->c;
+  } else {
+    out->val = (double *)g->c;
+  }
+}
+
+static int run_call(const pl_call *c, double *V, double *A, call_state *st) {
+  tm_v small[8], *args = small, y[2];
+  int rc;
+  if (c->nargs > 8 && !(args = ad_alloc((size_t)c->nargs * sizeof *args))) return AD_EMEMORY;
+  for (int i = 0; i < c->nargs; i++) view_of(&c->args[i], V, A, &args[i]);
+  st->c0 = st->c1 = ad_active->nchain;
+  st->oadj[0] = st->oadj[1] = NULL;
+  switch (c->kind) {
+  case PL_K_INVOKE:
+    rc = tm_invoke(c->fn, c->propto, NULL, args, c->nargs, &y[0]);
+    break;
+  case PL_K_TRANSFORM:
+    y[0] = c->out[0].shape;
+    y[1] = c->out[1].shape;
+    rc = tm_transform_constrain(c->fn, &args[0], args + 1, &y[0], c->nout > 1 ? &y[1] : NULL);
+    break;
+  default:
+    return li_check_values(c->fn, &args[0], args + 1, c->nargs - 1) ? PL_GUARD : AD_OK;
+  }
+  if (rc) return rc;
+  st->c1 = ad_active->nchain;
+  for (int k = 0; k < c->nout; k++) {
+    const pl_arg *o = &c->out[k];
+    size_t n = c->numel[k];
+    st->oadj[k] = NULL;
+    if (tm_numel(&y[k]) != n) return PL_GUARD;
+    if (n == 0 || o->shape.base == LN_VOID) continue;
+    if (o->v == PL_NONE) {
+      /* a plain result of autodiff operands: it must not have changed */
+      if (y[k].adj) return PL_GUARD;
+      size_t bytes = n * (o->shape.base == TM_INT ? sizeof(int) : sizeof(double));
+      const void *now = o->shape.base == TM_INT ? (const void *)y[k].ival : (const void *)y[k].val;
+      if (memcmp(now, o->c, bytes)) return PL_GUARD;
+      continue;
+    }
+    if (c->view[k]) {
+      if (y[k].val != V + o->v) return PL_GUARD;
+      continue;
+    }
+    if (!y[k].adj) return PL_GUARD;
+    memcpy(V + o->v, y[k].val, n * sizeof(double));
+    st->oadj[k] = y[k].adj;
+  }
+  return AD_OK;
+}
+
+static void back_call(const pl_call *c, double *A, const call_state *st) {
+  for (int k = 0; k < c->nout; k++)
+    if (st->oadj[k]) memcpy(st->oadj[k], A + c->out[k].a, c->numel[k] * sizeof(double));
+  ad_node **chain = ad_active->chain;
+  for (size_t i = st->c1; i-- > st->c0;) chain[i]->chain(chain[i]);
+}
+
+static int compare(int op, double x, double y) {
+  switch (op) {
+  case LN_OP_EQ: return x == y;
+  case LN_OP_NE: return x != y;
+  case LN_OP_LT: return x < y;
+  case LN_OP_LE: return x <= y;
+  case LN_OP_GT: return x > y;
+  default: return x >= y;
+  }
+}
+
+int pl_replay(const pl_plan *p, const double *upars, double *lp, double *grad) {
+  double *V = ad_alloc_doubles(p->nv ? p->nv : 1);
+  double *A = ad_alloc_zeros(p->na ? p->na : 1);
+  double *P = ad_alloc_doubles(p->np ? p->np : 1);
+  call_state *cs = ad_alloc((p->ncalls ? p->ncalls : 1) * sizeof *cs);
+  if (!V || !A || !P || !cs) return AD_EMEMORY;
+  for (size_t i = 0; i < p->nconsts; i++)
+    memcpy(V + p->consts[i].at, p->consts[i].src, p->consts[i].n * sizeof(double));
+  memcpy(V + p->pv, upars, p->npars * sizeof(double));
+  int rc;
+  const pl_ins *ins = p->ins, *end = ins + p->nins;
+  for (const pl_ins *i = ins; i < end; i++) {
+    switch (i->op) {
+    case PL_FILL:
+      for (uint32_t k = 0; k < i->n; k++) V[i->o + k] = NAN;
+      break;
+    case PL_READ:
+      V[i->o] = V[i->a];
+      break;
+    case PL_ADD:
+      V[i->o] = V[i->a] + V[i->b];
+      break;
+    case PL_SUB:
+      V[i->o] = V[i->a] - V[i->b];
+      break;
+    case PL_MUL: {
+      double x = V[i->a], y = V[i->b];
+      V[i->o] = x * y;
+      P[i->x] = y;
+      P[i->x + 1] = x;
+      break;
+    }
+    case PL_DIV: {
+      double x = V[i->a], y = V[i->b], f = x / y;
+      V[i->o] = f;
+      P[i->x] = 1 / y;
+      P[i->x + 1] = -f / y;
+      break;
+    }
+    case PL_COPY:
+      memcpy(V + i->o, V + i->a, i->n * sizeof(double));
+      break;
+    case PL_GATHER: {
+      const size_t *offs = p->ptrs[i->x];
+      for (uint32_t k = 0; k < i->n; k++) V[i->o + k] = V[i->a + offs[k]];
+      break;
+    }
+    case PL_STORE:
+      if (i->x == PL_NONE) memcpy(V + i->o, V + i->a, i->n * sizeof(double));
+      else {
+        const size_t *offs = p->ptrs[i->x];
+        for (uint32_t k = 0; k < i->n; k++) V[i->o + offs[k]] = V[i->a + k];
+      }
+      break;
+    case PL_PACK: {
+      const uint32_t *idx = p->ptrs[i->x];
+      for (uint32_t k = 0; k < i->n; k++) V[i->o + k] = V[idx[k]];
+      break;
+    }
+    case PL_SUM: {
+      const uint32_t *idx = p->ptrs[i->x];
+      double t = 0.0;
+      for (uint32_t k = 0; k < i->n; k++) t += V[idx[k]];
+      V[i->o] = t;
+      break;
+    }
+    case PL_CALL:
+      if ((rc = run_call(&p->calls[i->x], V, A, &cs[i->x]))) return rc;
+      break;
+    case PL_GCMP:
+      if (compare(i->flags, V[i->a], V[i->b]) != (int)i->n) return PL_GUARD;
+      break;
+    case PL_GTRUTH:
+      if ((V[i->a] != 0.0) != (int)i->n) return PL_GUARD;
+      break;
+    default:
+      return AD_EINVALID;
+    }
+  }
+  *lp = V[p->rv];
+  if (p->ra == PL_NONE) {
+    memset(grad, 0, p->npars * sizeof(double));
+    return AD_OK;
+  }
+  A[p->ra] = 1.0;
+  for (const pl_ins *i = end; i-- > ins;) {
+    switch (i->op) {
+    case PL_ADD:
+      if (i->flags & 1) A[i->aa] += A[i->oa];
+      if (i->flags & 2) A[i->ba] += A[i->oa];
+      break;
+    case PL_SUB:
+      if (i->flags & 1) A[i->aa] += A[i->oa];
+      if (i->flags & 2) A[i->ba] += A[i->oa] * -1.0;
+      break;
+    case PL_MUL:
+    case PL_DIV:
+      if (i->flags & 1) A[i->aa] += A[i->oa] * P[i->x];
+      if (i->flags & 2) A[i->ba] += A[i->oa] * P[i->x + 1];
+      break;
+    case PL_COPY:
+      for (uint32_t k = 0; k < i->n; k++) A[i->aa + k] += A[i->oa + k];
+      break;
+    case PL_GATHER: {
+      const size_t *offs = p->ptrs[i->x];
+      for (uint32_t k = 0; k < i->n; k++) A[i->aa + offs[k]] += A[i->oa + k];
+      break;
+    }
+    case PL_STORE: {
+      const size_t *offs = i->x == PL_NONE ? NULL : p->ptrs[i->x];
+      for (uint32_t k = i->n; k-- > 0;) {
+        size_t o = i->oa + (offs ? offs[k] : k);
+        double a = A[o];
+        A[o] = 0.0;
+        if (i->aa != PL_NONE) A[i->aa + k] += a;
+      }
+      break;
+    }
+    case PL_PACK: {
+      const uint32_t *idx = p->ptrs[i->x];
+      for (uint32_t k = 0; k < i->n; k++) if (idx[i->n + k] != PL_NONE) A[idx[i->n + k]] += A[i->oa + k];
+      break;
+    }
+    case PL_SUM: {
+      const uint32_t *idx = p->ptrs[i->x];
+      for (uint32_t k = 0; k < i->b; k++) A[idx[i->n + k]] += A[i->oa] * 1.0;
+      break;
+    }
+    case PL_CALL:
+      back_call(&p->calls[i->x], A, &cs[i->x]);
+      break;
+    default:
+      break;
+    }
+  }
+  memcpy(grad, A + p->pa, p->npars * sizeof(double));
+  return AD_OK;
+}

@@ -1,0 +1,167 @@
+# Recorded plans (src/plan): the gradient from a replayed plan equals the
+# tree interpreter's bit for bit, for every bundled program and every brms
+# fixture, at many points; guards send an evaluation back to the tree and
+# record again when a decision on a parameter changes; what plans do not
+# follow yet stays on the tree and says why.
+
+# The gradient and log density at each point, on the tree alone and then
+# through plans (the first evaluation records, the others replay), and the
+# counters after.
+both_paths <- function(ctx, pts, jacobian = TRUE) {
+  one <- function(u) tryCatch(ctx$grad_log_prob(u, jacobian = jacobian),
+                              error = function(e) paste("error:", conditionMessage(e)))
+  old <- tapestry:::plans_enabled(FALSE)
+  on.exit(tapestry:::plans_enabled(old))
+  tree <- lapply(pts, one)
+  tapestry:::plans_enabled(TRUE)
+  plan <- c(lapply(pts, one), lapply(rev(pts), one))
+  list(tree = c(tree, rev(tree)), plan = plan, stats = tapestry:::plan_stats(ctx))
+}
+
+points_for <- function(ctx, k = 5, sd = 0.7) {
+  n <- ctx$num_upars()
+  c(list(rep(0, n)), lapply(seq_len(k), function(i) stats::rnorm(n, sd = sd)))
+}
+
+test_that("every bundled program: plans give the tree's bits, and loops replay", {
+  set.seed(11)
+  on_tree <- c("hier_poisson_reduce", "lbeta_map", "logistic_reduce", "map_rect_hier")
+  for (f in ext_files("\\.stan$")) {
+    nm <- sub("\\.stan$", "", basename(f))
+    data <- ext(paste0(nm, ".data.json"))
+    if (!nzchar(data)) data <- ext("logistic.data.json")
+    if (nm %in% c("logistic_reduce", "hier_poisson_reduce")) {
+      data <- jsonlite::fromJSON(data)
+      data$grainsize <- 1L
+    }
+    ctx <- suppressWarnings(tapestry_model(f))$bind(data)
+    for (jac in c(TRUE, FALSE)) {
+      r <- both_paths(ctx, points_for(ctx), jacobian = jac)
+      expect_identical(r$plan, r$tree, label = paste(nm, "through the plan"))
+    }
+    s <- r$stats
+    if (nm %in% on_tree) {
+      expect_equal(s$replays, 0, label = paste(nm, "replays"))
+      expect_match(s$why, "reduce_sum, map_rect and parallel_map", label = paste(nm, "why"))
+    } else {
+      expect_gt(s$replays, 15, label = paste(nm, "replays"))
+      expect_equal(s$fallbacks, 0, label = paste(nm, "fallbacks"))
+      expect_identical(s$why, "", label = paste(nm, "why"))
+    }
+  }
+})
+
+test_that("every brms fixture: plans give the tree's bits", {
+  set.seed(12)
+  dir <- test_path("fixtures", "brms")
+  for (f in list.files(dir, "\\.stan$", full.names = TRUE)) {
+    nm <- sub("\\.stan$", "", basename(f))
+    ctx <- suppressWarnings(tapestry_model(f))$bind(file.path(dir, paste0(nm, ".data.json")))
+    r <- both_paths(ctx, points_for(ctx, k = 3, sd = 0.5))
+    expect_identical(r$plan, r$tree, label = paste(nm, "through the plan"))
+  }
+})
+
+test_that("a branch on a parameter is a guard: the other side runs on the tree and records again", {
+  code <- "
+    parameters { real theta; vector[3] v; }
+    model {
+      real s = 0;
+      if (theta > 0) s = theta * 2; else s = exp(theta);
+      for (i in 1:3) if (v[i] < theta) s += v[i] ^ 2; else s += log1p(v[i]^2);
+      while (s > 100) s = s / 2;
+      target += -0.5 * s - 0.5 * dot_self(v) + (theta > 1 ? sin(theta) : cos(theta));
+    }"
+  ctx <- tapestry_model(code = code)$bind(list())
+  set.seed(3)
+  pts <- list(c(1, 0, 2, -1), c(-1, 0, 2, -1), c(2, 3, -4, 5), c(1, 0, 2, -1), c(-0.5, -1, 1, 0),
+              c(1, 0, 2, -1), c(30, 40, 50, 60))
+  r <- both_paths(ctx, pts)
+  expect_identical(r$plan, r$tree)
+  s <- r$stats
+  expect_gt(s$fallbacks, 0)
+  expect_gt(s$records, 1)
+  expect_lte(s$records, 2 * 4)   # PL_MAX_RECORDS per Jacobian setting
+  # with the records spent, the tree: still the same bits
+  more <- both_paths(ctx, rev(pts))
+  expect_identical(more$plan, more$tree)
+  # gradients against finite differences, through plans
+  for (u in list(c(0.3, 0.1, 2, -1.5), c(-0.7, 0.2, -2, 1), c(1.4, 3, -4, 5))) {
+    g <- as.vector(ctx$grad_log_prob(u))
+    expect_equal(g, fd_grad(ctx, u), tolerance = 1e-6)
+  }
+})
+
+test_that("element writes, slices, whole assignments and copies replay exactly", {
+  code <- "
+    functions {
+      vector shift(vector x) { vector[rows(x)] y = x; y[2:rows(x)] = x[1:(rows(x) - 1)]; return y; }
+    }
+    data { int N; vector[N] y; }
+    parameters { vector[N] z; real<lower=0> s; matrix[2, 2] M; }
+    transformed parameters {
+      vector[N] w = shift(z);
+      w[1] = w[N];
+      w = reverse(w);
+    }
+    model {
+      matrix[2, 2] K = M;
+      K[1, 2] = K[2, 1];
+      K[2] = K[1];
+      array[2] real a = {z[1], s};
+      a[1] = a[2] * a[1];
+      y ~ normal(w + a[1], s);
+      to_vector(K) ~ normal(0, 1);
+      z ~ std_normal();
+    }"
+  ctx <- tapestry_model(code = code)$bind(list(N = 5L, y = c(0.1, -0.3, 0.8, 1.2, -0.4)))
+  set.seed(4)
+  r <- both_paths(ctx, points_for(ctx, k = 6))
+  expect_identical(r$plan, r$tree)
+  expect_gt(r$stats$replays, 5)
+  u <- stats::rnorm(ctx$num_upars())
+  expect_equal(as.vector(ctx$grad_log_prob(u)), fd_grad(ctx, u), tolerance = 1e-6)
+})
+
+test_that("a rejection during replay gives the tree's error, and replay goes on after it", {
+  code <- "
+    parameters { real mu; }
+    transformed parameters { real<upper=1> e = exp(mu); }
+    model { mu ~ normal(0, 1); }"
+  ctx <- tapestry_model(code = code)$bind(list())
+  expect_no_error(ctx$grad_log_prob(-1))
+  expect_no_error(ctx$grad_log_prob(-0.5))
+  tapestry:::plans_enabled(FALSE)
+  tree_msg <- tryCatch(ctx$grad_log_prob(1), error = conditionMessage)
+  tapestry:::plans_enabled(TRUE)
+  plan_msg <- tryCatch(ctx$grad_log_prob(1), error = conditionMessage)
+  expect_identical(plan_msg, tree_msg)
+  expect_match(plan_msg, "e")
+  before <- tapestry:::plan_stats(ctx)$replays
+  expect_no_error(ctx$grad_log_prob(-2))
+  expect_equal(tapestry:::plan_stats(ctx)$replays, before + 1)
+})
+
+test_that("print() keeps a program on the tree, and prints every time", {
+  ctx <- tapestry_model(code = "parameters { real x; } model { print(\"x=\", x); x ~ std_normal(); }")$bind(list())
+  out <- capture.output(for (i in 1:3) ctx$grad_log_prob(0.5))
+  expect_length(grep("x=0.5", out), 3)
+  s <- tapestry:::plan_stats(ctx)
+  expect_equal(s$replays, 0)
+  expect_match(s$why, "print")
+})
+
+test_that("sampling through plans: 2 chains at once equal 2 single runs", {
+  mod <- tapestry_model(ext("ar3_loop.stan"))
+  d <- ext("ar3_loop.data.json")
+  run <- function(chains, ids) {
+    fit <- mod$sample(data = d, chains = chains, chain_ids = ids, parallel_chains = chains, seed = 9,
+                      iter_warmup = 100, iter_sampling = 50, refresh = 0, show_messages = FALSE)
+    posterior::as_draws_array(fit$draws())
+  }
+  both <- run(2, 1:2)
+  one <- run(1, 1)
+  two <- run(1, 2)
+  expect_identical(unclass(both)[, 1, ], unclass(one)[, 1, ])
+  expect_identical(unclass(both)[, 2, ], unclass(two)[, 1, ])
+})
