@@ -205,7 +205,7 @@ static int eval_cond(li_run *r, const ln_expr *e, tm_v *out) {
 ** program written as loops over scalars.  The value is the kernel's (the
 ** same one IEEE operation); reals only, since int arithmetic checks for
 ** overflow in the kernel.  Returns -1 when not applicable. */
-static int fast_arith(li_run *r, const tm_fn *fn, const tm_v *a, const tm_v *b, tm_v *out) {
+int li_arith(li_run *r, const tm_fn *fn, const tm_v *a, const tm_v *b, tm_v *out) {
   if (!tm_is_scalar(a) || !tm_is_scalar(b) || (a->base == TM_INT && b->base == TM_INT)) return -1;
   double x = tm_get(a, 0), y = tm_get(b, 0), f, dx, dy;
   if (fn == r->ctx->fn_add) { f = x + y; dx = 1; dy = 1; }
@@ -270,7 +270,7 @@ int li_eval(li_run *r, const ln_expr *e, tm_v *out) {
     if (e->builtin == LN_BI_LOGIC) return eval_logic(r, e, out);
     if (e->builtin == LN_BI_IDIV) return eval_idiv(r, e, out);
     if ((rc = li_eval(r, e->args[0], &small[0])) || (rc = li_eval(r, e->args[1], &small[1]))) return rc;
-    if ((rc = fast_arith(r, e->fn, &small[0], &small[1], out)) >= 0) return rc;
+    if ((rc = li_arith(r, e->fn, &small[0], &small[1], out)) >= 0) return rc;
     return li_invoke(r, e->fn, 0, small, 2, out);
   case LE_UNOP:
     if (e->op == LN_OP_PLUS || (!e->fn && e->builtin == LN_BI_NONE)) return li_eval(r, e->args[0], out);

@@ -441,7 +441,10 @@ int li_exec(li_run *r, const ln_stmt *s) {
       tm_v two[2], res;
       if ((rc = li_eval(r, s->lhs, &two[0]))) return rc;
       two[1] = v;
-      if ((rc = li_invoke(r, s->fn, 0, two, 2, &res))) return rc;
+      if ((rc = li_arith(r, s->fn, &two[0], &two[1], &res)) < 0 &&
+          (rc = li_invoke(r, s->fn, 0, two, 2, &res)))
+        return rc;
+      if (rc) return rc;
       v = res;
     }
     return li_assign(r, s->lhs, &v);

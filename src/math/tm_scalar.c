@@ -2,9 +2,9 @@
 ** tm_scalar.c -- elementwise functions, arithmetic operators, log_sum_exp
 ** and log_mix.
 **
-** Nearly everything here is one of two generic kernels.  unary_kernel
+** Nearly everything here is one of two generic kernels.  tm_unary_kernel
 ** applies a unary_def {f, df} to an int, a real or every element of a
-** container; binary_kernel applies a binary_def {f, dfdx, dfdy} with Stan's
+** container; tm_binary_kernel applies a binary_def {f, dfdx, dfdy} with Stan's
 ** broadcasting (a scalar against a container; two containers of one shape).
 ** Adding a function is one def and one table line.
 **
@@ -85,7 +85,7 @@ static const char *elem_suffix(char *buf, size_t size, const tm_v *v, size_t i) 
 
 typedef tm_unary_def unary_def;      /* tm_scalar.h */
 
-static int unary_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
+int tm_unary_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   const unary_def *d = c->fn->data;
   const char *fn = fn_name(c);
   char at[32];
@@ -306,7 +306,7 @@ static int binary_apply(const char *fn, const binary_def *d, const tm_v *a, int 
   return elt_record(n, out->adj, x->adj, px, xs, y->adj, py, ys);
 }
 
-static int binary_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
+int tm_binary_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   return binary_apply(fn_name(c), c->fn->data, a, nargs, out);
 }
 
@@ -545,8 +545,8 @@ static int log_mix_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out)
 
 /* ---- the table ---- */
 
-#define UN(name) {#name, "R(T)", unary_kernel, &def_##name}
-#define BIN(name) {#name, "real(real, real); R(T, real); R(real, T); R(T, T)", binary_kernel, &def_##name}
+#define UN(name) {#name, "R(T)", tm_unary_kernel, &def_##name}
+#define BIN(name) {#name, "real(real, real); R(T, real); R(real, T); R(T, T)", tm_binary_kernel, &def_##name}
 #define ARITH "int(int, int); real(real, real); vector(vector, vector); row_vector(row_vector, row_vector); " \
   "matrix(matrix, matrix); vector(vector, real); vector(real, vector); row_vector(row_vector, real); " \
   "row_vector(real, row_vector); matrix(matrix, real); matrix(real, matrix)"
@@ -558,7 +558,7 @@ static int log_mix_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out)
 
 const tm_fn tm_fns_scalar[] = {
   UN(exp), UN(log), UN(log1p), UN(expm1), UN(sqrt), UN(square), UN(inv), UN(fabs),
-  {"abs", "int(int); R(T)", unary_kernel, &def_abs},
+  {"abs", "int(int); R(T)", tm_unary_kernel, &def_abs},
   UN(logit), UN(inv_logit), UN(log_inv_logit), UN(log1m_inv_logit), UN(log1m), UN(log1p_exp),
   UN(lgamma), UN(digamma), UN(erf), UN(erfc), UN(Phi), UN(Phi_approx),
   UN(sin), UN(cos), UN(tan), UN(asin), UN(acos), UN(atan),
@@ -566,13 +566,13 @@ const tm_fn tm_fns_scalar[] = {
   UN(log2), UN(log10), UN(exp2), UN(cbrt), UN(inv_sqrt), UN(inv_square), UN(inv_cloglog),
   UN(log1m_exp),
   {"minus", "int(int); real(real); vector(vector); row_vector(row_vector); matrix(matrix)",
-   unary_kernel, &def_minus},
-  {"add", ARITH, binary_kernel, &def_add},
-  {"subtract", ARITH, binary_kernel, &def_subtract},
-  {"elt_multiply", ELT, binary_kernel, &def_elt_multiply},
-  {"elt_divide", ELT, binary_kernel, &def_elt_divide},
+   tm_unary_kernel, &def_minus},
+  {"add", ARITH, tm_binary_kernel, &def_add},
+  {"subtract", ARITH, tm_binary_kernel, &def_subtract},
+  {"elt_multiply", ELT, tm_binary_kernel, &def_elt_multiply},
+  {"elt_divide", ELT, tm_binary_kernel, &def_elt_divide},
   {"divide", "int(int, int); real(real, real); vector(vector, real); row_vector(row_vector, real); "
-   "matrix(matrix, real)", binary_kernel, &def_divide},
+   "matrix(matrix, real)", tm_binary_kernel, &def_divide},
   {"modulus", "int(int, int)", modulus_kernel, NULL},
   BIN(pow), BIN(fmin), BIN(fmax), BIN(log_diff_exp), BIN(lbeta), BIN(lchoose),
   {"log_sum_exp", "real(real, real); real(vector); real(row_vector); real(matrix); real(array[] real)",
@@ -583,9 +583,3 @@ const tm_fn tm_fns_scalar[] = {
 };
 
 /* the generic kernels for defs made in other modules (tm_scalar.h) */
-int tm_unary_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
-  return unary_kernel(c, a, nargs, out);
-}
-int tm_binary_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
-  return binary_kernel(c, a, nargs, out);
-}

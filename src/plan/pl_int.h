@@ -22,13 +22,19 @@ enum {
   PL_SUM,        /* V[o] = sum of V[idx[k]], k < n; back: A[idx[n+j]] += A[oa], j < b */
   PL_CALL,       /* a library function called again: calls[x] */
   PL_GCMP,       /* guard: (V[a] op V[b]) == n, op in flags */
-  PL_GTRUTH      /* guard: (V[a] != 0) == n */
+  PL_GTRUTH,     /* guard: (V[a] != 0) == n */
+  /* library functions on real scalars, as their kernels compute them (same
+     operations, same node), without the call: */
+  PL_UNARY,      /* V[o] = f(V[a]), P[x] = df: ptrs[b] a tm_unary_def */
+  PL_BINARY,     /* V[o] = f(V[a], V[b]), P[x], P[x+1]: ptrs[n] a tm_binary_def; flags as arith */
+  PL_NORMAL      /* normal_lpdf(V[a] | V[b], V[c]); flags 1, 2, 4: a, b, c have adjoints;
+                    8: keep the constant term, 16: keep log(sigma) */
 };
 
 typedef struct pl_ins {
   uint16_t op, flags;
   uint32_t n;
-  uint32_t o, oa, a, aa, b, ba;
+  uint32_t o, oa, a, aa, b, ba, c, ca;
   uint32_t x;                 /* P (arith), ptrs[x] (gather, store, pack, sum), calls[x] */
 } pl_ins;
 

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include "pl_int.h"
 #include "../lang/ln.h"
+#include "../math/tm_scalar.h"
 
 /* ---- chunks ---- */
 
@@ -130,7 +131,7 @@ static pl_ins *emit(pl_rec *r, int op) {
   pl_ins *i = &p->ins[p->nins++];
   memset(i, 0, sizeof *i);
   i->op = (uint16_t)op;
-  i->o = i->oa = i->a = i->aa = i->b = i->ba = PL_NONE;
+  i->o = i->oa = i->a = i->aa = i->b = i->ba = i->c = i->ca = PL_NONE;
   return i;
 }
 
@@ -249,6 +250,20 @@ static uint32_t keep(pl_rec *r, const void *src, size_t bytes) {
   return (uint32_t)p->nptrs++;
 }
 
+/* A pointer that outlives the plan (a function's definition) in the table. */
+static uint32_t keep_ptr(pl_rec *r, const void *q) {
+  pl_plan *p = r->plan;
+  if (p->nptrs == r->capptrs) {
+    size_t cap = r->capptrs ? 2 * r->capptrs : 256;
+    const void **n = realloc(p->ptrs, cap * sizeof *n);
+    if (!n) { fail(r, "out of memory"); return PL_NONE; }
+    p->ptrs = n;
+    r->capptrs = cap;
+  }
+  p->ptrs[p->nptrs] = q;
+  return (uint32_t)p->nptrs++;
+}
+
 static uint32_t scalar_v(pl_rec *r, const tm_v *x) { return values_of(r, x, 1); }
 
 static pl_call *new_call(pl_rec *r, int kind, const void *fn, const tm_v *args, int nargs) {
@@ -304,6 +319,61 @@ static void call_out(pl_rec *r, pl_call *c, int k, const tm_v *y) {
   o->c = e;
 }
 
+static int real_scalar(const tm_v *x) { return x->base <= TM_REAL && x->narr == 0; }
+
+/* A library call on real scalars that has an instruction of its own: 1 when
+** it was written as that instruction. */
+static int fast_call(pl_rec *r, const li_event *ev) {
+  const tm_fn *fn = ev->fn;
+  const tm_v *a = ev->args, *out = ev->out;
+  pl_plan *p = r->plan;
+  pl_ins *in;
+  if (!out->adj || out->base != TM_REAL || out->narr) return 0;
+  for (int i = 0; i < ev->nargs; i++) if (!real_scalar(&a[i])) return 0;
+  if (fn->kernel == tm_unary_kernel && ev->nargs == 1 && a[0].base == TM_REAL && a[0].adj) {
+    if (!(in = emit(r, PL_UNARY))) return 1;
+    in->a = scalar_v(r, &a[0]);
+    in->aa = adjoints_of(r, a[0].adj, 1);
+    in->b = keep_ptr(r, fn->data);
+    in->x = p->np++;
+    in->o = new_cells(r, out->val, out->adj, 1, &in->oa);
+    return 1;
+  }
+  if (fn->kernel == tm_binary_kernel && ev->nargs == 2 && (a[0].adj || a[1].adj)) {
+    if (a[0].base == TM_INT && a[1].base == TM_INT) return 0;
+    if (!(in = emit(r, PL_BINARY))) return 1;
+    in->a = scalar_v(r, &a[0]);
+    in->b = scalar_v(r, &a[1]);
+    in->aa = adjoints_of(r, a[0].adj, 1);
+    in->ba = adjoints_of(r, a[1].adj, 1);
+    in->flags = (uint16_t)((a[0].adj ? 1 : 0) | (a[1].adj ? 2 : 0));
+    in->n = keep_ptr(r, fn->data);
+    in->x = p->np;
+    p->np += 2;
+    in->o = new_cells(r, out->val, out->adj, 1, &in->oa);
+    return 1;
+  }
+  if (ev->nargs == 3 && (!strcmp(fn->name, "normal_lpdf") || !strcmp(fn->name, "normal_lupdf"))) {
+    if (!(in = emit(r, PL_NORMAL))) return 1;
+    in->a = scalar_v(r, &a[0]);
+    in->b = scalar_v(r, &a[1]);
+    in->c = scalar_v(r, &a[2]);
+    in->aa = adjoints_of(r, a[0].adj, 1);
+    in->ba = adjoints_of(r, a[1].adj, 1);
+    in->ca = adjoints_of(r, a[2].adj, 1);
+    /* tm_dens_keep: without propto every term; with it, a term that
+       depends on an argument that is not constant */
+    int keep_all = !ev->propto, sig = keep_all || !tm_is_const(&a[2]);
+    in->flags = (uint16_t)((a[0].adj ? 1 : 0) | (a[1].adj ? 2 : 0) | (a[2].adj ? 4 : 0) |
+                           (keep_all ? 8 : 0) | (sig ? 16 : 0));
+    in->x = p->np;
+    p->np += 3;
+    in->o = new_cells(r, out->val, out->adj, 1, &in->oa);
+    return 1;
+  }
+  return 0;
+}
+
 static void on_event(void *ud, const li_event *ev) {
   pl_rec *r = ud;
   if (r->failed || r->done) return;
@@ -346,6 +416,7 @@ static void on_event(void *ud, const li_event *ev) {
     break;
   }
   case LI_EV_INVOKE: {
+    if (fast_call(r, ev)) break;
     pl_call *c = new_call(r, PL_K_INVOKE, ev->fn, ev->args, ev->nargs);
     if (!c) break;
     c->propto = ev->propto;

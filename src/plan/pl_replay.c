@@ -15,6 +15,8 @@
 #include "pl_int.h"
 #include "../math/tm_transform.h"
 #include "../lang/ln.h"
+#include "../math/tm_scalar.h"
+#include "../math/tm_special.h"
 
 typedef struct call_state {
   double *oadj[2];          /* the function's own output adjoints */
@@ -172,6 +174,43 @@ int pl_replay(const pl_plan *p, const double *upars, double *lp, double *grad) {
     case PL_GTRUTH:
       if ((V[i->a] != 0.0) != (int)i->n) return PL_GUARD;
       break;
+    case PL_UNARY: {
+      const tm_unary_def *d = p->ptrs[i->b];
+      double x = V[i->a];
+      if (d->bad && d->bad(x)) return AD_EDOMAIN;
+      double fx = d->f(x);
+      V[i->o] = fx;
+      P[i->x] = d->df(x, fx);
+      break;
+    }
+    case PL_BINARY: {
+      const tm_binary_def *d = p->ptrs[i->n];
+      double u = V[i->a], v = V[i->b];
+      if (d->check && d->check("", "", u, v)) return AD_EDOMAIN;
+      double f = d->f(u, v);
+      V[i->o] = f;
+      if (i->flags & 1) P[i->x] = d->dx(u, v, f);
+      if (i->flags & 2) P[i->x + 1] = d->dy(u, v, f);
+      break;
+    }
+    case PL_NORMAL: {
+      /* tm_dens_cont.c's normal_body for one element, operation for operation */
+      double y = V[i->a], mu = V[i->b], s = V[i->c];
+      if (isnan(y) || !isfinite(mu) || !(s > 0)) return AD_EDOMAIN;
+      double inv_s = 1 / s, z = (y - mu) * inv_s, g = z * inv_s, zz = 0;
+      zz += z * z;
+      double gy = 0, gmu = 0;
+      gy -= g;
+      gmu += g;
+      P[i->x] = gy;
+      P[i->x + 1] = gmu;
+      P[i->x + 2] = (zz - 1.0) * inv_s;
+      double lp = -0.5 * zz;
+      if (i->flags & 8) lp -= TM_LOG_SQRT_2PI * 1.0;
+      if (i->flags & 16) lp -= 1.0 * log(s);
+      V[i->o] = lp;
+      break;
+    }
     default:
       return AD_EINVALID;
     }
@@ -228,6 +267,20 @@ int pl_replay(const pl_plan *p, const double *upars, double *lp, double *grad) {
     case PL_CALL:
       back_call(&p->calls[i->x], A, &cs[i->x]);
       break;
+    case PL_UNARY:
+      A[i->aa] += A[i->oa] * P[i->x];
+      break;
+    case PL_BINARY:
+      if (i->flags & 1) A[i->aa] += A[i->oa] * P[i->x];
+      if (i->flags & 2) A[i->ba] += A[i->oa] * P[i->x + 1];
+      break;
+    case PL_NORMAL: {
+      double a = A[i->oa];
+      if (i->flags & 1) A[i->aa] += a * P[i->x];
+      if (i->flags & 2) A[i->ba] += a * P[i->x + 1];
+      if (i->flags & 4) A[i->ca] += a * P[i->x + 2];
+      break;
+    }
     default:
       break;
     }

@@ -165,3 +165,38 @@ test_that("sampling through plans: 2 chains at once equal 2 single runs", {
   expect_identical(unclass(both)[, 1, ], unclass(one)[, 1, ])
   expect_identical(unclass(both)[, 2, ], unclass(two)[, 1, ])
 })
+
+test_that("scalar functions and normal densities with instructions of their own keep the tree's bits", {
+  code <- "
+    data { int N; array[N] real y; array[N] int k; real s_data; }
+    parameters { real mu; real<lower=0> sigma; real x; }
+    model {
+      for (n in 1:N) {
+        y[n] ~ normal(mu, sigma);
+        k[n] ~ normal(mu, s_data);
+        target += normal_lpdf(y[n] | mu * x, 1.5);
+        target += normal_lupdf(mu | y[n], sigma);
+        target += exp(-square(x)) + log1p(sigma) + inv_logit(mu) + fabs(x) + sqrt(sigma) + -mu;
+        target += pow(sigma, 1.5) + fmax(mu, x) + fmin(y[n], x) + atan2(x, sigma) + hypot(mu, 2.0);
+        target += log_sum_exp(mu, x) + fdim(sigma, 1) + log_diff_exp(sigma + 1, 0.5);
+      }
+      x ~ normal(mu, mu);    // a scale that can be negative: domain error
+    }"
+  d <- list(N = 4L, y = c(0.5, 0, -1.2, 2), k = c(0L, 1L, 3L, -2L), s_data = 2)
+  ctx <- tapestry_model(code = code)$bind(d)
+  pts <- list(c(0.5, 0, 0.2), c(0, -0.3, 0), c(1.2, 0.4, -0.7), c(0.8, 0.1, 0.8), c(2, 1, 2))
+  r <- both_paths(ctx, pts)
+  expect_identical(r$plan, r$tree)
+  expect_gt(r$stats$replays, 5)
+  # mu = 0 makes normal(x | mu, mu) reject: the tree's message through the plan
+  bad <- c(0, 0, 0.1)
+  tapestry:::plans_enabled(FALSE)
+  tree_msg <- tryCatch(ctx$grad_log_prob(bad), error = conditionMessage)
+  tapestry:::plans_enabled(TRUE)
+  expect_identical(tryCatch(ctx$grad_log_prob(bad), error = conditionMessage), tree_msg)
+  expect_match(tree_msg, "Scale parameter|scale|sigma")
+  # away from the kinks of fdim, fmax and fmin (sigma = 1, mu = x), where
+  # finite differences straddle two slopes
+  for (u in list(c(1.2, 0.4, -0.7), c(0.3, -0.2, 0.9), c(0.7, 0.6, -0.1)))
+    expect_equal(as.vector(ctx$grad_log_prob(u)), fd_grad(ctx, u), tolerance = 1e-6)
+})
