@@ -110,7 +110,7 @@ static int not_int(const char *fn, const char *arg) {
 
 /* elem, elem_def, KEEP and NEED: tm_dens_elem.h */
 
-static int elementwise(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
+int tm_dens_elem_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   const elem_def *def = c->fn->data;
   const char *fn = c->fn->name;
   if (nargs != def->nargs)
@@ -403,23 +403,20 @@ static int categorical_logit(const tm_call *c, const tm_v *a, int nargs, tm_v *o
 }
 
 const tm_fn tm_fns_dens_disc[] = {
-  {"bernoulli_lpmf",           "real(ints, reals)",        elementwise, &bernoulli_def},
-  {"bernoulli_logit_lpmf",     "real(ints, reals)",        elementwise, &bernoulli_logit_def},
-  {"binomial_lpmf",            "real(ints, ints, reals)",  elementwise, &binomial_def},
-  {"binomial_logit_lpmf",      "real(ints, ints, reals)",  elementwise, &binomial_logit_def},
-  {"poisson_lpmf",             "real(ints, reals)",        elementwise, &poisson_def},
-  {"poisson_log_lpmf",         "real(ints, reals)",        elementwise, &poisson_log_def},
-  {"neg_binomial_2_lpmf",      "real(ints, reals, reals)", elementwise, &neg_binomial_2_def},
-  {"neg_binomial_2_log_lpmf",  "real(ints, reals, reals)", elementwise, &neg_binomial_2_log_def},
+  {"bernoulli_lpmf",           "real(ints, reals)",        tm_dens_elem_kernel, &bernoulli_def},
+  {"bernoulli_logit_lpmf",     "real(ints, reals)",        tm_dens_elem_kernel, &bernoulli_logit_def},
+  {"binomial_lpmf",            "real(ints, ints, reals)",  tm_dens_elem_kernel, &binomial_def},
+  {"binomial_logit_lpmf",      "real(ints, ints, reals)",  tm_dens_elem_kernel, &binomial_logit_def},
+  {"poisson_lpmf",             "real(ints, reals)",        tm_dens_elem_kernel, &poisson_def},
+  {"poisson_log_lpmf",         "real(ints, reals)",        tm_dens_elem_kernel, &poisson_log_def},
+  {"neg_binomial_2_lpmf",      "real(ints, reals, reals)", tm_dens_elem_kernel, &neg_binomial_2_def},
+  {"neg_binomial_2_log_lpmf",  "real(ints, reals, reals)", tm_dens_elem_kernel, &neg_binomial_2_log_def},
   {"categorical_lpmf",         "real(ints, vector)",       categorical, NULL},
   {"categorical_logit_lpmf",   "real(ints, vector)",       categorical_logit, NULL},
   {NULL, NULL, NULL, NULL}
 };
 
 /* the kernel for descriptions made in other modules (tm_dens_elem.h) */
-int tm_dens_elem_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
-  return elementwise(c, a, nargs, out);
-}
 
 /* Stan's check_simplex, for other modules (tm_dens_elem.h) */
 int tm_dens_check_simplex(const char *fn, const char *arg, const tm_v *v) {

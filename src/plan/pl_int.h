@@ -27,9 +27,21 @@ enum {
      operations, same node), without the call: */
   PL_UNARY,      /* V[o] = f(V[a]), P[x] = df: ptrs[b] a tm_unary_def */
   PL_BINARY,     /* V[o] = f(V[a], V[b]), P[x], P[x+1]: ptrs[n] a tm_binary_def; flags as arith */
-  PL_NORMAL      /* normal_lpdf(V[a] | V[b], V[c]); flags 1, 2, 4: a, b, c have adjoints;
+  PL_NORMAL,     /* normal_lpdf(V[a] | V[b], V[c]); flags 1, 2, 4: a, b, c have adjoints;
                     8: keep the constant term, 16: keep log(sigma) */
+  PL_ELEM        /* an elementwise mass (bernoulli_logit, poisson_log...) of scalars:
+                    ptrs[n] a pl_elem, P[x ..] its partials */
 };
+
+/* An elementwise mass on scalars (tm_dens_elem.h), as its kernel runs it. */
+typedef struct pl_elem {
+  const void *def;            /* elem_def */
+  const char *fn;             /* its name, for the check */
+  int nargs, propto;
+  unsigned keep, need;
+  tm_v arg[4];                /* shapes; int arguments (constants) point at their value */
+  uint32_t v[4], a[4];        /* real arguments' cells */
+} pl_elem;
 
 typedef struct pl_ins {
   uint16_t op, flags;

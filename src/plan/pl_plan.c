@@ -19,6 +19,7 @@ typedef struct pl_cache {
   _Atomic(pl_plan *) plan[2];
   atomic_int nrecords[2];
   atomic_int given_up[2];     /* recording failed: the tree for good */
+  atomic_int recording[2];    /* one thread records at a time; the others use the tree */
   atomic_long replays, records, fallbacks, tree;
   pthread_mutex_t lock;       /* retired plans and why */
   pl_plan **retired;
@@ -49,6 +50,7 @@ static pl_cache *cache_of(const li_ctx *ctx) {
     atomic_init(&c->plan[j], NULL);
     atomic_init(&c->nrecords[j], 0);
     atomic_init(&c->given_up[j], 0);
+    atomic_init(&c->recording[j], 0);
   }
   atomic_init(&c->replays, 0);
   atomic_init(&c->records, 0);
@@ -125,9 +127,14 @@ int pl_log_prob(const li_ctx *ctx, const double *upars, int jacobian, double *lp
       return li_log_prob(ctx, upars, jacobian, lp, grad, print, err, errsize);
     }
   }
-  if (!atomic_load(&c->given_up[j]) && atomic_load(&c->nrecords[j]) < PL_MAX_RECORDS)
-    return record(ctx, c, j, upars, lp, grad, print, err, errsize);
+  if (!atomic_load(&c->given_up[j]) && atomic_load(&c->nrecords[j]) < PL_MAX_RECORDS &&
+      !atomic_exchange(&c->recording[j], 1)) {
+    int rc = record(ctx, c, j, upars, lp, grad, print, err, errsize);
+    atomic_store(&c->recording[j], 0);
+    return rc;
+  }
   if (atomic_load(&c->nrecords[j]) >= PL_MAX_RECORDS) set_why(c, "guards failed on every plan recorded");
+  /* (or another thread is recording: this evaluation takes the tree) */
   atomic_fetch_add(&c->tree, 1);
   return li_log_prob(ctx, upars, jacobian, lp, grad, print, err, errsize);
 }

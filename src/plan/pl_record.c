@@ -21,6 +21,7 @@
 #include "pl_int.h"
 #include "../lang/ln.h"
 #include "../math/tm_scalar.h"
+#include "../math/tm_dens_elem.h"
 
 /* ---- chunks ---- */
 
@@ -350,6 +351,38 @@ static int fast_call(pl_rec *r, const li_event *ev) {
     in->n = keep_ptr(r, fn->data);
     in->x = p->np;
     p->np += 2;
+    in->o = new_cells(r, out->val, out->adj, 1, &in->oa);
+    return 1;
+  }
+  if (fn->kernel == tm_dens_elem_kernel && ev->nargs <= 4) {
+    pl_elem *el = mem(r, sizeof *el);
+    if (!el) return 1;
+    memset(el, 0, sizeof *el);
+    el->def = fn->data;
+    el->fn = fn->name;
+    el->nargs = ev->nargs;
+    el->propto = ev->propto;
+    for (int i = 0; i < ev->nargs; i++) {
+      el->arg[i] = a[i];
+      el->arg[i].val = el->arg[i].adj = NULL;
+      el->arg[i].ival = NULL;
+      el->v[i] = el->a[i] = PL_NONE;
+      if (!ev->propto || !tm_is_const(&a[i])) el->keep |= 1u << i;
+      if (a[i].adj) el->need |= 1u << i;
+      if (a[i].base == TM_INT) {
+        int *k = mem(r, sizeof *k);
+        if (!k) return 1;
+        *k = a[i].ival[0];
+        el->arg[i].ival = k;
+      } else {
+        el->v[i] = scalar_v(r, &a[i]);
+        el->a[i] = adjoints_of(r, a[i].adj, 1);
+      }
+    }
+    if (!(in = emit(r, PL_ELEM))) return 1;
+    in->n = keep_ptr(r, el);
+    in->x = p->np;
+    p->np += 4;
     in->o = new_cells(r, out->val, out->adj, 1, &in->oa);
     return 1;
   }

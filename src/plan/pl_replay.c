@@ -17,6 +17,7 @@
 #include "../lang/ln.h"
 #include "../math/tm_scalar.h"
 #include "../math/tm_special.h"
+#include "../math/tm_dens_elem.h"
 
 typedef struct call_state {
   double *oadj[2];          /* the function's own output adjoints */
@@ -86,6 +87,40 @@ static void back_call(const pl_call *c, double *A, const call_state *st) {
     if (st->oadj[k]) memcpy(st->oadj[k], A + c->out[k].a, c->numel[k] * sizeof(double));
   ad_node **chain = ad_active->chain;
   for (size_t i = st->c1; i-- > st->c0;) chain[i]->chain(chain[i]);
+}
+
+/* tm_dens_disc.c's kernel for one element: its check, its term. */
+static int run_elem(const pl_elem *el, const double *V, double *P, double *out) {
+  const elem_def *def = el->def;
+  tm_v a[4];
+  tm_dens D;
+  memset(&D, 0, sizeof D);
+  for (int i = 0; i < el->nargs; i++) {
+    a[i] = el->arg[i];
+    if (a[i].base != TM_INT) a[i].val = (double *)V + el->v[i];
+  }
+  D.fn = el->fn;
+  D.a = a;
+  D.nargs = el->nargs;
+  D.n = 1;
+  D.propto = el->propto;
+  if (def->check(&D)) return AD_EDOMAIN;
+  elem e;
+  memset(&e, 0, sizeof e);
+  e.keep = el->keep;
+  e.need = el->need;
+  double logp = 0;
+  if (e.keep) {
+    for (int i = 0; i < el->nargs; i++) e.x[i] = tm_get(&a[i], 0);
+    logp += def->term(&e);
+  }
+  for (int i = 0; i < el->nargs; i++) {
+    double d = 0;
+    if (e.keep && NEED(&e, i)) d += e.d[i];
+    P[i] = d;
+  }
+  *out = logp;
+  return AD_OK;
 }
 
 static int compare(int op, double x, double y) {
@@ -211,6 +246,9 @@ int pl_replay(const pl_plan *p, const double *upars, double *lp, double *grad) {
       V[i->o] = lp;
       break;
     }
+    case PL_ELEM:
+      if ((rc = run_elem(p->ptrs[i->n], V, P + i->x, &V[i->o]))) return rc;
+      break;
     default:
       return AD_EINVALID;
     }
@@ -274,6 +312,13 @@ int pl_replay(const pl_plan *p, const double *upars, double *lp, double *grad) {
       if (i->flags & 1) A[i->aa] += A[i->oa] * P[i->x];
       if (i->flags & 2) A[i->ba] += A[i->oa] * P[i->x + 1];
       break;
+    case PL_ELEM: {
+      const pl_elem *el = p->ptrs[i->n];
+      double a = A[i->oa];
+      for (int k = 0; k < el->nargs; k++)
+        if (el->need >> k & 1u) A[el->a[k]] += a * P[i->x + k];
+      break;
+    }
     case PL_NORMAL: {
       double a = A[i->oa];
       if (i->flags & 1) A[i->aa] += a * P[i->x];

@@ -200,3 +200,27 @@ test_that("scalar functions and normal densities with instructions of their own 
   for (u in list(c(1.2, 0.4, -0.7), c(0.3, -0.2, 0.9), c(0.7, 0.6, -0.1)))
     expect_equal(as.vector(ctx$grad_log_prob(u)), fd_grad(ctx, u), tolerance = 1e-6)
 })
+
+test_that("elementwise masses of scalars replay as their kernel computes them", {
+  code <- "
+    data { int N; array[N] int y; array[N] int cnt; array[N] int tr; }
+    parameters { real a; real<lower=0> lam; real<lower=0, upper=1> th; }
+    model {
+      for (n in 1:N) {
+        y[n] ~ bernoulli_logit(a * n);
+        cnt[n] ~ poisson_log(a + 0.1 * n);
+        target += poisson_lpmf(cnt[n] | lam);
+        target += binomial_lpmf(y[n] | tr[n], th);
+        target += neg_binomial_2_lpmf(cnt[n] | lam, 2.5);
+        target += bernoulli_logit_lupmf(y[n] | a);
+      }
+    }"
+  d <- list(N = 5L, y = c(0L, 1L, 1L, 0L, 1L), cnt = c(0L, 3L, 7L, 1L, 2L), tr = c(1L, 2L, 3L, 4L, 5L))
+  ctx <- tapestry_model(code = code)$bind(d)
+  set.seed(5)
+  r <- both_paths(ctx, points_for(ctx, k = 6))
+  expect_identical(r$plan, r$tree)
+  expect_gt(r$stats$replays, 5)
+  u <- c(0.2, 0.3, -0.4)
+  expect_equal(as.vector(ctx$grad_log_prob(u)), fd_grad(ctx, u), tolerance = 1e-6)
+})
