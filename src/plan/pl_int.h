@@ -84,6 +84,8 @@ typedef struct pl_plan {
   const void **ptrs;          /* offsets and operand lists (ins.x of GATHER, STORE, PACK, SUM) */
   size_t nptrs;
   uint32_t nv, na, np;
+  uint32_t nk;                /* after pl_compact: V[0 .. nk) are the constants kvals */
+  const double *kvals;
   uint32_t pv, pa, npars;     /* the parameters' cells */
   uint32_t rv, ra;            /* the log density's cells (ra PL_NONE: constant) */
   pl_chunk *mem;              /* everything above lives here */
@@ -102,6 +104,10 @@ const li_tracer *pl_rec_tracer(pl_rec *r);
 pl_plan *pl_rec_finish(pl_rec *r, char *why, size_t size);
 void pl_rec_free(pl_rec *r);
 void pl_plan_free(pl_plan *p);
+
+/* pl_compact.c: drops reads of cells nothing writes again, puts the
+** constants first (kvals).  AD_OK or AD_EMEMORY. */
+int pl_compact(pl_plan *p);
 
 /* pl_replay.c: AD_OK; PL_GUARD when a guard failed; another status when a
 ** function failed (the tree then says why). */

@@ -586,6 +586,10 @@ pl_plan *pl_rec_finish(pl_rec *r, char *why, size_t size) {
     if (why && size) snprintf(why, size, "%s", r->why);
     return NULL;
   }
+  if (pl_compact(r->plan)) {
+    if (why && size) snprintf(why, size, "out of memory");
+    return NULL;
+  }
   pl_plan *p = r->plan;
   r->plan = NULL;
   return p;

@@ -140,8 +140,7 @@ int pl_replay(const pl_plan *p, const double *upars, double *lp, double *grad) {
   double *P = ad_alloc_doubles(p->np ? p->np : 1);
   call_state *cs = ad_alloc((p->ncalls ? p->ncalls : 1) * sizeof *cs);
   if (!V || !A || !P || !cs) return AD_EMEMORY;
-  for (size_t i = 0; i < p->nconsts; i++)
-    memcpy(V + p->consts[i].at, p->consts[i].src, p->consts[i].n * sizeof(double));
+  memcpy(V, p->kvals, p->nk * sizeof(double));
   memcpy(V + p->pv, upars, p->npars * sizeof(double));
   int rc;
   const pl_ins *ins = p->ins, *end = ins + p->nins;

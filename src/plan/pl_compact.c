@@ -1,0 +1,103 @@
+/*
+** pl_compact.c -- the pass that tidies a recorded plan before it is shared.
+**
+** 1. Scalar reads of cells nothing ever writes again (parameters, results of
+**    functions and arithmetic) are dropped: their readers read the source.
+**    The tree copies such a value so that a later write of the variable
+**    cannot change what a node reads backwards; a cell that no STORE writes
+**    cannot change, so the copy is the same value under another number.
+** 2. Constants move to the front of V, in one array, so a replay fills them
+**    with one copy.
+** Renumbering keeps cells registered together contiguous and in order, so
+** every range an instruction names stays a range.
+*/
+#include <stdlib.h>
+#include <string.h>
+#include "pl_int.h"
+
+/* The V operands of an instruction, by field. */
+static void remap_ins(pl_plan *p, pl_ins *i, const uint32_t *map) {
+#define M(f) do { if (i->f != PL_NONE) i->f = map[i->f]; } while (0)
+  switch (i->op) {
+  case PL_FILL: M(o); break;
+  case PL_READ: M(o); M(a); break;
+  case PL_ADD: case PL_SUB: case PL_MUL: case PL_DIV: case PL_BINARY:
+  case PL_COPY: case PL_GATHER: case PL_STORE:
+    M(o); M(a); M(b); break;
+  case PL_UNARY: M(o); M(a); break;
+  case PL_NORMAL: M(o); M(a); M(b); M(c); break;
+  case PL_GCMP: M(a); M(b); break;
+  case PL_GTRUTH: M(a); break;
+  case PL_PACK: case PL_SUM: {
+    uint32_t *idx = (uint32_t *)p->ptrs[i->x];
+    for (uint32_t k = 0; k < i->n; k++) idx[k] = map[idx[k]];
+    M(o);
+    break;
+  }
+  case PL_ELEM: {
+    pl_elem *el = (pl_elem *)p->ptrs[i->n];
+    for (int k = 0; k < el->nargs; k++) if (el->v[k] != PL_NONE) el->v[k] = map[el->v[k]];
+    M(o);
+    break;
+  }
+  case PL_CALL: {
+    pl_call *c = &p->calls[i->x];
+    for (int k = 0; k < c->nargs; k++) if (c->args[k].v != PL_NONE) c->args[k].v = map[c->args[k].v];
+    for (int k = 0; k < c->nout; k++) if (c->out[k].v != PL_NONE) c->out[k].v = map[c->out[k].v];
+    break;
+  }
+  default: break;
+  }
+#undef M
+}
+
+int pl_compact(pl_plan *p) {
+  uint32_t nv = p->nv;
+  uint32_t *alias = malloc((size_t)(nv ? nv : 1) * sizeof *alias);
+  unsigned char *written = calloc(nv ? nv : 1, 1), *isconst = calloc(nv ? nv : 1, 1);
+  uint32_t *map = malloc((size_t)(nv ? nv : 1) * sizeof *map);
+  if (!alias || !written || !isconst || !map) { free(alias); free(written); free(isconst); free(map); return AD_EMEMORY; }
+  for (uint32_t v = 0; v < nv; v++) alias[v] = v;
+  /* cells a STORE writes */
+  for (size_t k = 0; k < p->nins; k++) {
+    const pl_ins *i = &p->ins[k];
+    if (i->op != PL_STORE) continue;
+    const size_t *offs = i->x == PL_NONE ? NULL : p->ptrs[i->x];
+    for (uint32_t j = 0; j < i->n; j++) written[i->o + (offs ? offs[j] : j)] = 1;
+  }
+  for (size_t k = 0; k < p->nconsts; k++)
+    memset(isconst + p->consts[k].at, 1, p->consts[k].n);
+  /* reads of cells never written: aliases */
+  size_t out = 0;
+  for (size_t k = 0; k < p->nins; k++) {
+    pl_ins *i = &p->ins[k];
+    if (i->op == PL_READ && !written[i->a]) {
+      alias[i->o] = alias[i->a];
+      continue;
+    }
+    p->ins[out++] = *i;
+  }
+  p->nins = out;
+  /* new numbers: constants first, in order, then the other cells still named */
+  uint32_t next = 0, nk = 0;
+  for (size_t k = 0; k < p->nconsts; k++)
+    for (uint32_t j = 0; j < p->consts[k].n; j++) map[p->consts[k].at + j] = next++;
+  nk = next;
+  for (uint32_t v = 0; v < nv; v++)
+    if (!isconst[v] && alias[v] == v) map[v] = next++;
+  for (uint32_t v = 0; v < nv; v++)
+    if (alias[v] != v) map[v] = map[alias[v]];
+  /* the constants' values, in their new order */
+  double *kv = pl_mem(&p->mem, (size_t)(nk ? nk : 1) * sizeof(double));
+  if (!kv) { free(alias); free(written); free(isconst); free(map); return AD_EMEMORY; }
+  for (size_t k = 0; k < p->nconsts; k++)
+    memcpy(kv + map[p->consts[k].at], p->consts[k].src, p->consts[k].n * sizeof(double));
+  for (size_t k = 0; k < p->nins; k++) remap_ins(p, &p->ins[k], map);
+  p->pv = p->npars ? map[p->pv] : 0;
+  p->rv = map[p->rv];
+  p->nk = nk;
+  p->kvals = kv;
+  p->nv = next;
+  free(alias); free(written); free(isconst); free(map);
+  return AD_OK;
+}
