@@ -24,8 +24,8 @@ static void remap_ins(pl_plan *p, pl_ins *i, const uint32_t *map) {
   case PL_ADD: case PL_SUB: case PL_MUL: case PL_DIV: case PL_BINARY:
   case PL_COPY: case PL_GATHER: case PL_STORE:
     M(o); M(a); M(b); break;
-  case PL_UNARY: M(o); M(a); break;
-  case PL_NORMAL: M(o); M(a); M(b); M(c); break;
+  case PL_UNARY: case PL_LSE: M(o); M(a); break;
+  case PL_NORMAL: case PL_LOGMIX: M(o); M(a); M(b); M(c); break;
   case PL_GCMP: M(a); M(b); break;
   case PL_GTRUTH: M(a); break;
   case PL_PACK: case PL_SUM: {

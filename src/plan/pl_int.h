@@ -29,6 +29,8 @@ enum {
   PL_BINARY,     /* V[o] = f(V[a], V[b]), P[x], P[x+1]: ptrs[n] a tm_binary_def; flags as arith */
   PL_NORMAL,     /* normal_lpdf(V[a] | V[b], V[c]); flags 1, 2, 4: a, b, c have adjoints;
                     8: keep the constant term, 16: keep log(sigma) */
+  PL_LOGMIX,     /* V[o] = log_mix(V[a], V[b], V[c]); flags 1, 2, 4: adjoints; P[x .. x+3) */
+  PL_LSE,        /* V[o] = log_sum_exp(V[a .. a+n)), P[x .. x+n) its partials */
   PL_ELEM        /* an elementwise mass (bernoulli_logit, poisson_log...) of scalars:
                     ptrs[n] a pl_elem, P[x ..] its partials */
 };

@@ -330,6 +330,18 @@ static int fast_call(pl_rec *r, const li_event *ev) {
   pl_plan *p = r->plan;
   pl_ins *in;
   if (!out->adj || out->base != TM_REAL || out->narr) return 0;
+  if (ev->nargs == 1 && !strcmp(fn->name, "log_sum_exp") && a[0].adj && a[0].base != TM_INT &&
+      a[0].base != TM_MATRIX && a[0].narr <= 1 && tm_numel(&a[0]) > 0) {
+    size_t n = tm_numel(&a[0]);
+    if (!(in = emit(r, PL_LSE))) return 1;
+    in->n = (uint32_t)n;
+    in->a = values_of(r, &a[0], n);
+    in->aa = adjoints_of(r, a[0].adj, n);
+    in->x = p->np;
+    p->np += (uint32_t)n;
+    in->o = new_cells(r, out->val, out->adj, 1, &in->oa);
+    return 1;
+  }
   for (int i = 0; i < ev->nargs; i++) if (!real_scalar(&a[i])) return 0;
   if (fn->kernel == tm_unary_kernel && ev->nargs == 1 && a[0].base == TM_REAL && a[0].adj) {
     if (!(in = emit(r, PL_UNARY))) return 1;
@@ -383,6 +395,20 @@ static int fast_call(pl_rec *r, const li_event *ev) {
     in->n = keep_ptr(r, el);
     in->x = p->np;
     p->np += 4;
+    in->o = new_cells(r, out->val, out->adj, 1, &in->oa);
+    return 1;
+  }
+  if (ev->nargs == 3 && !strcmp(fn->name, "log_mix")) {
+    if (!(in = emit(r, PL_LOGMIX))) return 1;
+    in->a = scalar_v(r, &a[0]);
+    in->b = scalar_v(r, &a[1]);
+    in->c = scalar_v(r, &a[2]);
+    in->aa = adjoints_of(r, a[0].adj, 1);
+    in->ba = adjoints_of(r, a[1].adj, 1);
+    in->ca = adjoints_of(r, a[2].adj, 1);
+    in->flags = (uint16_t)((a[0].adj ? 1 : 0) | (a[1].adj ? 2 : 0) | (a[2].adj ? 4 : 0));
+    in->x = p->np;
+    p->np += 3;
     in->o = new_cells(r, out->val, out->adj, 1, &in->oa);
     return 1;
   }

@@ -245,6 +245,39 @@ int pl_replay(const pl_plan *p, const double *upars, double *lp, double *grad) {
       V[i->o] = lp;
       break;
     }
+    case PL_LOGMIX: {
+      /* tm_scalar.c's log_mix3 */
+      double th = V[i->a], l1 = V[i->b], l2 = V[i->c];
+      if (isnan(l1) || isnan(l2) || !(th >= 0 && th <= 1)) return AD_EDOMAIN;
+      double f = tm_log_sum_exp2(log(th) + l1, tm_log1m(th) + l2);
+      double e1 = exp(l1 - f), e2 = exp(l2 - f);
+      V[i->o] = f;
+      P[i->x] = e1 - e2;
+      P[i->x + 1] = th * e1;
+      P[i->x + 2] = (1 - th) * e2;
+      break;
+    }
+    case PL_LSE: {
+      /* tm_scalar.c's lse_n and lse_kernel: the shift's 0 is added too */
+      const double *x = V + i->a;
+      double m = -INFINITY, f;
+      int nan = 0;
+      for (uint32_t k = 0; k < i->n; k++) {
+        double t = x[k] + (double)0;
+        if (isnan(t)) { nan = 1; break; }
+        if (t > m) m = t;
+      }
+      if (nan) f = NAN;
+      else if (isinf(m)) f = m;
+      else {
+        double s = 0;
+        for (uint32_t k = 0; k < i->n; k++) s += exp(x[k] + (double)0 - m);
+        f = m + log(s);
+      }
+      V[i->o] = f;
+      for (uint32_t k = 0; k < i->n; k++) P[i->x + k] = exp(x[k] - f);
+      break;
+    }
     case PL_ELEM:
       if ((rc = run_elem(p->ptrs[i->n], V, P + i->x, &V[i->o]))) return rc;
       break;
@@ -311,6 +344,11 @@ int pl_replay(const pl_plan *p, const double *upars, double *lp, double *grad) {
       if (i->flags & 1) A[i->aa] += A[i->oa] * P[i->x];
       if (i->flags & 2) A[i->ba] += A[i->oa] * P[i->x + 1];
       break;
+    case PL_LSE: {
+      double a = A[i->oa];
+      for (uint32_t k = 0; k < i->n; k++) A[i->aa + k] += a * P[i->x + k];
+      break;
+    }
     case PL_ELEM: {
       const pl_elem *el = p->ptrs[i->n];
       double a = A[i->oa];
@@ -318,6 +356,7 @@ int pl_replay(const pl_plan *p, const double *upars, double *lp, double *grad) {
         if (el->need >> k & 1u) A[el->a[k]] += a * P[i->x + k];
       break;
     }
+    case PL_LOGMIX:
     case PL_NORMAL: {
       double a = A[i->oa];
       if (i->flags & 1) A[i->aa] += a * P[i->x];

@@ -179,6 +179,8 @@ test_that("scalar functions and normal densities with instructions of their own 
         target += exp(-square(x)) + log1p(sigma) + inv_logit(mu) + fabs(x) + sqrt(sigma) + -mu;
         target += pow(sigma, 1.5) + fmax(mu, x) + fmin(y[n], x) + atan2(x, sigma) + hypot(mu, 2.0);
         target += log_sum_exp(mu, x) + fdim(sigma, 1) + log_diff_exp(sigma + 1, 0.5);
+        target += log_mix(inv_logit(x), normal_lpdf(y[n] | mu, 1), normal_lpdf(y[n] | -mu, sigma));
+        target += log_mix(0.3, mu, x) + log_sum_exp({mu, x * y[n], sigma}) + log_sum_exp([mu, -x]');
       }
       x ~ normal(mu, mu);    // a scale that can be negative: domain error
     }"
