@@ -51,6 +51,101 @@ static void remap_ins(pl_plan *p, pl_ins *i, const uint32_t *map) {
 #undef M
 }
 
+/* Which scalar reads can go.  A read's copy and its source hold the same
+** value until a STORE (or another write) changes the source: every use of
+** the copy before that may read the source instead.  Library calls may read
+** their operands' values again in the reverse pass, after every write, so a
+** copy a call uses may go only when nothing writes its source afterwards at
+** all.  alias[o] = the cell to read instead (o itself: keep the read). */
+typedef struct alias_walk {
+  uint32_t *ver, *rd_src, *rd_ver;
+  unsigned char *ok, *late;
+} alias_walk;
+
+static void use(alias_walk *w, uint32_t u, int late) {
+  if (u == PL_NONE || w->rd_src[u] == PL_NONE) return;
+  if (late) w->late[u] = 1;
+  else if (w->ver[w->rd_src[u]] != w->rd_ver[u]) w->ok[u] = 0;
+}
+
+static void use_range(alias_walk *w, uint32_t u, size_t n, int late) {
+  if (u == PL_NONE) return;
+  for (size_t k = 0; k < n; k++) use(w, u + (uint32_t)k, late);
+}
+
+static void wrote(alias_walk *w, uint32_t o, size_t n, const size_t *offs) {
+  if (o == PL_NONE) return;
+  for (size_t k = 0; k < n; k++) w->ver[o + (offs ? offs[k] : k)]++;
+}
+
+static int find_aliases(const pl_plan *p, uint32_t *alias) {
+  uint32_t nv = p->nv ? p->nv : 1;
+  alias_walk w;
+  w.ver = calloc(nv, sizeof *w.ver);
+  w.rd_src = malloc(nv * sizeof *w.rd_src);
+  w.rd_ver = calloc(nv, sizeof *w.rd_ver);
+  w.ok = calloc(nv, 1);
+  w.late = calloc(nv, 1);
+  if (!w.ver || !w.rd_src || !w.rd_ver || !w.ok || !w.late) {
+    free(w.ver); free(w.rd_src); free(w.rd_ver); free(w.ok); free(w.late);
+    return AD_EMEMORY;
+  }
+  for (uint32_t v = 0; v < nv; v++) w.rd_src[v] = PL_NONE;
+  for (size_t k = 0; k < p->nins; k++) {
+    const pl_ins *i = &p->ins[k];
+    switch (i->op) {
+    case PL_READ:
+      use(&w, i->a, 0);
+      w.rd_src[i->o] = w.rd_src[i->a] != PL_NONE ? w.rd_src[i->a] : i->a;
+      w.rd_ver[i->o] = w.rd_src[i->a] != PL_NONE ? w.rd_ver[i->a] : w.ver[i->a];
+      w.ok[i->o] = w.rd_src[i->a] != PL_NONE ? w.ok[i->a] : 1;
+      break;
+    case PL_FILL: wrote(&w, i->o, i->n, NULL); break;
+    case PL_ADD: case PL_SUB: case PL_MUL: case PL_DIV: case PL_BINARY: case PL_GCMP:
+      use(&w, i->a, 0); use(&w, i->b, 0); break;
+    case PL_UNARY: case PL_GTRUTH: use(&w, i->a, 0); break;
+    case PL_NORMAL: case PL_LOGMIX: use(&w, i->a, 0); use(&w, i->b, 0); use(&w, i->c, 0); break;
+    case PL_LSE: use_range(&w, i->a, i->n, 0); break;
+    case PL_COPY: use_range(&w, i->a, i->n, 0); wrote(&w, i->o, i->n, NULL); break;
+    case PL_GATHER: {
+      const size_t *offs = p->ptrs[i->x];
+      for (uint32_t j = 0; j < i->n; j++) use(&w, i->a + (uint32_t)offs[j], 0);
+      wrote(&w, i->o, i->n, NULL);
+      break;
+    }
+    case PL_STORE:
+      use_range(&w, i->a, i->n, 0);
+      wrote(&w, i->o, i->n, i->x == PL_NONE ? NULL : p->ptrs[i->x]);
+      break;
+    case PL_PACK: case PL_SUM: {
+      const uint32_t *idx = p->ptrs[i->x];
+      for (uint32_t j = 0; j < i->n; j++) use(&w, idx[j], 0);
+      if (i->op == PL_PACK) wrote(&w, i->o, i->n, NULL);
+      break;
+    }
+    case PL_ELEM: {
+      const pl_elem *el = p->ptrs[i->n];
+      for (int j = 0; j < el->nargs; j++) use(&w, el->v[j], 0);
+      break;
+    }
+    case PL_CALL: {
+      const pl_call *c = &p->calls[i->x];
+      for (int j = 0; j < c->nargs; j++) use_range(&w, c->args[j].v, tm_numel(&c->args[j].shape), 1);
+      break;
+    }
+    default: break;
+    }
+  }
+  for (uint32_t v = 0; v < p->nv; v++) {
+    alias[v] = v;
+    if (w.rd_src[v] == PL_NONE) continue;
+    if (w.late[v] && w.ver[w.rd_src[v]] != w.rd_ver[v]) w.ok[v] = 0;
+    if (w.ok[v]) alias[v] = w.rd_src[v];
+  }
+  free(w.ver); free(w.rd_src); free(w.rd_ver); free(w.ok); free(w.late);
+  return AD_OK;
+}
+
 int pl_compact(pl_plan *p) {
   uint32_t nv = p->nv;
   uint32_t *alias = malloc((size_t)(nv ? nv : 1) * sizeof *alias);
@@ -58,23 +153,13 @@ int pl_compact(pl_plan *p) {
   uint32_t *map = malloc((size_t)(nv ? nv : 1) * sizeof *map);
   if (!alias || !written || !isconst || !map) { free(alias); free(written); free(isconst); free(map); return AD_EMEMORY; }
   for (uint32_t v = 0; v < nv; v++) alias[v] = v;
-  /* cells a STORE writes */
-  for (size_t k = 0; k < p->nins; k++) {
-    const pl_ins *i = &p->ins[k];
-    if (i->op != PL_STORE) continue;
-    const size_t *offs = i->x == PL_NONE ? NULL : p->ptrs[i->x];
-    for (uint32_t j = 0; j < i->n; j++) written[i->o + (offs ? offs[j] : j)] = 1;
-  }
   for (size_t k = 0; k < p->nconsts; k++)
     memset(isconst + p->consts[k].at, 1, p->consts[k].n);
-  /* reads of cells never written: aliases */
+  if (find_aliases(p, alias)) { free(alias); free(written); free(isconst); free(map); return AD_EMEMORY; }
   size_t out = 0;
   for (size_t k = 0; k < p->nins; k++) {
     pl_ins *i = &p->ins[k];
-    if (i->op == PL_READ && !written[i->a]) {
-      alias[i->o] = alias[i->a];
-      continue;
-    }
+    if (i->op == PL_READ && alias[i->o] != i->o) continue;
     p->ins[out++] = *i;
   }
   p->nins = out;

@@ -190,6 +190,10 @@ for (name in names(alias_forms)) {
     expect_equal(attr(g, "log_prob"), lp, tolerance = 1e-13)
     expect_identical(attr(g, "log_prob"), ctx$log_prob(th0))
     expect_equal(as.vector(g), fd_grad(ctx, th0, h = 1e-6), tolerance = 1e-7)
+    # a recorded plan (src/plan) replays the same bits as the tree
+    r <- both_paths(ctx, list(th0, 0.5 * th0, -th0, th0 + 0.3))
+    expect_identical(r$plan, r$tree)
+    expect_gt(r$stats$replays, 0)
   })
 }
 

@@ -4,25 +4,6 @@
 # record again when a decision on a parameter changes; what plans do not
 # follow yet stays on the tree and says why.
 
-# The gradient and log density at each point, on the tree alone and then
-# through plans (the first evaluation records, the others replay), and the
-# counters after.
-both_paths <- function(ctx, pts, jacobian = TRUE) {
-  one <- function(u) tryCatch(ctx$grad_log_prob(u, jacobian = jacobian),
-                              error = function(e) paste("error:", conditionMessage(e)))
-  old <- tapestry:::plans_enabled(FALSE)
-  on.exit(tapestry:::plans_enabled(old))
-  tree <- lapply(pts, one)
-  tapestry:::plans_enabled(TRUE)
-  plan <- c(lapply(pts, one), lapply(rev(pts), one))
-  list(tree = c(tree, rev(tree)), plan = plan, stats = tapestry:::plan_stats(ctx))
-}
-
-points_for <- function(ctx, k = 5, sd = 0.7) {
-  n <- ctx$num_upars()
-  c(list(rep(0, n)), lapply(seq_len(k), function(i) stats::rnorm(n, sd = sd)))
-}
-
 test_that("every bundled program: plans give the tree's bits, and loops replay", {
   set.seed(11)
   on_tree <- c("hier_poisson_reduce", "lbeta_map", "logistic_reduce", "map_rect_hier")
