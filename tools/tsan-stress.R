@@ -2,7 +2,10 @@
 # per chain (on a 2-core machine: more threads than cores), 200 warmup +
 # 200 sampling iterations, `reps` times in a row; then a profiled
 # reduce_sum program the same way (profiles written by helper threads);
-# then gradients with 2 threads outside sampling.
+# then gradients with 2 threads outside sampling; then programs that run
+# from recorded plans (src/plan): 4 chains of ar3_loop recording and
+# replaying at once, and a program whose guards fail now and then, so that
+# plans are recorded again while other chains replay the old one.
 args <- commandArgs(TRUE)
 lib <- args[1]
 reps <- as.integer(args[2])
@@ -38,4 +41,19 @@ ctx <- mod$bind(data)
 tapestry_set_num_threads(2)
 u <- rep(0.1, ctx$num_upars())
 for (i in 1:200) g <- ctx$grad_log_prob(u)
+plan_models <- list(
+  tapestry_model(file.path(ext, "ar3_loop.stan"))$sample,
+  tapestry_model(code = "
+    parameters { real theta; real<lower=0> s; }
+    model {
+      real t = theta > 0 ? square(theta) : -theta;
+      if (theta > 1) t += log1p(theta);
+      theta ~ normal(0, 1.5); s ~ exponential(1); target += -t * s;
+    }")$sample)
+for (k in seq_along(plan_models)) {
+  d <- if (k == 1) file.path(ext, "ar3_loop.data.json") else list()
+  fit <- plan_models[[k]](data = d, chains = 4, parallel_chains = 4, iter_warmup = 200,
+                          iter_sampling = 200, seed = 3, refresh = 0, show_messages = FALSE)
+  stopifnot(all(fit$return_codes() == 0))
+}
 cat("done\n")
