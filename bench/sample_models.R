@@ -17,7 +17,8 @@ suppressMessages(library(tapestry, lib.loc = lib))
 models_dir <- Sys.getenv("TAPESTRY_MODELS", "../shared/models")
 models <- c("conjugate_normal", "eight_schools", "gp_profile", "hier_poisson",
             "hier_poisson_reduce", "lbeta_map", "logistic", "logistic_reduce",
-            "map_rect_hier", "varying_slopes")
+            "map_rect_hier", "varying_slopes", "ar3_loop", "brms_negbin_rs", "county_loop",
+            "garch_loop", "gp_loop", "hmm_forward", "irt_2pl", "mixture_loop")
 if (length(only)) models <- intersect(models, only)
 # TAPESTRY_ITER=n runs n warmup and n sampling iterations instead of the
 # reference's (shorter runs: the MCSE-based checks allow for it)
