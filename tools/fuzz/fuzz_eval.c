@@ -39,6 +39,7 @@
 #include "math/tm.h"
 #include "lang/ln.h"
 #include "lang/ld.h"
+#include "plan/pl.h"
 #include "lang/li.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
@@ -280,8 +281,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   n_bound++;
   size_t np = li_num_upars(ctx), nout = li_num_outputs(ctx, 1, 1);
   double *u = malloc((np + 1) * sizeof *u), *g = malloc((np + 1) * sizeof *g);
-  double *out = malloc((nout + 1) * sizeof *out);
-  if (!u || !g || !out) __builtin_trap();
+  double *out = malloc((nout + 1) * sizeof *out), *g2 = malloc((np + 1) * sizeof *g2);
+  if (!u || !g || !out || !g2) __builtin_trap();
   for (size_t k = 0; k < np; k++) u[k] = param(pb, pn, k);
   for (int jac = 0; jac <= 1; jac++) {
     double lp_d = NAN, lp_t = NAN;
@@ -300,6 +301,34 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     if (rd == AD_OK) n_eval_ok++;
     else n_rejected++;
+    /* recorded plans (src/plan): the first call records, the next ones
+       replay (here and at a moved point); each equals the tree to the bit */
+    for (int rep = 0; rep < 3; rep++) {
+      double lp_p = NAN, lp_r = NAN;
+      if (rep == 2) for (size_t k = 0; k < np; k++) u[k] += 0.1;
+      int rr = AD_OK;
+      if (rep == 2) {
+        err[0] = '\0';
+        print.len = 0;
+        rr = li_log_prob(ctx, u, jac, &lp_r, g, &print, err, sizeof err);
+        check_status(rr, err, sizeof err);
+        memcpy(g2, g, np * sizeof *g);
+      } else {
+        lp_r = lp_t;
+        rr = rt;
+        memcpy(g2, g, np * sizeof *g);
+      }
+      err[0] = '\0';
+      print.len = 0;
+      int rp = pl_log_prob(ctx, u, jac, &lp_p, g, &print, err, sizeof err);
+      check_status(rp, err, sizeof err);
+      if (rp != rr || (rp == AD_OK && (memcmp(&lp_p, &lp_r, sizeof lp_p) || memcmp(g, g2, np * sizeof *g)))) {
+        fprintf(stderr, "fuzz_eval: %s, jacobian %d, call %d: the plan gives status %d, lp %.17g; the tree %d, %.17g\n",
+                P->name, jac, rep, rp, lp_p, rr, lp_r);
+        __builtin_trap();
+      }
+      if (rep == 2) for (size_t k = 0; k < np; k++) u[k] -= 0.1;
+    }
     if (rd == AD_OK) {
       if (!(lp_d == lp_t || (isnan(lp_d) && isnan(lp_t)))) {
         fprintf(stderr, "fuzz_eval: %s, jacobian %d: log density %.17g on doubles, %.17g on the tape\n", P->name, jac, lp_d, lp_t);
@@ -315,6 +344,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   check_status(rc, err, sizeof err);
   free(u);
   free(g);
+  free(g2);
   free(out);
   li_ctx_free(ctx);
   return 0;
