@@ -1,11 +1,8 @@
 /*
 ** pl_compact.c -- the pass that tidies a recorded plan before it is shared.
 **
-** 1. Scalar reads of cells nothing ever writes again (parameters, results of
-**    functions and arithmetic) are dropped: their readers read the source.
-**    The tree copies such a value so that a later write of the variable
-**    cannot change what a node reads backwards; a cell that no STORE writes
-**    cannot change, so the copy is the same value under another number.
+** 1. Scalar reads are dropped where the source keeps its value until the
+**    copy's last use (see find_aliases): their readers read the source.
 ** 2. Constants move to the front of V, in one array, so a replay fills them
 **    with one copy.
 ** Renumbering keeps cells registered together contiguous and in order, so
@@ -149,13 +146,13 @@ static int find_aliases(const pl_plan *p, uint32_t *alias) {
 int pl_compact(pl_plan *p) {
   uint32_t nv = p->nv;
   uint32_t *alias = malloc((size_t)(nv ? nv : 1) * sizeof *alias);
-  unsigned char *written = calloc(nv ? nv : 1, 1), *isconst = calloc(nv ? nv : 1, 1);
+  unsigned char *isconst = calloc(nv ? nv : 1, 1);
   uint32_t *map = malloc((size_t)(nv ? nv : 1) * sizeof *map);
-  if (!alias || !written || !isconst || !map) { free(alias); free(written); free(isconst); free(map); return AD_EMEMORY; }
+  if (!alias || !isconst || !map) { free(alias); free(isconst); free(map); return AD_EMEMORY; }
   for (uint32_t v = 0; v < nv; v++) alias[v] = v;
   for (size_t k = 0; k < p->nconsts; k++)
     memset(isconst + p->consts[k].at, 1, p->consts[k].n);
-  if (find_aliases(p, alias)) { free(alias); free(written); free(isconst); free(map); return AD_EMEMORY; }
+  if (find_aliases(p, alias)) { free(alias); free(isconst); free(map); return AD_EMEMORY; }
   size_t out = 0;
   for (size_t k = 0; k < p->nins; k++) {
     pl_ins *i = &p->ins[k];
@@ -174,7 +171,7 @@ int pl_compact(pl_plan *p) {
     if (alias[v] != v) map[v] = map[alias[v]];
   /* the constants' values, in their new order */
   double *kv = pl_mem(&p->mem, (size_t)(nk ? nk : 1) * sizeof(double));
-  if (!kv) { free(alias); free(written); free(isconst); free(map); return AD_EMEMORY; }
+  if (!kv) { free(alias); free(isconst); free(map); return AD_EMEMORY; }
   for (size_t k = 0; k < p->nconsts; k++)
     memcpy(kv + map[p->consts[k].at], p->consts[k].src, p->consts[k].n * sizeof(double));
   for (size_t k = 0; k < p->nins; k++) remap_ins(p, &p->ins[k], map);
@@ -183,6 +180,6 @@ int pl_compact(pl_plan *p) {
   p->nk = nk;
   p->kvals = kv;
   p->nv = next;
-  free(alias); free(written); free(isconst); free(map);
+  free(alias); free(isconst); free(map);
   return AD_OK;
 }

@@ -120,15 +120,21 @@ static void fail(pl_rec *r, const char *why) {
   snprintf(r->why, sizeof r->why, "%s", why);
 }
 
+/* Room for one more element in a growing array of the plan (*arr holds n
+** of cap); 0, or 1 with the recorder failed. */
+static int grow(pl_rec *r, void *arr, size_t n, size_t *cap, size_t elem, size_t first) {
+  if (n < *cap) return 0;
+  size_t c = *cap ? 2 * *cap : first;
+  void *q = realloc(*(void **)arr, c * elem);
+  if (!q) { fail(r, "out of memory"); return 1; }
+  *(void **)arr = q;
+  *cap = c;
+  return 0;
+}
+
 static pl_ins *emit(pl_rec *r, int op) {
   pl_plan *p = r->plan;
-  if (p->nins == r->capins) {
-    size_t cap = r->capins ? 2 * r->capins : 1024;
-    pl_ins *n = realloc(p->ins, cap * sizeof *n);
-    if (!n) { fail(r, "out of memory"); return NULL; }
-    p->ins = n;
-    r->capins = cap;
-  }
+  if (grow(r, &p->ins, p->nins, &r->capins, sizeof *p->ins, 1024)) return NULL;
   pl_ins *i = &p->ins[p->nins++];
   memset(i, 0, sizeof *i);
   i->op = (uint16_t)op;
@@ -167,13 +173,7 @@ static uint32_t const_cells(pl_rec *r, const tm_v *x, size_t n) {
   if (!c) return PL_NONE;
   for (size_t i = 0; i < n; i++) c[i] = x->base == TM_INT ? (double)x->ival[i] : x->val[i];
   if ((size_t)p->nv + n >= PL_NONE) { fail(r, "too many values"); return PL_NONE; }
-  if (p->nconsts == r->capconsts) {
-    size_t cap = r->capconsts ? 2 * r->capconsts : 256;
-    pl_const *k = realloc(p->consts, cap * sizeof *k);
-    if (!k) { fail(r, "out of memory"); return PL_NONE; }
-    p->consts = k;
-    r->capconsts = cap;
-  }
+  if (grow(r, &p->consts, p->nconsts, &r->capconsts, sizeof *p->consts, 256)) return PL_NONE;
   uint32_t v = p->nv;
   p->consts[p->nconsts++] = (pl_const){v, (uint32_t)n, c};
   p->nv += (uint32_t)n;
@@ -235,47 +235,29 @@ static void arg_of(pl_rec *r, const tm_v *x, pl_arg *out) {
 
 /* A copy of bytes in the plan, named by its index in the plan's table of
 ** pointers (offsets of gathers and stores, operand lists). */
-static uint32_t keep(pl_rec *r, const void *src, size_t bytes) {
+/* A pointer in the plan's table (a function's definition, or memory of the
+** plan), named by its index. */
+static uint32_t keep_ptr(pl_rec *r, const void *q) {
   pl_plan *p = r->plan;
-  void *c = mem(r, bytes);
-  if (!c) return PL_NONE;
-  memcpy(c, src, bytes);
-  if (p->nptrs == r->capptrs) {
-    size_t cap = r->capptrs ? 2 * r->capptrs : 256;
-    const void **n = realloc(p->ptrs, cap * sizeof *n);
-    if (!n) { fail(r, "out of memory"); return PL_NONE; }
-    p->ptrs = n;
-    r->capptrs = cap;
-  }
-  p->ptrs[p->nptrs] = c;
+  if (grow(r, &p->ptrs, p->nptrs, &r->capptrs, sizeof *p->ptrs, 256)) return PL_NONE;
+  p->ptrs[p->nptrs] = q;
   return (uint32_t)p->nptrs++;
 }
 
-/* A pointer that outlives the plan (a function's definition) in the table. */
-static uint32_t keep_ptr(pl_rec *r, const void *q) {
-  pl_plan *p = r->plan;
-  if (p->nptrs == r->capptrs) {
-    size_t cap = r->capptrs ? 2 * r->capptrs : 256;
-    const void **n = realloc(p->ptrs, cap * sizeof *n);
-    if (!n) { fail(r, "out of memory"); return PL_NONE; }
-    p->ptrs = n;
-    r->capptrs = cap;
-  }
-  p->ptrs[p->nptrs] = q;
-  return (uint32_t)p->nptrs++;
+/* A copy of bytes in the plan, in the table (offsets of gathers and
+** stores, operand lists). */
+static uint32_t keep(pl_rec *r, const void *src, size_t bytes) {
+  void *c = mem(r, bytes);
+  if (!c) return PL_NONE;
+  memcpy(c, src, bytes);
+  return keep_ptr(r, c);
 }
 
 static uint32_t scalar_v(pl_rec *r, const tm_v *x) { return values_of(r, x, 1); }
 
 static pl_call *new_call(pl_rec *r, int kind, const void *fn, const tm_v *args, int nargs) {
   pl_plan *p = r->plan;
-  if (p->ncalls == r->capcalls) {
-    size_t cap = r->capcalls ? 2 * r->capcalls : 64;
-    pl_call *n = realloc(p->calls, cap * sizeof *n);
-    if (!n) { fail(r, "out of memory"); return NULL; }
-    p->calls = n;
-    r->capcalls = cap;
-  }
+  if (grow(r, &p->calls, p->ncalls, &r->capcalls, sizeof *p->calls, 64)) return NULL;
   pl_call *c = &p->calls[p->ncalls];
   memset(c, 0, sizeof *c);
   c->kind = kind;
@@ -318,6 +300,18 @@ static void call_out(pl_rec *r, pl_call *c, int k, const tm_v *y) {
   void *e = mem(r, bytes);
   if (e) memcpy(e, y->base == TM_INT ? (const void *)y->ival : (const void *)y->val, bytes);
   o->c = e;
+}
+
+/* Operands a, b, c of an instruction from three scalars; flags 1, 2, 4 for
+** those with adjoints. */
+static void three_scalars(pl_rec *r, pl_ins *in, const tm_v *a) {
+  in->a = scalar_v(r, &a[0]);
+  in->b = scalar_v(r, &a[1]);
+  in->c = scalar_v(r, &a[2]);
+  in->aa = adjoints_of(r, a[0].adj, 1);
+  in->ba = adjoints_of(r, a[1].adj, 1);
+  in->ca = adjoints_of(r, a[2].adj, 1);
+  in->flags = (uint16_t)((a[0].adj ? 1 : 0) | (a[1].adj ? 2 : 0) | (a[2].adj ? 4 : 0));
 }
 
 static int real_scalar(const tm_v *x) { return x->base <= TM_REAL && x->narr == 0; }
@@ -400,13 +394,7 @@ static int fast_call(pl_rec *r, const li_event *ev) {
   }
   if (ev->nargs == 3 && !strcmp(fn->name, "log_mix")) {
     if (!(in = emit(r, PL_LOGMIX))) return 1;
-    in->a = scalar_v(r, &a[0]);
-    in->b = scalar_v(r, &a[1]);
-    in->c = scalar_v(r, &a[2]);
-    in->aa = adjoints_of(r, a[0].adj, 1);
-    in->ba = adjoints_of(r, a[1].adj, 1);
-    in->ca = adjoints_of(r, a[2].adj, 1);
-    in->flags = (uint16_t)((a[0].adj ? 1 : 0) | (a[1].adj ? 2 : 0) | (a[2].adj ? 4 : 0));
+    three_scalars(r, in, a);
     in->x = p->np;
     p->np += 3;
     in->o = new_cells(r, out->val, out->adj, 1, &in->oa);
@@ -414,17 +402,11 @@ static int fast_call(pl_rec *r, const li_event *ev) {
   }
   if (ev->nargs == 3 && (!strcmp(fn->name, "normal_lpdf") || !strcmp(fn->name, "normal_lupdf"))) {
     if (!(in = emit(r, PL_NORMAL))) return 1;
-    in->a = scalar_v(r, &a[0]);
-    in->b = scalar_v(r, &a[1]);
-    in->c = scalar_v(r, &a[2]);
-    in->aa = adjoints_of(r, a[0].adj, 1);
-    in->ba = adjoints_of(r, a[1].adj, 1);
-    in->ca = adjoints_of(r, a[2].adj, 1);
+    three_scalars(r, in, a);
     /* tm_dens_keep: without propto every term; with it, a term that
        depends on an argument that is not constant */
     int keep_all = !ev->propto, sig = keep_all || !tm_is_const(&a[2]);
-    in->flags = (uint16_t)((a[0].adj ? 1 : 0) | (a[1].adj ? 2 : 0) | (a[2].adj ? 4 : 0) |
-                           (keep_all ? 8 : 0) | (sig ? 16 : 0));
+    in->flags |= (uint16_t)((keep_all ? 8 : 0) | (sig ? 16 : 0));
     in->x = p->np;
     p->np += 3;
     in->o = new_cells(r, out->val, out->adj, 1, &in->oa);
