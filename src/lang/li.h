@@ -94,6 +94,8 @@ char *li_elem_name(const li_var *v, size_t k, int free, char *buf, size_t size);
 ** these a plan can redo the evaluation without the tree.  `chain0` is the
 ** length of the tape's chain stack before the operation, so the tracer can
 ** tell that no node was recorded behind its back. */
+typedef struct li_tracer_s li_tracer;
+
 enum {
   LI_EV_PARAMS = 1,   /* out: the unconstrained leaves (vector) */
   LI_EV_ALLOC,        /* out: fresh storage with adjoints (values NaN, adjoints 0) */
@@ -110,8 +112,19 @@ enum {
   LI_EV_TRUTH,        /* args[0] != 0 gave result */
   LI_EV_CHECK,        /* decl's constraint held for args[0], bounds args[1..] */
   LI_EV_RESULT,       /* out: the log density */
-  LI_EV_UNSUPPORTED   /* why: nothing a plan can redo (the evaluation itself goes on) */
+  LI_EV_UNSUPPORTED,  /* why: nothing a plan can redo (the evaluation itself goes on) */
+  LI_EV_MAP           /* parallel_map with eager local gradients ran: out its n results;
+                         args[nargs] element 0's operands, mask[k] 1 when operand k is
+                         indexed (element i at i * offs[k] reals), map->run computes one
+                         element again on the caller's tape with a tracer of its own */
 };
+
+/* LI_EV_MAP's way back into the tree: f applied to args (element operands,
+** autodiff or not), traced by tr, on the active tape. */
+typedef struct li_map {
+  int (*run)(const void *ud, const tm_v *args, const li_tracer *tr, tm_v *out);
+  const void *ud;
+} li_map;
 
 typedef struct li_event {
   int kind;
@@ -125,12 +138,14 @@ typedef struct li_event {
   double **sval, **sadj;
   size_t chain0;
   const char *why;
+  const unsigned char *mask;   /* MAP */
+  const li_map *map;           /* MAP */
 } li_event;
 
-typedef struct li_tracer {
+struct li_tracer_s {
   void (*event)(void *ud, const li_event *ev);
   void *ud;
-} li_tracer;
+};
 
 /* li_log_prob with a tracer (grad must not be NULL). */
 int li_log_prob_traced(const li_ctx *c, const double *upars, int jacobian, double *lp, double *grad,

@@ -63,12 +63,13 @@ int li_eval_args(li_run *r, ln_expr *const *a, int n, tm_v *out) {
 }
 
 int li_call_builtin(li_run *r, const ln_expr *e, tm_v *out) {
-  li_emit_unsupported(r, "reduce_sum, map_rect and parallel_map (their plans are to come)");
   switch (e->builtin) {
   case LN_BI_REDUCE_SUM:
   case LN_BI_REDUCE_SUM_STATIC:
+    li_emit_unsupported(r, "reduce_sum (its plan is to come)");
     return li_reduce_sum(r, e, out);
   case LN_BI_MAP_RECT:
+    li_emit_unsupported(r, "map_rect (its plan is to come)");
     return li_map_rect(r, e, out);
   case LN_BI_PARALLEL_MAP:
     return li_parallel_map(r, e, out);

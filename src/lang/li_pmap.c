@@ -80,6 +80,17 @@ static int pmx_apply(void *ctx, int slot, int i, const tm_v *args, int nargs, tm
   return rc ? li_locate(r, rc) : AD_OK;
 }
 
+/* LI_EV_MAP's run: one element again, on the caller's thread and tape,
+** with the recorder's tracer (src/plan records it as a plan of its own). */
+static int pmx_trace(const void *ud, const tm_v *args, const li_tracer *tr, tm_v *out) {
+  const pmx *x = ud;
+  li_run sub;
+  li_run_fork(x->caller, &sub);
+  sub.tr = tr;
+  int rc = li_call_user(&sub, x->f, args, x->na, 0, out);
+  return rc ? li_locate(&sub, rc) : AD_OK;
+}
+
 /* The grainsize: an int, or in the two-index form a pair (rows, cols). */
 static int grainsize(li_run *r, const ln_expr *g, int *grain, int *gr, int *gc) {
   int rc;
@@ -162,9 +173,29 @@ int li_parallel_map(li_run *r, const ln_expr *e, tm_v *out) {
   s.append_above = -1;
   if (!(x.run = ad_alloc((size_t)tm_parallel_map_slots(&s) * sizeof *x.run)))
     return ad_fail(AD_EMEMORY, "out of memory");
+  size_t chain0 = li_chain_len();
   if ((rc = tm_parallel_map_spec(&s, out))) {
     r->located = 1;               /* the participant's message names its line */
     return rc;
+  }
+  /* a recording: eager elements become a plan of their own; the values
+     of a map that reads nothing autodiff are data, constants of the plan */
+  if (r->tr && s.used == TM_PM_EAGER) {
+    li_map m = { pmx_trace, &x };
+    li_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.kind = LI_EV_MAP;
+    ev.args = a;
+    ev.nargs = x.na;
+    ev.mask = idx;
+    ev.offs = stride;
+    ev.n = (size_t)n;
+    ev.out = out;
+    ev.map = &m;
+    ev.chain0 = chain0;
+    li_emit(r, &ev);
+  } else if (s.used == TM_PM_APPEND) {
+    li_emit_unsupported(r, "parallel_map over a large shared autodiff argument (its plan is to come)");
   }
   return AD_OK;
 }

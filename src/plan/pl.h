@@ -15,9 +15,11 @@
 ** and gradient bit for bit.  Decisions: a comparison or condition on a
 ** parameter-dependent value, a library function that turns such values into
 ** plain ones, and a checked constraint become guards; when a guard fails,
-** the evaluation runs again on the tree and records a new plan (at most
-** PL_MAX_RECORDS per context and Jacobian setting, then the tree for good).
-** What the tracer cannot follow (reduce_sum, map_rect, parallel_map,
+** the evaluation tries the context's other plans (variants recorded for
+** other decisions), then runs on the tree and records one more (at most
+** PL_MAX_RECORDS per context and Jacobian setting; when evaluations keep
+** missing all of them, the tree for good).  What the tracer cannot follow
+** (reduce_sum, map_rect, parallel_map over ints or large shared operands,
 ** profile blocks, print, truncation at parameter bounds) leaves the context
 ** on the tree; pl_stats says why.
 **

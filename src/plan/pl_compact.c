@@ -37,6 +37,12 @@ static void remap_ins(pl_plan *p, pl_ins *i, const uint32_t *map) {
     M(o);
     break;
   }
+  case PL_PMAP: {
+    pl_pmap *pm = (pl_pmap *)p->ptrs[i->b];
+    for (int k = 0; k < pm->nops; k++) if (pm->ops[k].v != PL_NONE) pm->ops[k].v = map[pm->ops[k].v];
+    M(o);
+    break;
+  }
   case PL_CALL: {
     pl_call *c = &p->calls[i->x];
     for (int k = 0; k < c->nargs; k++) if (c->args[k].v != PL_NONE) c->args[k].v = map[c->args[k].v];
@@ -128,6 +134,14 @@ static int find_aliases(const pl_plan *p, uint32_t *alias) {
     case PL_CALL: {
       const pl_call *c = &p->calls[i->x];
       for (int j = 0; j < c->nargs; j++) use_range(&w, c->args[j].v, tm_numel(&c->args[j].shape), 1);
+      break;
+    }
+    case PL_PMAP: {
+      const pl_pmap *pm = p->ptrs[i->b];
+      for (int j = 0; j < pm->nops; j++)
+        if (pm->ops[j].v != PL_NONE)
+          use_range(&w, pm->ops[j].v, (i->n - 1) * pm->ops[j].stride + pm->ops[j].m, 0);
+      wrote(&w, i->o, i->n, NULL);
       break;
     }
     default: break;

@@ -31,9 +31,29 @@ enum {
                     8: keep the constant term, 16: keep log(sigma) */
   PL_LOGMIX,     /* V[o] = log_mix(V[a], V[b], V[c]); flags 1, 2, 4: adjoints; P[x .. x+3) */
   PL_LSE,        /* V[o] = log_sum_exp(V[a .. a+n)), P[x .. x+n) its partials */
-  PL_ELEM        /* an elementwise mass (bernoulli_logit, poisson_log...) of scalars:
+  PL_ELEM,       /* an elementwise mass (bernoulli_logit, poisson_log...) of scalars:
                     ptrs[n] a pl_elem, P[x ..] its partials */
+  PL_PMAP        /* parallel_map with eager local gradients: element e < n through the
+                    plan of one element (ptrs[b], a pl_pmap), V[o+e] its value, P[x + e *
+                    ptot ..] its partials; back: pp_map.c's pm_chain */
 };
+
+/* An operand of a mapped function that differs from element to element or
+** carries derivatives: an input of the element's plan. */
+typedef struct pl_mapop {
+  uint32_t v, a;              /* autodiff: element 0's cells (a: A); data: PL_NONE */
+  const double *c;            /* indexed data: element 0's values */
+  size_t stride;              /* reals from one element to the next (0: shared) */
+  uint32_t m;                 /* reals per element */
+  uint32_t in;                /* where among the element plan's inputs */
+} pl_mapop;
+
+typedef struct pl_pmap {
+  const struct pl_plan *sub;  /* one element: inputs pv.., result rv */
+  int nops;
+  pl_mapop *ops;
+  uint32_t ptot;              /* partials per element: the autodiff operands' reals */
+} pl_pmap;
 
 /* An elementwise mass on scalars (tm_dens_elem.h), as its kernel runs it. */
 typedef struct pl_elem {
@@ -90,6 +110,8 @@ typedef struct pl_plan {
   const double *kvals;
   uint32_t pv, pa, npars;     /* the parameters' cells */
   uint32_t rv, ra;            /* the log density's cells (ra PL_NONE: constant) */
+  struct pl_plan **subs;      /* plans of mapped elements (PL_PMAP), freed with this one */
+  size_t nsubs;
   pl_chunk *mem;              /* everything above lives here */
 } pl_plan;
 

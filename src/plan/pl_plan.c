@@ -1,12 +1,15 @@
 /*
 ** pl_plan.c -- a context's plans: which one runs, when to record, counters.
 **
-** The cache hangs on the context (li_ctx_attach), one plan per Jacobian
-** setting.  Chains and threads read the current plan through an atomic
-** pointer; a new recording replaces it, and the plan it replaces is kept
-** (a thread may still be replaying it) until the context is freed.  At most
-** PL_MAX_RECORDS plans are recorded per setting, so a program whose guards
-** keep failing settles on the tree.
+** The cache hangs on the context (li_ctx_attach).  Per Jacobian setting it
+** keeps up to PL_MAX_RECORDS variants, one per set of decisions seen (a
+** branch on a parameter that goes one way at some points and the other way
+** at others needs two), in the order recorded; a variant is never replaced,
+** so chains and threads read them through atomic pointers without locks.
+** An evaluation tries the variant that replayed last, then the others; when
+** every guard set fails it runs on the tree and, while there is room,
+** records one more.  With the room spent, a context whose evaluations keep
+** missing every variant stops trying them: the tree for good.
 */
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -15,15 +18,19 @@
 #include <pthread.h>
 #include "pl_int.h"
 
+/* Misses (every variant's guards failed, no room to record) after which a
+** context stops replaying, when they are more than 1 in 8 evaluations. */
+#define PL_MISSES_MAX 8
+
 typedef struct pl_cache {
-  _Atomic(pl_plan *) plan[2];
-  atomic_int nrecords[2];
-  atomic_int given_up[2];     /* recording failed: the tree for good */
+  _Atomic(pl_plan *) plan[2][PL_MAX_RECORDS];
+  atomic_int nplans[2];
+  atomic_int last[2];         /* the variant that replayed last: tried first */
+  atomic_int given_up[2];     /* recording failed, or too many misses: the tree for good */
   atomic_int recording[2];    /* one thread records at a time; the others use the tree */
+  atomic_long misses[2], hits[2];
   atomic_long replays, records, fallbacks, tree;
-  pthread_mutex_t lock;       /* retired plans and why */
-  pl_plan **retired;
-  int nretired, capretired;
+  pthread_mutex_t lock;       /* why */
   char why[200];
 } pl_cache;
 
@@ -34,9 +41,8 @@ int  pl_enabled(void) { return atomic_load(&enabled); }
 
 static void cache_free(void *ptr) {
   pl_cache *c = ptr;
-  for (int j = 0; j < 2; j++) pl_plan_free(atomic_load(&c->plan[j]));
-  for (int i = 0; i < c->nretired; i++) pl_plan_free(c->retired[i]);
-  free(c->retired);
+  for (int j = 0; j < 2; j++)
+    for (int k = 0; k < PL_MAX_RECORDS; k++) pl_plan_free(atomic_load(&c->plan[j][k]));
   pthread_mutex_destroy(&c->lock);
   free(c);
 }
@@ -47,10 +53,13 @@ static pl_cache *cache_of(const li_ctx *ctx) {
   c = calloc(1, sizeof *c);
   if (!c) return NULL;
   for (int j = 0; j < 2; j++) {
-    atomic_init(&c->plan[j], NULL);
-    atomic_init(&c->nrecords[j], 0);
+    for (int k = 0; k < PL_MAX_RECORDS; k++) atomic_init(&c->plan[j][k], NULL);
+    atomic_init(&c->nplans[j], 0);
+    atomic_init(&c->last[j], 0);
     atomic_init(&c->given_up[j], 0);
     atomic_init(&c->recording[j], 0);
+    atomic_init(&c->misses[j], 0);
+    atomic_init(&c->hits[j], 0);
   }
   atomic_init(&c->replays, 0);
   atomic_init(&c->records, 0);
@@ -68,18 +77,13 @@ static void set_why(pl_cache *c, const char *why) {
   pthread_mutex_unlock(&c->lock);
 }
 
+/* Only the recording thread adds a variant: the slot, then the count. */
 static void publish(pl_cache *c, int j, pl_plan *p) {
-  pl_plan *old = atomic_exchange(&c->plan[j], p);
-  if (!old) return;
-  pthread_mutex_lock(&c->lock);
-  if (c->nretired == c->capretired) {
-    int cap = c->capretired ? 2 * c->capretired : 4;
-    pl_plan **n = realloc(c->retired, (size_t)cap * sizeof *n);
-    if (n) { c->retired = n; c->capretired = cap; }
-  }
-  if (c->nretired < c->capretired) c->retired[c->nretired++] = old;
-  else pl_plan_free(old);   /* unreachable in practice: realloc of a few pointers failed */
-  pthread_mutex_unlock(&c->lock);
+  int k = atomic_load(&c->nplans[j]);
+  if (k >= PL_MAX_RECORDS) { pl_plan_free(p); return; }
+  atomic_store(&c->plan[j][k], p);
+  atomic_store(&c->last[j], k);
+  atomic_store(&c->nplans[j], k + 1);
 }
 
 /* The tree, recording a plan on the way. */
@@ -92,7 +96,6 @@ static int record(const li_ctx *ctx, pl_cache *c, int j, const double *upars, do
     char why[200];
     pl_plan *p = pl_rec_finish(r, why, sizeof why);
     if (p) {
-      atomic_fetch_add(&c->nrecords[j], 1);
       atomic_fetch_add(&c->records, 1);
       publish(c, j, p);
     } else {
@@ -109,31 +112,44 @@ int pl_log_prob(const li_ctx *ctx, const double *upars, int jacobian, double *lp
   pl_cache *c;
   if (!grad || !pl_enabled() || !(c = cache_of(ctx)))
     return li_log_prob(ctx, upars, jacobian, lp, grad, print, err, errsize);
-  int j = jacobian ? 1 : 0;
-  pl_plan *p = atomic_load(&c->plan[j]);
-  if (p) {
-    int rc = pl_replay(p, upars, lp, grad);
-    ad_stack_recover(ad_active);
-    if (rc == AD_OK) {
-      atomic_fetch_add(&c->replays, 1);
-      return AD_OK;
+  int j = jacobian ? 1 : 0, n = atomic_load(&c->nplans[j]);
+  int full = n >= PL_MAX_RECORDS;
+  if (n && !(full && atomic_load(&c->given_up[j]))) {
+    int first = atomic_load_explicit(&c->last[j], memory_order_relaxed);
+    if (first >= n) first = 0;
+    for (int t = 0; t < n; t++) {
+      int k = (first + t) % n;
+      int rc = pl_replay(atomic_load(&c->plan[j][k]), upars, lp, grad);
+      ad_stack_recover(ad_active);
+      if (rc == AD_OK) {
+        atomic_fetch_add(&c->replays, 1);
+        if (k != first) atomic_store_explicit(&c->last[j], k, memory_order_relaxed);
+        if (full) atomic_fetch_add(&c->hits[j], 1);
+        return AD_OK;
+      }
+      ad_clear_error();
+      /* a function's failure: the tree says why (and with which line) */
+      if (rc != PL_GUARD) {
+        atomic_fetch_add(&c->fallbacks, 1);
+        atomic_fetch_add(&c->tree, 1);
+        return li_log_prob(ctx, upars, jacobian, lp, grad, print, err, errsize);
+      }
     }
+    /* every variant's decisions differ here */
     atomic_fetch_add(&c->fallbacks, 1);
-    ad_clear_error();
-    /* a failed guard: the decisions differ here, so record again; a
-       function's failure: the tree says why (and with which line) */
-    if (rc != PL_GUARD) {
-      atomic_fetch_add(&c->tree, 1);
-      return li_log_prob(ctx, upars, jacobian, lp, grad, print, err, errsize);
+    if (full) {
+      long m = atomic_fetch_add(&c->misses[j], 1) + 1;
+      if (m >= PL_MISSES_MAX && 8 * m > atomic_load(&c->hits[j])) {
+        atomic_store(&c->given_up[j], 1);
+        set_why(c, "guards failed on every plan recorded");
+      }
     }
   }
-  if (!atomic_load(&c->given_up[j]) && atomic_load(&c->nrecords[j]) < PL_MAX_RECORDS &&
-      !atomic_exchange(&c->recording[j], 1)) {
+  if (!atomic_load(&c->given_up[j]) && !full && !atomic_exchange(&c->recording[j], 1)) {
     int rc = record(ctx, c, j, upars, lp, grad, print, err, errsize);
     atomic_store(&c->recording[j], 0);
     return rc;
   }
-  if (atomic_load(&c->nrecords[j]) >= PL_MAX_RECORDS) set_why(c, "guards failed on every plan recorded");
   /* (or another thread is recording: this evaluation takes the tree) */
   atomic_fetch_add(&c->tree, 1);
   return li_log_prob(ctx, upars, jacobian, lp, grad, print, err, errsize);
@@ -147,7 +163,7 @@ void pl_get_stats(const li_ctx *ctx, pl_stats *out) {
   out->records = atomic_load(&c->records);
   out->fallbacks = atomic_load(&c->fallbacks);
   out->tree = atomic_load(&c->tree);
-  pl_plan *p = atomic_load(&c->plan[1]);
+  pl_plan *p = atomic_load(&c->nplans[1]) ? atomic_load(&c->plan[1][0]) : NULL;
   out->instructions = p ? (int)p->nins : 0;
   pthread_mutex_lock(&c->lock);
   snprintf(out->why, sizeof out->why, "%s", c->why);

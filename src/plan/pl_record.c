@@ -54,6 +54,8 @@ void pl_plan_free(pl_plan *p) {
   free(p->calls);
   free(p->consts);
   free(p->ptrs);
+  for (size_t k = 0; k < p->nsubs; k++) pl_plan_free(p->subs[k]);
+  free(p->subs);
   pl_mem_free(p->mem);
   free(p);
 }
@@ -110,7 +112,9 @@ struct pl_rec {
   size_t capins, capcalls, capconsts, capptrs;
   addr_map vmap, amap;
   size_t chain;             /* chain stack length after the last event */
+  size_t capsubs;
   int started, done, failed;
+  int element;              /* recording one element of a map */
   char why[200];
 };
 
@@ -415,6 +419,129 @@ static int fast_call(pl_rec *r, const li_event *ev) {
   return 0;
 }
 
+static void on_event(void *ud, const li_event *ev);
+
+/* The first and last cells of count contiguous values (and adjoints). */
+static int range_cells(pl_rec *r, const double *val, const double *adj, size_t count, uint32_t *v, uint32_t *a) {
+  *v = map_get(&r->vmap, val);
+  *a = map_get(&r->amap, adj);
+  if (*v == PL_NONE || *a == PL_NONE || map_get(&r->vmap, val + count - 1) != *v + count - 1 ||
+      map_get(&r->amap, adj + count - 1) != *a + count - 1) {
+    fail(r, "a mapped operand the plan did not make");
+    return 1;
+  }
+  return 0;
+}
+
+/* parallel_map with eager local gradients: one element is run again with
+** its autodiff and indexed operands as the inputs of a plan of its own (so
+** that every operation on what changes from element to element is traced,
+** and every decision on it guarded), and the map becomes one PL_PMAP whose
+** replay runs that plan per element and keeps the partials as pp_map.c
+** does.  The element's work is dropped from the tape afterwards. */
+static void record_map(pl_rec *r, const li_event *ev) {
+  pl_plan *p = r->plan;
+  size_t n = ev->n, nin = 0;
+  int nops = 0;
+  for (int k = 0; k < ev->nargs; k++) {
+    const tm_v *v = &ev->args[k];
+    if (ev->mask[k] && v->base == TM_INT) { fail(r, "parallel_map over ints (its plan is to come)"); return; }
+    if (v->adj || ev->mask[k]) { nin += tm_numel(v); nops++; }
+  }
+  if (n == 0 || nin == 0 || (size_t)p->np + n * nin >= PL_NONE) { fail(r, "parallel_map too large for a plan"); return; }
+  pl_pmap *pm = mem(r, sizeof *pm);
+  pl_mapop *ops = mem(r, (size_t)nops * sizeof *ops);
+  tm_v *args = malloc((size_t)ev->nargs * sizeof *args);
+  if (!pm || !ops || !args) { free(args); fail(r, "out of memory"); return; }
+  ad_mark mark = ad_stack_mark(ad_active);
+  double *uval, *uadj;
+  if (ad_leaves(nin, NULL, &uval, &uadj)) { free(args); ad_stack_rewind(ad_active, &mark); fail(r, "out of memory"); return; }
+  size_t at = 0;
+  uint32_t ptot = 0;
+  int j = 0;
+  for (int k = 0; k < ev->nargs; k++) {
+    const tm_v *v = &ev->args[k];
+    args[k] = *v;
+    if (!v->adj && !ev->mask[k]) continue;
+    size_t m = tm_numel(v), stride = ev->mask[k] ? ev->offs[k] : 0, count = (n - 1) * stride + m;
+    pl_mapop *o = &ops[j++];
+    memset(o, 0, sizeof *o);
+    o->v = o->a = PL_NONE;
+    o->stride = stride;
+    o->m = (uint32_t)m;
+    o->in = (uint32_t)at;
+    if (v->adj) {
+      if (m && range_cells(r, v->val, v->adj, count, &o->v, &o->a)) break;
+      ptot += (uint32_t)m;
+    } else if (li_ctx_owns(r->ctx, v->val)) {
+      o->c = v->val;
+    } else {
+      double *c = mem(r, count * sizeof *c);
+      if (!c) break;
+      memcpy(c, v->val, count * sizeof *c);
+      o->c = c;
+    }
+    memcpy(uval + at, v->val, m * sizeof *uval);
+    args[k].val = uval + at;
+    args[k].adj = uadj + at;
+    at += m;
+  }
+  pl_plan *sub = NULL;
+  if (!r->failed) {
+    pl_rec *sr = pl_rec_new(r->ctx);
+    if (!sr) { fail(r, "out of memory"); goto done; }
+    sr->element = 1;
+    tm_v in = tm_real_view(uval, uadj);
+    in.base = TM_VECTOR;
+    in.rows = (int)nin;
+    in.cols = 1;
+    li_event pe;
+    memset(&pe, 0, sizeof pe);
+    pe.kind = LI_EV_PARAMS;
+    pe.out = &in;
+    pe.chain0 = ad_active->nchain;
+    on_event(sr, &pe);
+    tm_v y;
+    int rc = ev->map->run(ev->map->ud, args, &sr->tracer, &y);
+    if (rc) {
+      ad_clear_error();
+      fail(sr, "an element failed when recorded again");
+    } else {
+      li_event re;
+      memset(&re, 0, sizeof re);
+      re.kind = LI_EV_RESULT;
+      re.out = &y;
+      re.chain0 = ad_active->nchain;
+      on_event(sr, &re);
+    }
+    char why[200];
+    sub = pl_rec_finish(sr, why, sizeof why);
+    pl_rec_free(sr);
+    if (!sub) {
+      char msg[200];
+      snprintf(msg, sizeof msg, "parallel_map's function: %.160s", why);
+      fail(r, msg);
+      goto done;
+    }
+    if (grow(r, &p->subs, p->nsubs, &r->capsubs, sizeof *p->subs, 4)) { pl_plan_free(sub); goto done; }
+    p->subs[p->nsubs++] = sub;
+    pm->sub = sub;
+    pm->nops = nops;
+    pm->ops = ops;
+    pm->ptot = ptot;
+    pl_ins *ins = emit(r, PL_PMAP);
+    if (!ins) goto done;
+    ins->n = (uint32_t)n;
+    ins->b = keep_ptr(r, pm);
+    ins->x = p->np;
+    p->np += (uint32_t)(n * ptot);
+    ins->o = new_cells(r, ev->out->val, ev->out->adj, n, &ins->oa);
+  }
+done:
+  free(args);
+  ad_stack_rewind(ad_active, &mark);
+}
+
 static void on_event(void *ud, const li_event *ev) {
   pl_rec *r = ud;
   if (r->failed || r->done) return;
@@ -457,6 +584,10 @@ static void on_event(void *ud, const li_event *ev) {
     break;
   }
   case LI_EV_INVOKE: {
+    /* a mapped element's data operands are inputs of its plan, so they
+       carry derivatives there: a density that drops the terms of constant
+       operands would keep terms the tree drops */
+    if (r->element && ev->propto) { fail(r, "a density without its constants in a mapped function"); break; }
     if (fast_call(r, ev)) break;
     pl_call *c = new_call(r, PL_K_INVOKE, ev->fn, ev->args, ev->nargs);
     if (!c) break;
@@ -566,6 +697,9 @@ static void on_event(void *ud, const li_event *ev) {
       p->ra = PL_NONE;
     }
     r->done = 1;
+    break;
+  case LI_EV_MAP:
+    record_map(r, ev);
     break;
   case LI_EV_UNSUPPORTED:
   default:

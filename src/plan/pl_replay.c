@@ -18,6 +18,7 @@
 #include "../math/tm_scalar.h"
 #include "../math/tm_special.h"
 #include "../math/tm_dens_elem.h"
+#include "../par/pp.h"
 
 typedef struct call_state {
   double *oadj[2];          /* the function's own output adjoints */
@@ -134,12 +135,135 @@ static int compare(int op, double x, double y) {
   }
 }
 
+/* A plan's buffers, taken from the active arena. */
+typedef struct bufs { double *V, *A, *P; call_state *cs; } bufs;
+
+static int take_bufs(const pl_plan *p, bufs *b) {
+  b->V = ad_alloc_doubles(p->nv ? p->nv : 1);
+  b->A = ad_alloc_doubles(p->na ? p->na : 1);
+  b->P = ad_alloc_doubles(p->np ? p->np : 1);
+  b->cs = ad_alloc((p->ncalls ? p->ncalls : 1) * sizeof *b->cs);
+  return b->V && b->A && b->P && b->cs ? AD_OK : AD_EMEMORY;
+}
+
+static int run(const pl_plan *p, const bufs *b, const double *upars, double *lp, double *grad);
+
+/* PL_PMAP forward: each element through its plan, as pp_map.c's pm_one
+** (eager): its value, and its partials in the autodiff operands' order.
+** Elements are independent, so with threads they run on a parallel region
+** (pp.h), each participant with buffers of its own, and the results do not
+** depend on the number of threads.  The nodes library calls record for an
+** element go when it is done. */
+typedef struct pmap_slot {
+  bufs b;
+  double *u, *g;
+  ad_mark mark;
+  char pad[64];
+} pmap_slot;
+
+typedef struct pmap_run {
+  const pl_pmap *pm;
+  const pl_ins *in;
+  double *V, *P;
+  uint32_t csize;
+  pmap_slot *slot;
+} pmap_run;
+
+static int pmap_begin_slot(const pl_plan *s, pmap_slot *sl) {
+  sl->u = ad_alloc_doubles(s->npars ? s->npars : 1);
+  sl->g = ad_alloc_doubles(s->npars ? s->npars : 1);
+  if (!sl->u || !sl->g || take_bufs(s, &sl->b)) return ad_fail(AD_EMEMORY, "out of memory");
+  sl->mark = ad_stack_mark(ad_active);
+  return AD_OK;
+}
+
+static int pmap_elements(const pmap_run *w, pmap_slot *sl, uint32_t from, uint32_t to) {
+  const pl_pmap *pm = w->pm;
+  for (uint32_t e = from; e < to; e++) {
+    for (int k = 0; k < pm->nops; k++) {
+      const pl_mapop *o = &pm->ops[k];
+      const double *src = o->v != PL_NONE ? w->V + o->v : o->c;
+      memcpy(sl->u + o->in, src + e * o->stride, o->m * sizeof *sl->u);
+    }
+    double y;
+    int rc = run(pm->sub, &sl->b, sl->u, &y, sl->g);
+    ad_stack_rewind(ad_active, &sl->mark);
+    if (rc) return rc;
+    w->V[w->in->o + e] = y;
+    double *row = w->P + w->in->x + (size_t)e * pm->ptot;
+    for (int k = 0; k < pm->nops; k++) {
+      const pl_mapop *o = &pm->ops[k];
+      if (o->a == PL_NONE) continue;
+      memcpy(row, sl->g + o->in, o->m * sizeof *row);
+      row += o->m;
+    }
+  }
+  return AD_OK;
+}
+
+static int pmap_begin(pp_region *g, int slot) {
+  pmap_run *w = g->ctx;
+  return pmap_begin_slot(w->pm->sub, &w->slot[slot]);
+}
+
+static int pmap_chunk(pp_region *g, int slot, int c) {
+  pmap_run *w = g->ctx;
+  uint32_t from = (uint32_t)c * w->csize, to = from + w->csize < w->in->n ? from + w->csize : w->in->n;
+  return pmap_elements(w, &w->slot[slot], from, to);
+}
+
+static int run_pmap(const pl_pmap *pm, const pl_ins *in, double *V, double *P) {
+  pmap_run w = { pm, in, V, P, in->n, NULL };
+  int threads = pp_threads();
+  if (threads > PP_MAX_SLOTS) threads = PP_MAX_SLOTS;
+  if (threads <= 1 || pp_pool_size() < 1 || in->n < 2) {
+    pmap_slot sl;
+    int rc = pmap_begin_slot(pm->sub, &sl);
+    return rc ? rc : pmap_elements(&w, &sl, 0, in->n);
+  }
+  /* four chunks per thread, as pp_map.c's chunk_size */
+  w.csize = (in->n + 4u * (uint32_t)threads - 1) / (4u * (uint32_t)threads);
+  if (!(w.slot = ad_alloc((size_t)threads * sizeof *w.slot))) return AD_EMEMORY;
+  pp_region g;
+  memset(&g, 0, sizeof g);
+  g.nchunks = (int)((in->n + w.csize - 1) / w.csize);
+  g.nthreads = threads;
+  g.begin = pmap_begin;
+  g.chunk = pmap_chunk;
+  g.ctx = &w;
+  int rc = pp_region_run(&g);
+  if (rc) return rc;
+  pp_region_release(&g);
+  return AD_OK;
+}
+
+/* PL_PMAP reverse: pm_chain's sums, element by element. */
+static void back_pmap(const pl_pmap *pm, const pl_ins *in, double *A, const double *P) {
+  for (uint32_t e = 0; e < in->n; e++) {
+    double g = A[in->oa + e];
+    if (g == 0.0) continue;
+    const double *row = P + in->x + (size_t)e * pm->ptot;
+    for (int k = 0; k < pm->nops; k++) {
+      const pl_mapop *o = &pm->ops[k];
+      if (o->a == PL_NONE) continue;
+      double *t = A + o->a + e * o->stride;
+      for (uint32_t j = 0; j < o->m; j++) t[j] += g * row[j];
+      row += o->m;
+    }
+  }
+}
+
 int pl_replay(const pl_plan *p, const double *upars, double *lp, double *grad) {
-  double *V = ad_alloc_doubles(p->nv ? p->nv : 1);
-  double *A = ad_alloc_zeros(p->na ? p->na : 1);
-  double *P = ad_alloc_doubles(p->np ? p->np : 1);
-  call_state *cs = ad_alloc((p->ncalls ? p->ncalls : 1) * sizeof *cs);
-  if (!V || !A || !P || !cs) return AD_EMEMORY;
+  bufs b;
+  if (take_bufs(p, &b)) return AD_EMEMORY;
+  return run(p, &b, upars, lp, grad);
+}
+
+/* One evaluation of plan p in buffers b. */
+static int run(const pl_plan *p, const bufs *b, const double *upars, double *lp, double *grad) {
+  double *V = b->V, *A = b->A, *P = b->P;
+  call_state *cs = b->cs;
+  memset(A, 0, (p->na ? p->na : 1) * sizeof *A);
   memcpy(V, p->kvals, p->nk * sizeof(double));
   memcpy(V + p->pv, upars, p->npars * sizeof(double));
   int rc;
@@ -281,6 +405,9 @@ int pl_replay(const pl_plan *p, const double *upars, double *lp, double *grad) {
     case PL_ELEM:
       if ((rc = run_elem(p->ptrs[i->n], V, P + i->x, &V[i->o]))) return rc;
       break;
+    case PL_PMAP:
+      if ((rc = run_pmap(p->ptrs[i->b], i, V, P))) return rc;
+      break;
     default:
       return AD_EINVALID;
     }
@@ -356,6 +483,9 @@ int pl_replay(const pl_plan *p, const double *upars, double *lp, double *grad) {
         if (el->need >> k & 1u) A[el->a[k]] += a * P[i->x + k];
       break;
     }
+    case PL_PMAP:
+      back_pmap(p->ptrs[i->b], i, A, P);
+      break;
     case PL_LOGMIX:
     case PL_NORMAL: {
       double a = A[i->oa];

@@ -6,7 +6,7 @@
 
 test_that("every bundled program: plans give the tree's bits, and loops replay", {
   set.seed(11)
-  on_tree <- c("hier_poisson_reduce", "lbeta_map", "logistic_reduce", "map_rect_hier")
+  on_tree <- c("hier_poisson_reduce", "logistic_reduce", "map_rect_hier")
   for (f in ext_files("\\.stan$")) {
     nm <- sub("\\.stan$", "", basename(f))
     data <- ext(paste0(nm, ".data.json"))
@@ -23,7 +23,7 @@ test_that("every bundled program: plans give the tree's bits, and loops replay",
     s <- r$stats
     if (nm %in% on_tree) {
       expect_equal(s$replays, 0, label = paste(nm, "replays"))
-      expect_match(s$why, "reduce_sum, map_rect and parallel_map", label = paste(nm, "why"))
+      expect_match(s$why, "^(reduce_sum|map_rect) \\(its plan is to come\\)$", label = paste(nm, "why"))
     } else {
       expect_gt(s$replays, 15, label = paste(nm, "replays"))
       expect_equal(s$fallbacks, 0, label = paste(nm, "fallbacks"))
@@ -206,4 +206,77 @@ test_that("elementwise masses of scalars replay as their kernel computes them", 
   expect_gt(r$stats$replays, 5)
   u <- c(0.2, 0.3, -0.4)
   expect_equal(as.vector(ctx$grad_log_prob(u)), fd_grad(ctx, u), tolerance = 1e-6)
+})
+
+test_that("parallel_map's elements replay from a plan of their own, with threads too", {
+  code <- "
+    functions {
+      real f(real x, vector z, vector th, matrix S, real s) {
+        return x * th[1] + dot_product(z, th[1:2]) + s * S[1, 2] + sin(x * s) + lgamma(exp(z[1]) + x^2);
+      }
+      real g(real a, real b, matrix S, vector w) { return a * b + exp(b) * S[2, 1] + sum(w) * a; }
+    }
+    data { int N; int R; int C; vector[N] x; matrix[R, C] A; matrix[2, 2] S; }
+    parameters { array[N] vector[2] z; vector[3] th; real s; matrix[R, C] B; vector[2] w; }
+    model {
+      vector[N] m = parallel_map(f, 2, x, z, th, S, s);
+      matrix[R, C] P = parallel_map(g, {2, 1}, A, B, S, w);
+      target += sum(m .* m) / 10 + sum(P) / 4 + normal_lpdf(to_vector(B) | 0, 1) + normal_lpdf(th | 0, 1);
+    }"
+  data <- list(N = 9L, R = 3L, C = 2L, x = seq(-1, 1, length.out = 9),
+               A = matrix(c(0.5, -1, 2, 0.1, 0.3, -0.7), 3), S = matrix(c(1, 0.5, -0.3, 2), 2))
+  set.seed(21)
+  pts <- points_for(tapestry_model(code = code)$bind(data))
+  for (k in 1:2) {
+    ctx <- tapestry_model(code = code)$bind(data)
+    r <- with_threads(k, both_paths(ctx, pts))
+    expect_identical(r$plan, r$tree)
+    expect_gt(r$stats$replays, 10)
+    expect_equal(r$stats$fallbacks, 0)
+    expect_identical(r$stats$why, "")
+    if (k == 1) one <- r$plan else expect_identical(r$plan, one)
+  }
+  expect_equal(as.vector(ctx$grad_log_prob(rep(0.2, ctx$num_upars()))),
+               fd_grad(ctx, rep(0.2, ctx$num_upars())), tolerance = 1e-6)
+})
+
+test_that("a decision on a mapped element's data or parameters is a guard", {
+  code <- "
+    functions { real h(real x, real t) { if (x * t > 0) return log1p(x * t); else return -square(x - t); } }
+    data { int N; vector[N] x; }
+    parameters { real t; }
+    model { target += sum(parallel_map(h, 1, x, t)) - t^2; }"
+  pts <- list(0.5, -0.5, 0.7, 1.2, -2, 0.3)
+  # every element takes the same side, which changes with t
+  ctx <- tapestry_model(code = code)$bind(list(N = 6L, x = c(0.1, 0.5, 1, 2, 3, 4)))
+  r <- both_paths(ctx, pts)
+  expect_identical(r$plan, r$tree)
+  expect_gt(r$stats$replays, 3)
+  expect_gt(r$stats$fallbacks, 0)
+  # elements that take different sides fail every plan's guards: the tree for good
+  ctx <- tapestry_model(code = code)$bind(list(N = 6L, x = c(-1, 0.5, 1, -2, 3, 4)))
+  r <- both_paths(ctx, c(pts, pts))
+  expect_identical(r$plan, r$tree)
+  expect_match(r$stats$why, "guards failed")
+  # a mapped int stays on the tree and says so
+  ctx <- tapestry_model(code = "
+    functions { real k(real t, int j) { return t * j; } }
+    data { int N; array[N] int j; }
+    parameters { real t; }
+    model { target += -sum(parallel_map(k, 1, t, j))^2; }")$bind(list(N = 3L, j = 1:3))
+  r <- both_paths(ctx, pts)
+  expect_identical(r$plan, r$tree)
+  expect_match(r$stats$why, "parallel_map over ints")
+})
+
+test_that("a mapped element's domain error during replay gives the tree's error", {
+  code <- "
+    functions { real h(real x, real t) { return normal_lpdf(x | 0, t - x); } }
+    data { int N; vector[N] x; }
+    parameters { real t; }
+    model { target += sum(parallel_map(h, 1, x, t)); }"
+  ctx <- tapestry_model(code = code)$bind(list(N = 4L, x = c(0, 1, 2, 3)))
+  r <- both_paths(ctx, list(5, 4, 2.5, 6))
+  expect_identical(r$plan, r$tree)
+  expect_match(r$tree[[3]], "^error: .*line 2")
 })
