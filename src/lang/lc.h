@@ -180,4 +180,7 @@ int lc_returns(const ln_stmt *s, int depth);
 /* malloc'd; NULL when out of memory.  Format in lc_dump.c. */
 char *lc_dump(const ln_program *p);
 
+/* name with its _lupdf/_lupmf suffix made _lpdf/_lpmf, in the program's pool (NULL: out of memory) */
+const char *lc_normalized(lc_ctx *c, const char *name);
+
 #endif

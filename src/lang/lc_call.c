@@ -84,7 +84,7 @@ int lc_suffix_rules(lc_ctx *c, const char *name, int line, int col) {
 }
 
 /* name with its _lupdf/_lupmf suffix made _lpdf/_lpmf, in the program's pool */
-static const char *normalized(lc_ctx *c, const char *name) {
+const char *lc_normalized(lc_ctx *c, const char *name) {
   size_t n = strlen(name);
   char *s = ln_strdup(c->p, name, n);
   if (!s) return NULL;
@@ -181,7 +181,7 @@ int lc_call(lc_ctx *c, ln_expr *e, int as_stmt) {
       return lc_error(c, e->line, e->col,
                       "functions ending in _lupdf and _lupmf can only be used in the model block "
                       "or in functions ending in _lpdf or _lpmf");
-    if (!(name = normalized(c, name))) return lc_error(c, e->line, e->col, "out of memory");
+    if (!(name = lc_normalized(c, name))) return lc_error(c, e->line, e->col, "out of memory");
     e->propto = 1;
   }
   /* a density of the variate alone takes no bar, as in stanc:

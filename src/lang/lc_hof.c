@@ -373,6 +373,17 @@ int lc_hof(lc_ctx *c, ln_expr *e, int which) {
   if (e->nargs < 1 || !e->args || !e->args[0])
     return lc_error(c, e->line, e->col, "%s needs a function as its first argument", e->name);
   ln_expr *fe = e->args[0];
+  /* reduce_sum(f_lupmf, ...): f_lpmf, its _lupmf calls dropping constants
+     (as a call of f_lupmf would) */
+  if ((fe->kind == LE_VAR || fe->kind == LE_FUNCREF) && fe->name &&
+      (lc_ends_with(fe->name, "_lupdf") || lc_ends_with(fe->name, "_lupmf")) && !lc_lookup(c, fe->name)) {
+    if (c->fn ? c->fkind != LC_FK_LPDF : c->blk != LN_BLK_MODEL)
+      return lc_error(c, fe->line, fe->col,
+                      "functions ending in _lupdf and _lupmf can only be used in the model block "
+                      "or in functions ending in _lpdf or _lpmf");
+    if (!(fe->name = lc_normalized(c, fe->name))) return lc_error(c, fe->line, fe->col, "out of memory");
+    e->propto = 1;
+  }
   if ((fe->kind != LE_VAR && fe->kind != LE_FUNCREF) || !fe->name || lc_lookup(c, fe->name) ||
       !lc_funcs(c, fe->name, &n))
     return lc_error(c, fe->line, fe->col,

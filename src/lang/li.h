@@ -113,16 +113,21 @@ enum {
   LI_EV_CHECK,        /* decl's constraint held for args[0], bounds args[1..] */
   LI_EV_RESULT,       /* out: the log density */
   LI_EV_UNSUPPORTED,  /* why: nothing a plan can redo (the evaluation itself goes on) */
-  LI_EV_MAP           /* parallel_map with eager local gradients ran: out its n results;
+  LI_EV_MAP,          /* parallel_map with eager local gradients ran: out its n results;
                          args[nargs] element 0's operands, mask[k] 1 when operand k is
                          indexed (element i at i * offs[k] reals), map->run computes one
                          element again on the caller's tape with a tracer of its own */
+  LI_EV_REDUCE        /* reduce_sum (op 0) or reduce_sum_static (op 1) ran: out the sum
+                         (one node of partials); args[0] x, an array of n elements cut in
+                         chunks of result elements, args[1 .. nargs) the shared operands;
+                         map->run computes chunk `piece` again (args: its slice of x, then
+                         the shared operands) */
 };
 
-/* LI_EV_MAP's way back into the tree: f applied to args (element operands,
-** autodiff or not), traced by tr, on the active tape. */
+/* LI_EV_MAP's and LI_EV_REDUCE's way back into the tree: f applied to args
+** (autodiff or not), traced by tr, on the active tape. */
 typedef struct li_map {
-  int (*run)(const void *ud, const tm_v *args, const li_tracer *tr, tm_v *out);
+  int (*run)(const void *ud, int piece, const tm_v *args, const li_tracer *tr, tm_v *out);
   const void *ud;
 } li_map;
 

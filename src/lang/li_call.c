@@ -66,7 +66,6 @@ int li_call_builtin(li_run *r, const ln_expr *e, tm_v *out) {
   switch (e->builtin) {
   case LN_BI_REDUCE_SUM:
   case LN_BI_REDUCE_SUM_STATIC:
-    li_emit_unsupported(r, "reduce_sum (its plan is to come)");
     return li_reduce_sum(r, e, out);
   case LN_BI_MAP_RECT:
     li_emit_unsupported(r, "map_rect (its plan is to come)");

@@ -82,8 +82,9 @@ static int pmx_apply(void *ctx, int slot, int i, const tm_v *args, int nargs, tm
 
 /* LI_EV_MAP's run: one element again, on the caller's thread and tape,
 ** with the recorder's tracer (src/plan records it as a plan of its own). */
-static int pmx_trace(const void *ud, const tm_v *args, const li_tracer *tr, tm_v *out) {
+static int pmx_trace(const void *ud, int piece, const tm_v *args, const li_tracer *tr, tm_v *out) {
   const pmx *x = ud;
+  (void)piece;
   li_run sub;
   li_run_fork(x->caller, &sub);
   sub.tr = tr;

@@ -37,6 +37,7 @@ typedef struct rs {
   const ln_func *f;
   const char *name;
   int is_static;
+  int propto;               /* reduce_sum(f_lupdf, ...): f's _lupdf calls drop constants */
   int n, csize;             /* elements of x, per chunk */
   tm_v x;
   size_t es;                /* reals per element of x */
@@ -77,7 +78,7 @@ static int rs_chunk(pp_region *g, int slot, int c) {
   a[1].ival[0] = from + 1;
   a[2].ival[0] = to;
   memcpy(a + 3, sl->copies, (size_t)w->ns * sizeof(tm_v));
-  if ((rc = li_call_user(&sl->run, w->f, a, w->ns + 3, 0, &v))) return li_locate(&sl->run, rc);
+  if ((rc = li_call_user(&sl->run, w->f, a, w->ns + 3, w->propto, &v))) return li_locate(&sl->run, rc);
   double val = v.val[0];
   if (v.adj) {
     *v.adj = 1.0;
@@ -99,6 +100,25 @@ static int rs_chunk(pp_region *g, int slot, int c) {
     sl->sum += val;
   }
   ad_stack_rewind(ad_active, &sl->mark);
+  return AD_OK;
+}
+
+/* LI_EV_REDUCE's run: chunk c again, on the caller's thread and tape, with
+** the slice and shared operands the recorder gives (its own copies). */
+static int rs_trace(const void *ud, int c, const tm_v *args, const li_tracer *tr, tm_v *out) {
+  const rs *w = ud;
+  int from = c * w->csize, to = from + w->csize < w->n ? from + w->csize : w->n, rc;
+  tm_v *a = ad_alloc((size_t)(w->ns + 3) * sizeof(tm_v));
+  if (!a) return ad_fail(AD_EMEMORY, "out of memory");
+  a[0] = args[0];
+  if ((rc = tm_new_int(&a[1])) || (rc = tm_new_int(&a[2]))) return rc;
+  a[1].ival[0] = from + 1;
+  a[2].ival[0] = to;
+  memcpy(a + 3, args + 1, (size_t)w->ns * sizeof(tm_v));
+  li_run sub;
+  li_run_fork(w->caller, &sub);
+  sub.tr = tr;
+  if ((rc = li_call_user(&sub, w->f, a, w->ns + 3, w->propto, out))) return li_locate(&sub, rc);
   return AD_OK;
 }
 
@@ -128,6 +148,7 @@ int li_reduce_sum(li_run *r, const ln_expr *e, tm_v *out) {
   w.is_static = e->builtin == LN_BI_REDUCE_SUM_STATIC;
   w.name = w.is_static ? "reduce_sum_static" : "reduce_sum";
   w.f = e->args[0]->ufn;
+  w.propto = e->propto && r->fn_propto;
   w.caller = r;
   w.ns = e->nargs - 3;
   int rc, grain, dep = 0;
@@ -200,9 +221,30 @@ int li_reduce_sum(li_run *r, const ln_expr *e, tm_v *out) {
     out->dep = (unsigned char)dep;
     return AD_OK;
   }
+  size_t chain0 = li_chain_len();
   ad_var y;
   if ((rc = ad_operands_node(nops, ops, total, &y))) return ad_fail(AD_EMEMORY, "out of memory");
   *out = tm_real_view(y.val, y.adj);
   out->dep = 1;
+  if (r->tr) {
+    /* a recording: each chunk becomes a plan of its own */
+    tm_v *args = ad_alloc((size_t)(w.ns + 1) * sizeof *args);
+    if (!args) return ad_fail(AD_EMEMORY, "out of memory");
+    args[0] = w.x;
+    memcpy(args + 1, sh, (size_t)w.ns * sizeof *args);
+    li_map m = { rs_trace, &w };
+    li_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.kind = LI_EV_REDUCE;
+    ev.op = w.is_static;
+    ev.result = w.csize;
+    ev.args = args;
+    ev.nargs = w.ns + 1;
+    ev.n = (size_t)w.n;
+    ev.out = out;
+    ev.map = &m;
+    ev.chain0 = chain0;
+    li_emit(r, &ev);
+  }
   return AD_OK;
 }

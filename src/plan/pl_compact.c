@@ -43,6 +43,13 @@ static void remap_ins(pl_plan *p, pl_ins *i, const uint32_t *map) {
     M(o);
     break;
   }
+  case PL_RSUM: {
+    pl_reduce *rd = (pl_reduce *)p->ptrs[i->b];
+    if (rd->xv != PL_NONE) rd->xv = map[rd->xv];
+    for (int k = 0; k < rd->nsh; k++) rd->sh[k].v = map[rd->sh[k].v];
+    M(o);
+    break;
+  }
   case PL_CALL: {
     pl_call *c = &p->calls[i->x];
     for (int k = 0; k < c->nargs; k++) if (c->args[k].v != PL_NONE) c->args[k].v = map[c->args[k].v];
@@ -114,6 +121,12 @@ static int find_aliases(const pl_plan *p, uint32_t *alias) {
       const size_t *offs = p->ptrs[i->x];
       for (uint32_t j = 0; j < i->n; j++) use(&w, i->a + (uint32_t)offs[j], 0);
       wrote(&w, i->o, i->n, NULL);
+      break;
+    }
+    case PL_RSUM: {
+      const pl_reduce *rd = p->ptrs[i->b];
+      if (rd->xv != PL_NONE) use_range(&w, rd->xv, (size_t)rd->n * rd->es, 0);
+      for (int j = 0; j < rd->nsh; j++) use_range(&w, rd->sh[j].v, rd->sh[j].m, 0);
       break;
     }
     case PL_STORE:

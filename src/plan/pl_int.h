@@ -33,9 +33,12 @@ enum {
   PL_LSE,        /* V[o] = log_sum_exp(V[a .. a+n)), P[x .. x+n) its partials */
   PL_ELEM,       /* an elementwise mass (bernoulli_logit, poisson_log...) of scalars:
                     ptrs[n] a pl_elem, P[x ..] its partials */
-  PL_PMAP        /* parallel_map with eager local gradients: element e < n through the
+  PL_PMAP,       /* parallel_map with eager local gradients: element e < n through the
                     plan of one element (ptrs[b], a pl_pmap), V[o+e] its value, P[x + e *
                     ptot ..] its partials; back: pp_map.c's pm_chain */
+  PL_RSUM        /* reduce_sum(_static): each chunk through a plan of its own (ptrs[b], a
+                    pl_reduce), V[o] the sum, P[x ..] the partials of x then of the shared
+                    operands; back: ad_operands_node's sums */
 };
 
 /* An operand of a mapped function that differs from element to element or
@@ -47,6 +50,19 @@ typedef struct pl_mapop {
   uint32_t m;                 /* reals per element */
   uint32_t in;                /* where among the element plan's inputs */
 } pl_mapop;
+
+/* reduce_sum: the chunks' plans take [x's slice (when autodiff) | the shared
+** autodiff operands] as inputs, their adjoints starting from init. */
+typedef struct pl_reduce {
+  int is_static, nchunks;
+  uint32_t n, csize, es;      /* elements of x, per chunk, reals per element */
+  uint32_t xv, xa;            /* x's cells when autodiff (else PL_NONE) */
+  int nsh;                    /* shared autodiff operands */
+  pl_mapop *sh;               /* their cells and sizes (in: offset among their reals) */
+  uint32_t nshr;              /* their reals */
+  const struct pl_plan **subs;/* per chunk */
+  uint32_t mv, ma, mp, mcalls, mpars;   /* the largest chunk plan's buffers */
+} pl_reduce;
 
 typedef struct pl_pmap {
   const struct pl_plan *sub;  /* one element: inputs pv.., result rv */

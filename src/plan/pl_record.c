@@ -65,7 +65,7 @@ void pl_plan_free(pl_plan *p) {
 typedef struct addr_map { uintptr_t *keys; uint32_t *vals; size_t cap, n; } addr_map;
 
 static int map_grow(addr_map *m) {
-  size_t cap = m->cap ? 2 * m->cap : 4096;
+  size_t cap = m->cap ? 2 * m->cap : 256;
   uintptr_t *k = calloc(cap, sizeof *k);
   uint32_t *v = malloc(cap * sizeof *v);
   if (!k || !v) { free(k); free(v); return 1; }
@@ -420,6 +420,8 @@ static int fast_call(pl_rec *r, const li_event *ev) {
 }
 
 static void on_event(void *ud, const li_event *ev);
+static const pl_plan *record_piece(pl_rec *r, const li_event *ev, int piece, int element, const tm_v *args,
+                                   double *uval, double *uadj, size_t nin, const char *what);
 
 /* The first and last cells of count contiguous values (and adjoints). */
 static int range_cells(pl_rec *r, const double *val, const double *adj, size_t count, uint32_t *v, uint32_t *a) {
@@ -486,45 +488,9 @@ static void record_map(pl_rec *r, const li_event *ev) {
     args[k].adj = uadj + at;
     at += m;
   }
-  pl_plan *sub = NULL;
+  const pl_plan *sub = NULL;
   if (!r->failed) {
-    pl_rec *sr = pl_rec_new(r->ctx);
-    if (!sr) { fail(r, "out of memory"); goto done; }
-    sr->element = 1;
-    tm_v in = tm_real_view(uval, uadj);
-    in.base = TM_VECTOR;
-    in.rows = (int)nin;
-    in.cols = 1;
-    li_event pe;
-    memset(&pe, 0, sizeof pe);
-    pe.kind = LI_EV_PARAMS;
-    pe.out = &in;
-    pe.chain0 = ad_active->nchain;
-    on_event(sr, &pe);
-    tm_v y;
-    int rc = ev->map->run(ev->map->ud, args, &sr->tracer, &y);
-    if (rc) {
-      ad_clear_error();
-      fail(sr, "an element failed when recorded again");
-    } else {
-      li_event re;
-      memset(&re, 0, sizeof re);
-      re.kind = LI_EV_RESULT;
-      re.out = &y;
-      re.chain0 = ad_active->nchain;
-      on_event(sr, &re);
-    }
-    char why[200];
-    sub = pl_rec_finish(sr, why, sizeof why);
-    pl_rec_free(sr);
-    if (!sub) {
-      char msg[200];
-      snprintf(msg, sizeof msg, "parallel_map's function: %.160s", why);
-      fail(r, msg);
-      goto done;
-    }
-    if (grow(r, &p->subs, p->nsubs, &r->capsubs, sizeof *p->subs, 4)) { pl_plan_free(sub); goto done; }
-    p->subs[p->nsubs++] = sub;
+    if (!(sub = record_piece(r, ev, 0, 1, args, uval, uadj, nin, "parallel_map"))) goto done;
     pm->sub = sub;
     pm->nops = nops;
     pm->ops = ops;
@@ -540,6 +506,142 @@ static void record_map(pl_rec *r, const li_event *ev) {
 done:
   free(args);
   ad_stack_rewind(ad_active, &mark);
+}
+
+/* One piece of a map or reduction recorded as a plan of its own: inputs
+** (nin leaves at uval/uadj, already holding their values) as its
+** parameters, then ev->map->run(piece, args), its result the plan's.  The
+** plan, kept with p's, or NULL with r failed. */
+static const pl_plan *record_piece(pl_rec *r, const li_event *ev, int piece, int element, const tm_v *args,
+                                   double *uval, double *uadj, size_t nin, const char *what) {
+  pl_plan *p = r->plan;
+  pl_rec *sr = pl_rec_new(r->ctx);
+  if (!sr) { fail(r, "out of memory"); return NULL; }
+  sr->element = element;
+  tm_v in = tm_real_view(uval, uadj);
+  in.base = TM_VECTOR;
+  in.rows = (int)nin;
+  in.cols = 1;
+  li_event pe;
+  memset(&pe, 0, sizeof pe);
+  pe.kind = LI_EV_PARAMS;
+  pe.out = &in;
+  pe.chain0 = ad_active->nchain;
+  on_event(sr, &pe);
+  tm_v y;
+  int rc = ev->map->run(ev->map->ud, piece, args, &sr->tracer, &y);
+  if (rc) {
+    ad_clear_error();
+    fail(sr, "it failed when recorded again");
+  } else {
+    li_event re;
+    memset(&re, 0, sizeof re);
+    re.kind = LI_EV_RESULT;
+    re.out = &y;
+    re.chain0 = ad_active->nchain;
+    on_event(sr, &re);
+  }
+  char why[200];
+  pl_plan *sub = pl_rec_finish(sr, why, sizeof why);
+  pl_rec_free(sr);
+  if (!sub) {
+    char msg[200];
+    snprintf(msg, sizeof msg, "%s's function: %.160s", what, why);
+    fail(r, msg);
+    return NULL;
+  }
+  if (grow(r, &p->subs, p->nsubs, &r->capsubs, sizeof *p->subs, 4)) { pl_plan_free(sub); return NULL; }
+  p->subs[p->nsubs++] = sub;
+  return sub;
+}
+
+/* reduce_sum and reduce_sum_static: each chunk is run again with x's slice
+** (when autodiff) and the shared autodiff operands as the inputs of a plan
+** of its own; data (the slice of a data x, start, end) are its constants.
+** One PL_RSUM runs the chunks' plans and sums as li_reduce.c does. */
+static void record_reduce(pl_rec *r, const li_event *ev) {
+  pl_plan *p = r->plan;
+  const tm_v *x = &ev->args[0];
+  int ns = ev->nargs - 1;
+  pl_reduce *rd = mem(r, sizeof *rd);
+  tm_v *args = malloc((size_t)ev->nargs * sizeof *args);
+  if (!rd || !args) { free(args); fail(r, "out of memory"); return; }
+  memset(rd, 0, sizeof *rd);
+  size_t es = 1;
+  for (int i = 1; i < x->narr; i++) es *= (size_t)x->dim[i];
+  es *= (size_t)x->rows * (size_t)x->cols;
+  rd->is_static = ev->op;
+  rd->n = (uint32_t)ev->n;
+  rd->csize = (uint32_t)ev->result;
+  rd->es = (uint32_t)es;
+  rd->nchunks = (int)((ev->n + (size_t)ev->result - 1) / (size_t)ev->result);
+  rd->xv = rd->xa = PL_NONE;
+  size_t nx = ev->n * es;
+  if (x->adj && nx && range_cells(r, x->val, x->adj, nx, &rd->xv, &rd->xa)) { free(args); return; }
+  for (int k = 1; k <= ns; k++) if (ev->args[k].adj && tm_numel(&ev->args[k])) rd->nsh++;
+  rd->sh = mem(r, (size_t)(rd->nsh ? rd->nsh : 1) * sizeof *rd->sh);
+  rd->subs = mem(r, (size_t)rd->nchunks * sizeof *rd->subs);
+  if (!rd->sh || !rd->subs) { free(args); return; }
+  int j = 0;
+  for (int k = 1; k <= ns; k++) {
+    const tm_v *v = &ev->args[k];
+    size_t m = tm_numel(v);
+    if (!v->adj || !m) continue;
+    pl_mapop *o = &rd->sh[j++];
+    memset(o, 0, sizeof *o);
+    o->m = (uint32_t)m;
+    if (range_cells(r, v->val, v->adj, m, &o->v, &o->a)) { free(args); return; }
+    rd->nshr += (uint32_t)m;
+  }
+  if ((size_t)p->np + nx + rd->nshr >= PL_NONE) { free(args); fail(r, "reduce_sum too large for a plan"); return; }
+  for (int c = 0; c < rd->nchunks && !r->failed; c++) {
+    size_t from = (size_t)c * rd->csize, to = from + rd->csize < ev->n ? from + rd->csize : ev->n;
+    size_t slice = x->adj ? (to - from) * es : 0, nin = slice + rd->nshr;
+    ad_mark mark = ad_stack_mark(ad_active);
+    double *uval, *uadj;
+    if (ad_leaves(nin ? nin : 1, NULL, &uval, &uadj)) { ad_stack_rewind(ad_active, &mark); fail(r, "out of memory"); break; }
+    /* x's slice, as li_slice cuts it */
+    args[0] = *x;
+    args[0].dim[0] = (int)(to - from);
+    if (x->base == TM_INT) args[0].ival = x->ival + from * es;
+    else if (x->adj) {
+      memcpy(uval, x->val + from * es, slice * sizeof *uval);
+      args[0].val = uval;
+      args[0].adj = uadj;
+    } else args[0].val = x->val + from * es;
+    size_t at = slice;
+    j = 0;
+    for (int k = 1; k <= ns; k++) {
+      const tm_v *v = &ev->args[k];
+      args[k] = *v;
+      size_t m = tm_numel(v);
+      if (!v->adj || !m) continue;
+      rd->sh[j++].in = (uint32_t)(at - slice);
+      memcpy(uval + at, v->val, m * sizeof *uval);
+      args[k].val = uval + at;
+      args[k].adj = uadj + at;
+      at += m;
+    }
+    const pl_plan *sub = record_piece(r, ev, c, 0, args, uval, uadj, nin,
+                                      rd->is_static ? "reduce_sum_static" : "reduce_sum");
+    ad_stack_rewind(ad_active, &mark);
+    if (!sub) break;
+    rd->subs[c] = sub;
+    /* one set of buffers per participant serves every chunk */
+    if (sub->nv > rd->mv) rd->mv = sub->nv;
+    if (sub->na > rd->ma) rd->ma = sub->na;
+    if (sub->np > rd->mp) rd->mp = sub->np;
+    if (sub->ncalls > rd->mcalls) rd->mcalls = (uint32_t)sub->ncalls;
+    if (sub->npars > rd->mpars) rd->mpars = sub->npars;
+  }
+  free(args);
+  if (r->failed) return;
+  pl_ins *ins = emit(r, PL_RSUM);
+  if (!ins) return;
+  ins->b = keep_ptr(r, rd);
+  ins->x = p->np;
+  p->np += (uint32_t)(nx * (x->adj ? 1 : 0) + rd->nshr);
+  ins->o = new_cells(r, ev->out->val, ev->out->adj, 1, &ins->oa);
 }
 
 static void on_event(void *ud, const li_event *ev) {
@@ -700,6 +802,9 @@ static void on_event(void *ud, const li_event *ev) {
     break;
   case LI_EV_MAP:
     record_map(r, ev);
+    break;
+  case LI_EV_REDUCE:
+    record_reduce(r, ev);
     break;
   case LI_EV_UNSUPPORTED:
   default:

@@ -138,15 +138,17 @@ static int compare(int op, double x, double y) {
 /* A plan's buffers, taken from the active arena. */
 typedef struct bufs { double *V, *A, *P; call_state *cs; } bufs;
 
-static int take_bufs(const pl_plan *p, bufs *b) {
-  b->V = ad_alloc_doubles(p->nv ? p->nv : 1);
-  b->A = ad_alloc_doubles(p->na ? p->na : 1);
-  b->P = ad_alloc_doubles(p->np ? p->np : 1);
-  b->cs = ad_alloc((p->ncalls ? p->ncalls : 1) * sizeof *b->cs);
+static int take_bufs_of(size_t nv, size_t na, size_t np, size_t ncalls, bufs *b) {
+  b->V = ad_alloc_doubles(nv ? nv : 1);
+  b->A = ad_alloc_doubles(na ? na : 1);
+  b->P = ad_alloc_doubles(np ? np : 1);
+  b->cs = ad_alloc((ncalls ? ncalls : 1) * sizeof *b->cs);
   return b->V && b->A && b->P && b->cs ? AD_OK : AD_EMEMORY;
 }
 
-static int run(const pl_plan *p, const bufs *b, const double *upars, double *lp, double *grad);
+static int take_bufs(const pl_plan *p, bufs *b) { return take_bufs_of(p->nv, p->na, p->np, p->ncalls, b); }
+
+static int run(const pl_plan *p, const bufs *b, const double *upars, const double *init, double *lp, double *grad);
 
 /* PL_PMAP forward: each element through its plan, as pp_map.c's pm_one
 ** (eager): its value, and its partials in the autodiff operands' order.
@@ -186,7 +188,7 @@ static int pmap_elements(const pmap_run *w, pmap_slot *sl, uint32_t from, uint32
       memcpy(sl->u + o->in, src + e * o->stride, o->m * sizeof *sl->u);
     }
     double y;
-    int rc = run(pm->sub, &sl->b, sl->u, &y, sl->g);
+    int rc = run(pm->sub, &sl->b, sl->u, NULL, &y, sl->g);
     ad_stack_rewind(ad_active, &sl->mark);
     if (rc) return rc;
     w->V[w->in->o + e] = y;
@@ -253,17 +255,157 @@ static void back_pmap(const pl_pmap *pm, const pl_ins *in, double *A, const doub
   }
 }
 
+/* ---- reduce_sum ---- */
+
+typedef struct rsum_slot {
+  bufs b;
+  double *u, *g, *init, *acc;   /* inputs, their adjoints after, before; shared adjoints so far */
+  double sum;
+  ad_mark mark;
+  char pad[64];
+} rsum_slot;
+
+typedef struct rsum_run {
+  const pl_reduce *rd;
+  const double *V;
+  double *xpart, *cval, *cpart;
+  rsum_slot *slot;
+} rsum_run;
+
+static int rsum_begin_slot(const pl_reduce *rd, rsum_slot *sl) {
+  size_t nin = rd->mpars ? rd->mpars : 1;
+  sl->u = ad_alloc_doubles(nin);
+  sl->g = ad_alloc_doubles(nin);
+  sl->init = ad_alloc_zeros(nin);
+  sl->acc = ad_alloc_zeros(rd->nshr ? rd->nshr : 1);
+  if (!sl->u || !sl->g || !sl->init || !sl->acc || take_bufs_of(rd->mv, rd->ma, rd->mp, rd->mcalls, &sl->b))
+    return ad_fail(AD_EMEMORY, "out of memory");
+  sl->sum = 0.0;
+  sl->mark = ad_stack_mark(ad_active);
+  return AD_OK;
+}
+
+/* li_reduce.c's rs_chunk: the shared adjoints of reduce_sum accumulate on
+** the participant across its chunks; reduce_sum_static keeps each chunk's
+** apart. */
+static int rsum_chunk_run(const rsum_run *w, rsum_slot *sl, int c) {
+  const pl_reduce *rd = w->rd;
+  size_t from = (size_t)c * rd->csize, to = from + rd->csize < rd->n ? from + rd->csize : rd->n;
+  size_t slice = rd->xv != PL_NONE ? (to - from) * rd->es : 0;
+  if (slice) memcpy(sl->u, w->V + rd->xv + from * rd->es, slice * sizeof *sl->u);
+  for (int k = 0; k < rd->nsh; k++) {
+    const pl_mapop *o = &rd->sh[k];
+    memcpy(sl->u + slice + o->in, w->V + o->v, o->m * sizeof *sl->u);
+  }
+  if (!rd->is_static) memcpy(sl->init + slice, sl->acc, rd->nshr * sizeof *sl->init);
+  if (slice) memset(sl->init, 0, slice * sizeof *sl->init);
+  double val;
+  int rc = run(rd->subs[c], &sl->b, sl->u, sl->init, &val, sl->g);
+  ad_stack_rewind(ad_active, &sl->mark);
+  if (rc) return rc;
+  if (slice) memcpy(w->xpart + from * rd->es, sl->g, slice * sizeof *sl->g);
+  if (rd->is_static) {
+    w->cval[c] = val;
+    memcpy(w->cpart + (size_t)c * rd->nshr, sl->g + slice, rd->nshr * sizeof *sl->g);
+  } else {
+    memcpy(sl->acc, sl->g + slice, rd->nshr * sizeof *sl->g);
+    sl->sum += val;
+  }
+  return AD_OK;
+}
+
+static int rsum_begin(pp_region *g, int slot) {
+  rsum_run *w = g->ctx;
+  return rsum_begin_slot(w->rd, &w->slot[slot]);
+}
+
+static int rsum_chunk(pp_region *g, int slot, int c) {
+  rsum_run *w = g->ctx;
+  return rsum_chunk_run(w, &w->slot[slot], c);
+}
+
+/* li_reduce.c's tree_sum */
+static void tree_sum(double *rows, int nrows, size_t m) {
+  for (int stride = 1; stride < nrows; stride *= 2)
+    for (int i = 0; i + stride < nrows; i += 2 * stride) {
+      double *a = rows + (size_t)i * m, *b = rows + (size_t)(i + stride) * m;
+      for (size_t j = 0; j < m; j++) a[j] += b[j];
+    }
+}
+
+static int run_rsum(const pl_reduce *rd, const pl_ins *in, double *V, double *P) {
+  size_t nx = rd->xv != PL_NONE ? (size_t)rd->n * rd->es : 0;
+  double *part = P + in->x + nx;
+  rsum_run w = { rd, V, P + in->x, NULL, NULL, NULL };
+  if (rd->is_static) {
+    w.cval = ad_alloc_zeros((size_t)rd->nchunks);
+    w.cpart = ad_alloc_zeros((size_t)rd->nchunks * (rd->nshr ? rd->nshr : 1));
+    if (!w.cval || !w.cpart) return AD_EMEMORY;
+  }
+  int threads = pp_threads(), nslots = 1, rc;
+  if (threads > PP_MAX_SLOTS) threads = PP_MAX_SLOTS;
+  if (threads < 1) threads = 1;
+  if (!(w.slot = ad_alloc((size_t)threads * sizeof *w.slot))) return AD_EMEMORY;
+  if (threads <= 1 || rd->nchunks < 2 || pp_pool_size() < 1) {
+    if ((rc = rsum_begin_slot(rd, &w.slot[0]))) return rc;
+    for (int c = 0; c < rd->nchunks; c++)
+      if ((rc = rsum_chunk_run(&w, &w.slot[0], c))) return rc;
+  } else {
+    pp_region g;
+    memset(&g, 0, sizeof g);
+    g.nchunks = rd->nchunks;
+    g.nthreads = threads;
+    g.begin = rsum_begin;
+    g.chunk = rsum_chunk;
+    g.ctx = &w;
+    if ((rc = pp_region_run(&g))) return rc;
+    nslots = g.nslots;
+    pp_region_release(&g);
+  }
+  double total = 0.0;
+  if (rd->is_static) {
+    tree_sum(w.cval, rd->nchunks, 1);
+    tree_sum(w.cpart, rd->nchunks, rd->nshr);
+    total = w.cval[0];
+    memcpy(part, w.cpart, rd->nshr * sizeof *part);
+  } else {
+    for (int s = 0; s < nslots; s++) total += w.slot[s].sum;
+    memset(part, 0, rd->nshr * sizeof *part);
+    for (int s = 0; s < nslots; s++)
+      for (uint32_t j = 0; j < rd->nshr; j++) part[j] += w.slot[s].acc[j];
+  }
+  V[in->o] = total;
+  return AD_OK;
+}
+
+/* ad_operands_node's sweep: x, then the shared operands. */
+static void back_rsum(const pl_reduce *rd, const pl_ins *in, double *A, const double *P) {
+  double a = A[in->oa];
+  const double *p = P + in->x;
+  if (rd->xv != PL_NONE) {
+    size_t nx = (size_t)rd->n * rd->es;
+    for (size_t i = 0; i < nx; i++) A[rd->xa + i] += a * p[i];
+    p += nx;
+  }
+  for (int k = 0; k < rd->nsh; k++) {
+    const pl_mapop *o = &rd->sh[k];
+    for (uint32_t i = 0; i < o->m; i++) A[o->a + i] += a * p[o->in + i];
+  }
+}
+
 int pl_replay(const pl_plan *p, const double *upars, double *lp, double *grad) {
   bufs b;
   if (take_bufs(p, &b)) return AD_EMEMORY;
-  return run(p, &b, upars, lp, grad);
+  return run(p, &b, upars, NULL, lp, grad);
 }
 
-/* One evaluation of plan p in buffers b. */
-static int run(const pl_plan *p, const bufs *b, const double *upars, double *lp, double *grad) {
+/* One evaluation of plan p in buffers b; the inputs' adjoints start from
+** init (NULL: zero). */
+static int run(const pl_plan *p, const bufs *b, const double *upars, const double *init, double *lp, double *grad) {
   double *V = b->V, *A = b->A, *P = b->P;
   call_state *cs = b->cs;
   memset(A, 0, (p->na ? p->na : 1) * sizeof *A);
+  if (init) memcpy(A + p->pa, init, p->npars * sizeof *A);
   memcpy(V, p->kvals, p->nk * sizeof(double));
   memcpy(V + p->pv, upars, p->npars * sizeof(double));
   int rc;
@@ -408,13 +550,17 @@ static int run(const pl_plan *p, const bufs *b, const double *upars, double *lp,
     case PL_PMAP:
       if ((rc = run_pmap(p->ptrs[i->b], i, V, P))) return rc;
       break;
+    case PL_RSUM:
+      if ((rc = run_rsum(p->ptrs[i->b], i, V, P))) return rc;
+      break;
     default:
       return AD_EINVALID;
     }
   }
   *lp = V[p->rv];
   if (p->ra == PL_NONE) {
-    memset(grad, 0, p->npars * sizeof(double));
+    if (init) memcpy(grad, init, p->npars * sizeof(double));
+    else memset(grad, 0, p->npars * sizeof(double));
     return AD_OK;
   }
   A[p->ra] = 1.0;
@@ -485,6 +631,9 @@ static int run(const pl_plan *p, const bufs *b, const double *upars, double *lp,
     }
     case PL_PMAP:
       back_pmap(p->ptrs[i->b], i, A, P);
+      break;
+    case PL_RSUM:
+      back_rsum(p->ptrs[i->b], i, A, P);
       break;
     case PL_LOGMIX:
     case PL_NORMAL: {
