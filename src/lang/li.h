@@ -117,11 +117,14 @@ enum {
                          args[nargs] element 0's operands, mask[k] 1 when operand k is
                          indexed (element i at i * offs[k] reals), map->run computes one
                          element again on the caller's tape with a tracer of its own */
-  LI_EV_REDUCE        /* reduce_sum (op 0) or reduce_sum_static (op 1) ran: out the sum
+  LI_EV_REDUCE,       /* reduce_sum (op 0) or reduce_sum_static (op 1) ran: out the sum
                          (one node of partials); args[0] x, an array of n elements cut in
                          chunks of result elements, args[1 .. nargs) the shared operands;
                          map->run computes chunk `piece` again (args: its slice of x, then
                          the shared operands) */
+  LI_EV_MAPRECT       /* map_rect ran with derivatives: out the n jobs' outputs (one node of
+                         Jacobians); args[0] phi, args[1] theta (n rows); map->run computes
+                         job `piece` again (args: phi, theta's row) */
 };
 
 /* LI_EV_MAP's and LI_EV_REDUCE's way back into the tree: f applied to args

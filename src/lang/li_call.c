@@ -68,7 +68,6 @@ int li_call_builtin(li_run *r, const ln_expr *e, tm_v *out) {
   case LN_BI_REDUCE_SUM_STATIC:
     return li_reduce_sum(r, e, out);
   case LN_BI_MAP_RECT:
-    li_emit_unsupported(r, "map_rect (its plan is to come)");
     return li_map_rect(r, e, out);
   case LN_BI_PARALLEL_MAP:
     return li_parallel_map(r, e, out);

@@ -131,6 +131,22 @@ static int mr_chunk(pp_region *g, int slot, int j) {
   return AD_OK;
 }
 
+/* LI_EV_MAPRECT's run: job j again, on the caller's thread and tape, with
+** the phi and theta[j] the recorder gives (its own copies). */
+static int mr_trace(const void *ud, int j, const tm_v *args, const li_tracer *tr, tm_v *out) {
+  const mr *w = ud;
+  tm_v a[4];
+  a[0] = args[0];
+  a[1] = args[1];
+  a[2] = data_row(&w->xr, j);
+  a[3] = data_row(&w->xi, j);
+  li_run sub;
+  li_run_fork(w->caller, &sub);
+  sub.tr = tr;
+  int rc = li_call_user(&sub, w->f, a, 4, 0, out);
+  return rc ? li_locate(&sub, rc) : AD_OK;
+}
+
 /* The caller's node: output values and adjoints, the jobs' Jacobians. */
 typedef struct mr_node {
   ad_node hdr;
@@ -192,6 +208,7 @@ int li_map_rect(li_run *r, const ln_expr *e, tm_v *out) {
   w.slot = ad_alloc((size_t)threads * sizeof *w.slot);
   if (!w.job || !w.slot) return ad_fail(AD_EMEMORY, "out of memory");
 
+  size_t chain0 = li_chain_len();
   pp_region g = { .nchunks = J, .nthreads = threads, .keep_stacks = 1, .begin = mr_begin,
                   .chunk = mr_chunk, .ctx = &w };
   if ((rc = pp_region_run(&g))) {
@@ -247,5 +264,19 @@ int li_map_rect(li_run *r, const ln_expr *e, tm_v *out) {
   n->theta_adj = w.nt ? a[1].adj : NULL;
   *out = tm_vector_view(val, adj, (int)M);
   out->dep = 1;
+  if (r->tr) {
+    /* a recording: each job becomes a plan of its own */
+    li_map mp = { mr_trace, &w };
+    li_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.kind = LI_EV_MAPRECT;
+    ev.args = a;
+    ev.nargs = 2;
+    ev.n = (size_t)J;
+    ev.out = out;
+    ev.map = &mp;
+    ev.chain0 = chain0;
+    li_emit(r, &ev);
+  }
   return AD_OK;
 }

@@ -19,7 +19,7 @@
 ** other decisions), then runs on the tree and records one more (at most
 ** PL_MAX_RECORDS per context and Jacobian setting; when evaluations keep
 ** missing all of them, the tree for good).  What the tracer cannot follow
-** (map_rect, parallel_map over ints or large shared operands,
+** (parallel_map over ints or large shared operands,
 ** profile blocks, print, truncation at parameter bounds) leaves the context
 ** on the tree; pl_stats says why.
 **

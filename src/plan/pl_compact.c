@@ -43,6 +43,13 @@ static void remap_ins(pl_plan *p, pl_ins *i, const uint32_t *map) {
     M(o);
     break;
   }
+  case PL_MRECT: {
+    pl_maprect *mr = (pl_maprect *)p->ptrs[i->b];
+    if (mr->phiv != PL_NONE) mr->phiv = map[mr->phiv];
+    if (mr->thv != PL_NONE) mr->thv = map[mr->thv];
+    M(o);
+    break;
+  }
   case PL_RSUM: {
     pl_reduce *rd = (pl_reduce *)p->ptrs[i->b];
     if (rd->xv != PL_NONE) rd->xv = map[rd->xv];
@@ -121,6 +128,12 @@ static int find_aliases(const pl_plan *p, uint32_t *alias) {
       const size_t *offs = p->ptrs[i->x];
       for (uint32_t j = 0; j < i->n; j++) use(&w, i->a + (uint32_t)offs[j], 0);
       wrote(&w, i->o, i->n, NULL);
+      break;
+    }
+    case PL_MRECT: {
+      const pl_maprect *mr = p->ptrs[i->b];
+      if (mr->phiv != PL_NONE) use_range(&w, mr->phiv, mr->np, 0);
+      if (mr->thv != PL_NONE) use_range(&w, mr->thv, (size_t)mr->J * mr->nt, 0);
       break;
     }
     case PL_RSUM: {

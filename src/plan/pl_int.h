@@ -36,10 +36,25 @@ enum {
   PL_PMAP,       /* parallel_map with eager local gradients: element e < n through the
                     plan of one element (ptrs[b], a pl_pmap), V[o+e] its value, P[x + e *
                     ptot ..] its partials; back: pp_map.c's pm_chain */
-  PL_RSUM        /* reduce_sum(_static): each chunk through a plan of its own (ptrs[b], a
+  PL_RSUM,       /* reduce_sum(_static): each chunk through a plan of its own (ptrs[b], a
                     pl_reduce), V[o] the sum, P[x ..] the partials of x then of the shared
                     operands; back: ad_operands_node's sums */
+  PL_MRECT       /* map_rect: job j through a plan of its own (ptrs[b], a pl_maprect), its
+                    outputs V[o + off[j] ..], their Jacobian rows P[x + k * (np + nt) ..];
+                    back: li_maprect.c's mr_chain */
 };
+
+/* map_rect: job j's plan takes [phi (when autodiff) | theta[j] (when
+** autodiff)] as inputs; its results are the job's outputs. */
+typedef struct pl_maprect {
+  int J;
+  uint32_t np, nt;            /* Jacobian columns for phi and theta[j] (0: data) */
+  uint32_t phiv, phia;        /* phi's cells */
+  uint32_t thv, tha;          /* theta's cells, row j at j * nt */
+  const struct pl_plan **subs;/* per job */
+  uint32_t *off;              /* job j's outputs: off[j] .. off[j + 1] */
+  uint32_t mv, ma, mp, mcalls, mpars;   /* the largest job plan's buffers */
+} pl_maprect;
 
 /* An operand of a mapped function that differs from element to element or
 ** carries derivatives: an input of the element's plan. */
@@ -126,6 +141,7 @@ typedef struct pl_plan {
   const double *kvals;
   uint32_t pv, pa, npars;     /* the parameters' cells */
   uint32_t rv, ra;            /* the log density's cells (ra PL_NONE: constant) */
+  uint32_t nres;              /* results (1; a map_rect job's plan: its outputs) */
   struct pl_plan **subs;      /* plans of mapped elements (PL_PMAP), freed with this one */
   size_t nsubs;
   pl_chunk *mem;              /* everything above lives here */

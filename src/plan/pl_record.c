@@ -422,6 +422,7 @@ static int fast_call(pl_rec *r, const li_event *ev) {
 static void on_event(void *ud, const li_event *ev);
 static const pl_plan *record_piece(pl_rec *r, const li_event *ev, int piece, int element, const tm_v *args,
                                    double *uval, double *uadj, size_t nin, const char *what);
+static void record_maprect(pl_rec *r, const li_event *ev);
 
 /* The first and last cells of count contiguous values (and adjoints). */
 static int range_cells(pl_rec *r, const double *val, const double *adj, size_t count, uint32_t *v, uint32_t *a) {
@@ -644,6 +645,69 @@ static void record_reduce(pl_rec *r, const li_event *ev) {
   ins->o = new_cells(r, ev->out->val, ev->out->adj, 1, &ins->oa);
 }
 
+/* map_rect: each job is run again with phi and theta[j], when autodiff, as
+** the inputs of a plan of its own (x_r[j] and x_i[j] are its constants),
+** its outputs the plan's results.  One PL_MRECT runs the jobs' plans and
+** their Jacobians as li_maprect.c does. */
+static void record_maprect(pl_rec *r, const li_event *ev) {
+  pl_plan *p = r->plan;
+  const tm_v *phi = &ev->args[0], *th = &ev->args[1];
+  int J = (int)ev->n;
+  pl_maprect *mr = mem(r, sizeof *mr);
+  if (!mr || J < 1) { if (mr) fail(r, "map_rect without jobs"); return; }
+  memset(mr, 0, sizeof *mr);
+  mr->J = J;
+  mr->np = phi->adj ? (uint32_t)tm_numel(phi) : 0;
+  mr->nt = th->adj ? (uint32_t)(tm_numel(th) / (size_t)J) : 0;
+  mr->phiv = mr->phia = mr->thv = mr->tha = PL_NONE;
+  if (mr->np && range_cells(r, phi->val, phi->adj, mr->np, &mr->phiv, &mr->phia)) return;
+  if (mr->nt && range_cells(r, th->val, th->adj, (size_t)J * mr->nt, &mr->thv, &mr->tha)) return;
+  mr->subs = mem(r, (size_t)J * sizeof *mr->subs);
+  mr->off = mem(r, (size_t)(J + 1) * sizeof *mr->off);
+  if (!mr->subs || !mr->off) return;
+  mr->off[0] = 0;
+  size_t nin = (size_t)mr->np + mr->nt;
+  for (int j = 0; j < J && !r->failed; j++) {
+    ad_mark mark = ad_stack_mark(ad_active);
+    double *uval, *uadj;
+    if (ad_leaves(nin ? nin : 1, NULL, &uval, &uadj)) { ad_stack_rewind(ad_active, &mark); fail(r, "out of memory"); break; }
+    tm_v args[2];
+    args[0] = *phi;
+    args[1] = tm_elem(th, j);
+    if (mr->np) {
+      memcpy(uval, phi->val, mr->np * sizeof *uval);
+      args[0].val = uval;
+      args[0].adj = uadj;
+    }
+    if (mr->nt) {
+      memcpy(uval + mr->np, args[1].val, mr->nt * sizeof *uval);
+      args[1].val = uval + mr->np;
+      args[1].adj = uadj + mr->np;
+    }
+    const pl_plan *sub = record_piece(r, ev, j, 0, args, uval, uadj, nin, "map_rect");
+    ad_stack_rewind(ad_active, &mark);
+    if (!sub) break;
+    mr->subs[j] = sub;
+    mr->off[j + 1] = mr->off[j] + sub->nres;
+    if (sub->nv > mr->mv) mr->mv = sub->nv;
+    if (sub->na > mr->ma) mr->ma = sub->na;
+    if (sub->np > mr->mp) mr->mp = sub->np;
+    if (sub->ncalls > mr->mcalls) mr->mcalls = (uint32_t)sub->ncalls;
+    if (sub->npars > mr->mpars) mr->mpars = sub->npars;
+  }
+  if (r->failed) return;
+  size_t M = tm_numel(ev->out), wd = nin;
+  if (mr->off[J] != M) { fail(r, "map_rect: the jobs' plans give another number of outputs"); return; }
+  if ((size_t)p->np + M * wd >= PL_NONE) { fail(r, "map_rect too large for a plan"); return; }
+  pl_ins *ins = emit(r, PL_MRECT);
+  if (!ins) return;
+  ins->n = (uint32_t)M;
+  ins->b = keep_ptr(r, mr);
+  ins->x = p->np;
+  p->np += (uint32_t)(M * wd);
+  ins->o = new_cells(r, ev->out->val, ev->out->adj, M, &ins->oa);
+}
+
 static void on_event(void *ud, const li_event *ev) {
   pl_rec *r = ud;
   if (r->failed || r->done) return;
@@ -790,21 +854,27 @@ static void on_event(void *ud, const li_event *ev) {
     in->a = scalar_v(r, &ev->args[0]);
     in->n = (uint32_t)ev->result;
     break;
-  case LI_EV_RESULT:
+  case LI_EV_RESULT: {
+    size_t n = tm_numel(ev->out);
+    p->nres = (uint32_t)n;
     if (ev->out->adj) {
-      p->rv = scalar_v(r, ev->out);
-      p->ra = adjoints_of(r, ev->out->adj, 1);
+      p->rv = values_of(r, ev->out, n);
+      p->ra = adjoints_of(r, ev->out->adj, n);
     } else {
-      p->rv = const_cells(r, ev->out, 1);
+      p->rv = const_cells(r, ev->out, n);
       p->ra = PL_NONE;
     }
     r->done = 1;
     break;
+  }
   case LI_EV_MAP:
     record_map(r, ev);
     break;
   case LI_EV_REDUCE:
     record_reduce(r, ev);
+    break;
+  case LI_EV_MAPRECT:
+    record_maprect(r, ev);
     break;
   case LI_EV_UNSUPPORTED:
   default:

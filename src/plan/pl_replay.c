@@ -149,6 +149,8 @@ static int take_bufs_of(size_t nv, size_t na, size_t np, size_t ncalls, bufs *b)
 static int take_bufs(const pl_plan *p, bufs *b) { return take_bufs_of(p->nv, p->na, p->np, p->ncalls, b); }
 
 static int run(const pl_plan *p, const bufs *b, const double *upars, const double *init, double *lp, double *grad);
+static int fwd(const pl_plan *p, const bufs *b, const double *upars);
+static void rev(const pl_plan *p, const bufs *b);
 
 /* PL_PMAP forward: each element through its plan, as pp_map.c's pm_one
 ** (eager): its value, and its partials in the autodiff operands' order.
@@ -393,19 +395,118 @@ static void back_rsum(const pl_reduce *rd, const pl_ins *in, double *A, const do
   }
 }
 
+/* ---- map_rect ---- */
+
+typedef struct mrect_slot {
+  bufs b;
+  double *u;
+  ad_mark mark;
+  char pad[64];
+} mrect_slot;
+
+typedef struct mrect_run {
+  const pl_maprect *mr;
+  const pl_ins *in;
+  double *V, *P;
+  mrect_slot *slot;
+} mrect_run;
+
+static int mrect_begin_slot(const pl_maprect *mr, mrect_slot *sl) {
+  sl->u = ad_alloc_doubles(mr->mpars ? mr->mpars : 1);
+  if (!sl->u || take_bufs_of(mr->mv, mr->ma, mr->mp, mr->mcalls, &sl->b)) return ad_fail(AD_EMEMORY, "out of memory");
+  sl->mark = ad_stack_mark(ad_active);
+  return AD_OK;
+}
+
+/* li_maprect.c's mr_chunk and jacobian: the job's outputs, then one reverse
+** loop per output, each from zero adjoints (the nodes of library calls
+** restored from a snapshot taken after the forward loop). */
+static int mrect_job(const mrect_run *w, mrect_slot *sl, int j) {
+  const pl_maprect *mr = w->mr;
+  const pl_plan *s = mr->subs[j];
+  size_t wd = (size_t)mr->np + mr->nt, m = mr->off[j + 1] - mr->off[j];
+  if (mr->np) memcpy(sl->u, w->V + mr->phiv, mr->np * sizeof *sl->u);
+  if (mr->nt) memcpy(sl->u + mr->np, w->V + mr->thv + (size_t)j * mr->nt, mr->nt * sizeof *sl->u);
+  int rc = fwd(s, &sl->b, sl->u);
+  if (rc) { ad_stack_rewind(ad_active, &sl->mark); return rc; }
+  memcpy(w->V + w->in->o + mr->off[j], sl->b.V + s->rv, m * sizeof(double));
+  double *jac = w->P + w->in->x + (size_t)mr->off[j] * wd;
+  if (s->ra == PL_NONE) {
+    memset(jac, 0, m * wd * sizeof *jac);
+  } else {
+    ad_snapshot *snap = NULL;
+    if (m > 1 && (rc = ad_stack_snapshot(ad_active, &sl->mark, &snap))) { ad_stack_rewind(ad_active, &sl->mark); return rc; }
+    for (size_t o = 0; o < m; o++) {
+      if (o > 0) ad_stack_restore(snap);
+      memset(sl->b.A, 0, (s->na ? s->na : 1) * sizeof(double));
+      sl->b.A[s->ra + o] = 1.0;
+      rev(s, &sl->b);
+      memcpy(jac + o * wd, sl->b.A + s->pa, wd * sizeof *jac);
+    }
+  }
+  ad_stack_rewind(ad_active, &sl->mark);
+  return AD_OK;
+}
+
+static int mrect_begin(pp_region *g, int slot) {
+  mrect_run *w = g->ctx;
+  return mrect_begin_slot(w->mr, &w->slot[slot]);
+}
+
+static int mrect_chunk(pp_region *g, int slot, int j) {
+  mrect_run *w = g->ctx;
+  return mrect_job(w, &w->slot[slot], j);
+}
+
+static int run_mrect(const pl_maprect *mr, const pl_ins *in, double *V, double *P) {
+  mrect_run w = { mr, in, V, P, NULL };
+  int threads = pp_threads(), rc;
+  if (threads > PP_MAX_SLOTS) threads = PP_MAX_SLOTS;
+  if (threads < 1) threads = 1;
+  if (!(w.slot = ad_alloc((size_t)threads * sizeof *w.slot))) return AD_EMEMORY;
+  if (threads <= 1 || mr->J < 2 || pp_pool_size() < 1) {
+    if ((rc = mrect_begin_slot(mr, &w.slot[0]))) return rc;
+    for (int j = 0; j < mr->J; j++)
+      if ((rc = mrect_job(&w, &w.slot[0], j))) return rc;
+    return AD_OK;
+  }
+  pp_region g;
+  memset(&g, 0, sizeof g);
+  g.nchunks = mr->J;
+  g.nthreads = threads;
+  g.begin = mrect_begin;
+  g.chunk = mrect_chunk;
+  g.ctx = &w;
+  if ((rc = pp_region_run(&g))) return rc;
+  pp_region_release(&g);
+  return AD_OK;
+}
+
+/* mr_chain */
+static void back_mrect(const pl_maprect *mr, const pl_ins *in, double *A, const double *P) {
+  size_t wd = (size_t)mr->np + mr->nt;
+  for (int j = 0; j < mr->J; j++) {
+    double *ta = mr->nt ? A + mr->tha + (size_t)j * mr->nt : NULL;
+    for (size_t o = mr->off[j]; o < mr->off[j + 1]; o++) {
+      double a = A[in->oa + o];
+      const double *row = P + in->x + o * wd;
+      for (size_t k = 0; k < mr->np; k++) A[mr->phia + k] += a * row[k];
+      if (ta)
+        for (size_t k = 0; k < mr->nt; k++) ta[k] += a * row[mr->np + k];
+    }
+  }
+}
+
 int pl_replay(const pl_plan *p, const double *upars, double *lp, double *grad) {
   bufs b;
   if (take_bufs(p, &b)) return AD_EMEMORY;
   return run(p, &b, upars, NULL, lp, grad);
 }
 
-/* One evaluation of plan p in buffers b; the inputs' adjoints start from
-** init (NULL: zero). */
-static int run(const pl_plan *p, const bufs *b, const double *upars, const double *init, double *lp, double *grad) {
+/* The forward loop of plan p in buffers b, from the inputs upars. */
+static int fwd(const pl_plan *p, const bufs *b, const double *upars) {
   double *V = b->V, *A = b->A, *P = b->P;
   call_state *cs = b->cs;
-  memset(A, 0, (p->na ? p->na : 1) * sizeof *A);
-  if (init) memcpy(A + p->pa, init, p->npars * sizeof *A);
   memcpy(V, p->kvals, p->nk * sizeof(double));
   memcpy(V + p->pv, upars, p->npars * sizeof(double));
   int rc;
@@ -553,17 +654,22 @@ static int run(const pl_plan *p, const bufs *b, const double *upars, const doubl
     case PL_RSUM:
       if ((rc = run_rsum(p->ptrs[i->b], i, V, P))) return rc;
       break;
+    case PL_MRECT:
+      if ((rc = run_mrect(p->ptrs[i->b], i, V, P))) return rc;
+      break;
     default:
       return AD_EINVALID;
     }
   }
-  *lp = V[p->rv];
-  if (p->ra == PL_NONE) {
-    if (init) memcpy(grad, init, p->npars * sizeof(double));
-    else memset(grad, 0, p->npars * sizeof(double));
-    return AD_OK;
-  }
-  A[p->ra] = 1.0;
+  return AD_OK;
+}
+
+/* The reverse loop of plan p in buffers b (the seeds already in A). */
+static void rev(const pl_plan *p, const bufs *b) {
+  double *A = b->A;
+  const double *P = b->P;
+  const call_state *cs = b->cs;
+  const pl_ins *ins = p->ins, *end = ins + p->nins;
   for (const pl_ins *i = end; i-- > ins;) {
     switch (i->op) {
     case PL_ADD:
@@ -635,6 +741,9 @@ static int run(const pl_plan *p, const bufs *b, const double *upars, const doubl
     case PL_RSUM:
       back_rsum(p->ptrs[i->b], i, A, P);
       break;
+    case PL_MRECT:
+      back_mrect(p->ptrs[i->b], i, A, P);
+      break;
     case PL_LOGMIX:
     case PL_NORMAL: {
       double a = A[i->oa];
@@ -647,6 +756,24 @@ static int run(const pl_plan *p, const bufs *b, const double *upars, const doubl
       break;
     }
   }
+}
+
+/* One evaluation of plan p in buffers b; the inputs' adjoints start from
+** init (NULL: zero). */
+static int run(const pl_plan *p, const bufs *b, const double *upars, const double *init, double *lp, double *grad) {
+  double *A = b->A;
+  memset(A, 0, (p->na ? p->na : 1) * sizeof *A);
+  if (init) memcpy(A + p->pa, init, p->npars * sizeof *A);
+  int rc = fwd(p, b, upars);
+  if (rc) return rc;
+  *lp = b->V[p->rv];
+  if (p->ra == PL_NONE) {
+    if (init) memcpy(grad, init, p->npars * sizeof(double));
+    else memset(grad, 0, p->npars * sizeof(double));
+    return AD_OK;
+  }
+  A[p->ra] = 1.0;
+  rev(p, b);
   memcpy(grad, A + p->pa, p->npars * sizeof(double));
   return AD_OK;
 }

@@ -264,3 +264,63 @@ model {
   expect_equal(two$lp, one$lp, tolerance = 1e-14)
   expect_equal(two$grad, one$grad, tolerance = 1e-14)
 })
+
+test_that("through recorded plans: each job from a plan of its own, the tree's bits", {
+  set.seed(41)
+  for (args in list(c("phi", "theta"), c("phi_d", "theta"), c("phi", "theta_d"))) {
+    m <- jobs_models(args[1], args[2])
+    pts <- points_for(m$par)
+    for (threads in 1:2) {
+      r <- with_threads(threads, both_paths(m$par, pts))
+      expect_identical(r$plan, r$tree, label = paste(args, collapse = ","))
+      expect_identical(r$stats$why, "")
+      expect_gt(r$stats$replays, 5)
+    }
+  }
+  # library calls in a job of several outputs: their nodes swept once per output
+  code <- "
+functions {
+  vector job(vector phi, vector theta, array[] real x_r, array[] int x_i) {
+    vector[3] s = softmax(append_row(theta, phi[1:1]));
+    return cumulative_sum(s * phi[2]) + log_sum_exp(theta) * x_r[1];
+  }
+}
+data { array[4, 1] real xr; array[4, 0] int xi; }
+parameters { vector[2] phi; array[4] vector[2] theta; }
+model {
+  target += -0.5 * dot_self(map_rect(job, phi, theta, xr, xi)) - 0.5 * dot_self(phi);
+  for (j in 1:4) theta[j] ~ normal(0, 1);
+}"
+  ctx <- tapestry_model(code = code)$bind(list(xr = matrix(c(0.5, 1, -1, 2), 4, 1), xi = matrix(integer(0), 4, 0)))
+  pts <- points_for(ctx)
+  r <- both_paths(ctx, pts)
+  expect_identical(r$plan, r$tree)
+  expect_gt(r$stats$replays, 5)
+  expect_equal(as.vector(ctx$grad_log_prob(pts[[3]])), fd_grad(ctx, pts[[3]]), tolerance = 1e-7)
+  # map_rect in map_rect and in reduce_sum: plans inside plans
+  code <- "
+functions {
+  vector inner(vector phi, vector theta, array[] real x_r, array[] int x_i) {
+    return [phi[1] * theta[1], exp(phi[2] + theta[1] * x_r[1])]';
+  }
+  vector outer(vector phi, vector theta, data array[] real x_r, data array[] int x_i) {
+    array[2] vector[1] th = {theta[1:1], theta[2:2]};
+    vector[4] r = map_rect(inner, phi, th, {{x_r[1]}, {x_r[2]}}, {{1}, {2}});
+    return append_row(r, sum(theta) * phi[1]);
+  }
+  real part(array[] real sl, int s, int e, vector phi, array[] vector theta) {
+    return sum(map_rect(outer, phi, theta[s:e], rep_array(0.1, e - s + 1, 2), rep_array(7, e - s + 1, 1)));
+  }
+}
+parameters { vector[2] phi; array[5] vector[2] theta; }
+model {
+  target += -0.5 * dot_self(map_rect(outer, phi, theta, {{0.1, 0.2}, {0.3, 0.4}, {0.5, 0.6}, {0.7, 0.8}, {0.9, 1.0}},
+                                     {{1}, {2}, {3}, {4}, {5}}));
+  target += reduce_sum(part, rep_array(0.0, 5), 1, phi, theta);
+}"
+  ctx <- tapestry_model(code = code)$bind()
+  r <- both_paths(ctx, points_for(ctx))
+  expect_identical(r$plan, r$tree)
+  expect_identical(r$stats$why, "")
+  expect_gt(r$stats$replays, 5)
+})

@@ -6,7 +6,7 @@
 
 test_that("every bundled program: plans give the tree's bits, and loops replay", {
   set.seed(11)
-  on_tree <- c("map_rect_hier")
+  on_tree <- character()
   for (f in ext_files("\\.stan$")) {
     nm <- sub("\\.stan$", "", basename(f))
     data <- ext(paste0(nm, ".data.json"))
