@@ -122,9 +122,12 @@ enum {
                          chunks of result elements, args[1 .. nargs) the shared operands;
                          map->run computes chunk `piece` again (args: its slice of x, then
                          the shared operands) */
-  LI_EV_MAPRECT       /* map_rect ran with derivatives: out the n jobs' outputs (one node of
+  LI_EV_MAPRECT,      /* map_rect ran with derivatives: out the n jobs' outputs (one node of
                          Jacobians); args[0] phi, args[1] theta (n rows); map->run computes
                          job `piece` again (args: phi, theta's row) */
+  LI_EV_PROFILE       /* a profile block entered (op 1) or left (op 0): why its name, fn the
+                         profile around it (const char *, or NULL), result its line, n 1 when
+                         it runs on the tape; entering records a node when profiling */
 };
 
 /* LI_EV_MAP's and LI_EV_REDUCE's way back into the tree: f applied to args

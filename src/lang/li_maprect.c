@@ -143,6 +143,7 @@ static int mr_trace(const void *ud, int j, const tm_v *args, const li_tracer *tr
   li_run sub;
   li_run_fork(w->caller, &sub);
   sub.tr = tr;
+  sub.prof = NULL;   /* the piece ran (and was profiled) already */
   int rc = li_call_user(&sub, w->f, a, 4, 0, out);
   return rc ? li_locate(&sub, rc) : AD_OK;
 }

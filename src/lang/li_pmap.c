@@ -88,6 +88,7 @@ static int pmx_trace(const void *ud, int piece, const tm_v *args, const li_trace
   li_run sub;
   li_run_fork(x->caller, &sub);
   sub.tr = tr;
+  sub.prof = NULL;   /* the piece ran (and was profiled) already */
   int rc = li_call_user(&sub, x->f, args, x->na, 0, out);
   return rc ? li_locate(&sub, rc) : AD_OK;
 }

@@ -118,6 +118,7 @@ static int rs_trace(const void *ud, int c, const tm_v *args, const li_tracer *tr
   li_run sub;
   li_run_fork(w->caller, &sub);
   sub.tr = tr;
+  sub.prof = NULL;   /* the piece ran (and was profiled) already */
   if ((rc = li_call_user(&sub, w->f, a, w->ns + 3, w->propto, out))) return li_locate(&sub, rc);
   return AD_OK;
 }

@@ -405,17 +405,32 @@ int li_exec_block_body(li_run *r, const ln_stmt *blk) {
 ** enter it again.  It records on the tape when its values do: in a
 ** function, when the call has autodiff arguments. */
 static int exec_profile(li_run *r, const ln_stmt *s) {
-  if (!r->prof) return li_exec_block_body(r, s);
-  li_emit_unsupported(r, "profile blocks");
+  if (!r->prof && !r->tr) return li_exec_block_body(r, s);
   int ad = r->ad && (r->depth == 0 || r->fn_ad);
   pf_handle h;
-  int rc = pf_enter(r->prof, s->name, ad, s->line, r->prof_active, &h);
+  h.t = NULL;
+  size_t chain0 = li_chain_len();
+  int rc = r->prof ? pf_enter(r->prof, s->name, ad, s->line, r->prof_active, &h) : AD_OK;
   if (rc) return li_locate(r, rc);
+  /* a recording: the plan enters and leaves the block too (li.h) */
+  li_event ev;
+  memset(&ev, 0, sizeof ev);
+  ev.kind = LI_EV_PROFILE;
+  ev.op = 1;
+  ev.why = s->name;
+  ev.fn = r->prof_active;
+  ev.result = s->line;
+  ev.n = (size_t)ad;
+  ev.chain0 = chain0;
+  if (r->tr) li_emit(r, &ev);
   const char *outer = r->prof_active;
   r->prof_active = s->name;
   rc = li_exec_block_body(r, s);
   r->prof_active = outer;
-  int rc2 = pf_exit(&h, ad);
+  ev.op = 0;
+  ev.chain0 = li_chain_len();
+  int rc2 = r->prof ? pf_exit(&h, ad) : AD_OK;
+  if (r->tr && !rc && !rc2) li_emit(r, &ev);
   return rc ? rc : rc2;
 }
 

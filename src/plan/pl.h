@@ -19,8 +19,8 @@
 ** other decisions), then runs on the tree and records one more (at most
 ** PL_MAX_RECORDS per context and Jacobian setting; when evaluations keep
 ** missing all of them, the tree for good).  What the tracer cannot follow
-** (parallel_map over ints or large shared operands,
-** profile blocks, print, truncation at parameter bounds) leaves the context
+** (parallel_map over ints or large shared operands, print, truncation at
+** parameter bounds) leaves the context
 ** on the tree; pl_stats says why.
 **
 ** A plan is read-only once published and shared by every chain and thread

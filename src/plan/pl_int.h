@@ -39,10 +39,20 @@ enum {
   PL_RSUM,       /* reduce_sum(_static): each chunk through a plan of its own (ptrs[b], a
                     pl_reduce), V[o] the sum, P[x ..] the partials of x then of the shared
                     operands; back: ad_operands_node's sums */
+  PL_PROF_ENTER, /* a profile block entered: ptrs[b] a pl_prof, x its handle among nprof;
+                    back: the entry's node swept */
+  PL_PROF_EXIT,  /* left: the same; the tree's node counts given to the profile */
   PL_MRECT       /* map_rect: job j through a plan of its own (ptrs[b], a pl_maprect), its
                     outputs V[o + off[j] ..], their Jacobian rows P[x + k * (np + nt) ..];
                     back: li_maprect.c's mr_chain */
 };
+
+typedef struct pl_prof {
+  const char *name, *outer;   /* the block's name (the program's string), the profile around it */
+  int line, ad;
+  size_t chain, nochain;      /* nodes the tree recorded inside, without profiles' own */
+  size_t nested;              /* blocks on the tape inside: their entry and exit nodes count too */
+} pl_prof;
 
 /* map_rect: job j's plan takes [phi (when autodiff) | theta[j] (when
 ** autodiff)] as inputs; its results are the job's outputs. */
@@ -53,7 +63,7 @@ typedef struct pl_maprect {
   uint32_t thv, tha;          /* theta's cells, row j at j * nt */
   const struct pl_plan **subs;/* per job */
   uint32_t *off;              /* job j's outputs: off[j] .. off[j + 1] */
-  uint32_t mv, ma, mp, mcalls, mpars;   /* the largest job plan's buffers */
+  uint32_t mv, ma, mp, mcalls, mpars, mprof;   /* the largest job plan's buffers */
 } pl_maprect;
 
 /* An operand of a mapped function that differs from element to element or
@@ -76,7 +86,7 @@ typedef struct pl_reduce {
   pl_mapop *sh;               /* their cells and sizes (in: offset among their reals) */
   uint32_t nshr;              /* their reals */
   const struct pl_plan **subs;/* per chunk */
-  uint32_t mv, ma, mp, mcalls, mpars;   /* the largest chunk plan's buffers */
+  uint32_t mv, ma, mp, mcalls, mpars, mprof;   /* the largest chunk plan's buffers */
 } pl_reduce;
 
 typedef struct pl_pmap {
@@ -142,6 +152,7 @@ typedef struct pl_plan {
   uint32_t pv, pa, npars;     /* the parameters' cells */
   uint32_t rv, ra;            /* the log density's cells (ra PL_NONE: constant) */
   uint32_t nres;              /* results (1; a map_rect job's plan: its outputs) */
+  uint32_t nprof;             /* profile blocks entered */
   struct pl_plan **subs;      /* plans of mapped elements (PL_PMAP), freed with this one */
   size_t nsubs;
   pl_chunk *mem;              /* everything above lives here */

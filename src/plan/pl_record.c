@@ -115,6 +115,8 @@ struct pl_rec {
   size_t capsubs;
   int started, done, failed;
   int element;              /* recording one element of a map */
+  struct { uint32_t slot; size_t nchain, nnochain, pfnodes, nested; pl_prof *pr; } open[32];
+  int nopen;                /* profile blocks entered and not left */
   char why[200];
 };
 
@@ -634,6 +636,7 @@ static void record_reduce(pl_rec *r, const li_event *ev) {
     if (sub->np > rd->mp) rd->mp = sub->np;
     if (sub->ncalls > rd->mcalls) rd->mcalls = (uint32_t)sub->ncalls;
     if (sub->npars > rd->mpars) rd->mpars = sub->npars;
+    if (sub->nprof > rd->mprof) rd->mprof = sub->nprof;
   }
   free(args);
   if (r->failed) return;
@@ -694,6 +697,7 @@ static void record_maprect(pl_rec *r, const li_event *ev) {
     if (sub->np > mr->mp) mr->mp = sub->np;
     if (sub->ncalls > mr->mcalls) mr->mcalls = (uint32_t)sub->ncalls;
     if (sub->npars > mr->mpars) mr->mpars = sub->npars;
+    if (sub->nprof > mr->mprof) mr->mprof = sub->nprof;
   }
   if (r->failed) return;
   size_t M = tm_numel(ev->out), wd = nin;
@@ -875,6 +879,46 @@ static void on_event(void *ud, const li_event *ev) {
     break;
   case LI_EV_MAPRECT:
     record_maprect(r, ev);
+    break;
+  case LI_EV_PROFILE:
+    if (ev->op) {
+      pl_prof *pr = mem(r, sizeof *pr);
+      if (!pr) break;
+      if (r->nopen == (int)(sizeof r->open / sizeof r->open[0])) { fail(r, "profile blocks nested too deep"); break; }
+      memset(pr, 0, sizeof *pr);
+      pr->name = ev->why;
+      pr->outer = ev->fn;
+      pr->line = ev->result;
+      pr->ad = (int)ev->n;
+      if (!(in = emit(r, PL_PROF_ENTER))) break;
+      in->b = keep_ptr(r, pr);
+      in->x = p->nprof++;
+      /* the entry's node, when the recording itself was profiled */
+      size_t pushed = ad_active->nchain - ev->chain0;
+      if (r->nopen) r->open[r->nopen - 1].pfnodes += pushed;
+      r->open[r->nopen].slot = in->x;
+      r->open[r->nopen].nchain = ad_active->nchain;
+      r->open[r->nopen].nnochain = ad_active->nnochain;
+      r->open[r->nopen].pfnodes = 0;
+      r->open[r->nopen].nested = 0;
+      r->open[r->nopen++].pr = pr;
+    } else {
+      if (!r->nopen) { fail(r, "a profile block left that was not entered"); break; }
+      r->nopen--;
+      pl_prof *pr = r->open[r->nopen].pr;
+      /* the tree's count without the nested profiles' own nodes, which a
+         replay adds when it is profiled */
+      pr->chain = ev->chain0 - r->open[r->nopen].nchain - r->open[r->nopen].pfnodes;
+      pr->nochain = ad_active->nnochain - r->open[r->nopen].nnochain;
+      pr->nested = r->open[r->nopen].nested;
+      if (r->nopen) {
+        r->open[r->nopen - 1].pfnodes += r->open[r->nopen].pfnodes + (ad_active->nchain - ev->chain0);
+        r->open[r->nopen - 1].nested += r->open[r->nopen].nested + (pr->ad ? 1 : 0);
+      }
+      if (!(in = emit(r, PL_PROF_EXIT))) break;
+      in->b = keep_ptr(r, pr);
+      in->x = r->open[r->nopen].slot;
+    }
     break;
   case LI_EV_UNSUPPORTED:
   default:

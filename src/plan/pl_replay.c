@@ -19,6 +19,7 @@
 #include "../math/tm_special.h"
 #include "../math/tm_dens_elem.h"
 #include "../par/pp.h"
+#include "../prof/pf.h"
 
 typedef struct call_state {
   double *oadj[2];          /* the function's own output adjoints */
@@ -135,18 +136,32 @@ static int compare(int op, double x, double y) {
   }
 }
 
-/* A plan's buffers, taken from the active arena. */
-typedef struct bufs { double *V, *A, *P; call_state *cs; } bufs;
+/* A plan's buffers, taken from the active arena, and the profile registry
+** its blocks record into (the chain's, also on the pool's threads). */
+typedef struct bufs {
+  double *V, *A, *P;
+  call_state *cs;
+  pf_handle *H;             /* per profile block entered */
+  pf_handle *Hd;            /* the same, kept when it is left (to take its counts back) */
+  size_t *PC;               /* its entry's and exit's nodes on the chain stack: 4 per block */
+  pf_registry *prof;
+} bufs;
 
-static int take_bufs_of(size_t nv, size_t na, size_t np, size_t ncalls, bufs *b) {
+static int take_bufs_of(size_t nv, size_t na, size_t np, size_t ncalls, size_t nprof, pf_registry *prof, bufs *b) {
   b->V = ad_alloc_doubles(nv ? nv : 1);
   b->A = ad_alloc_doubles(na ? na : 1);
   b->P = ad_alloc_doubles(np ? np : 1);
   b->cs = ad_alloc((ncalls ? ncalls : 1) * sizeof *b->cs);
-  return b->V && b->A && b->P && b->cs ? AD_OK : AD_EMEMORY;
+  b->H = ad_alloc((nprof ? nprof : 1) * sizeof *b->H);
+  b->Hd = ad_alloc((nprof ? nprof : 1) * sizeof *b->Hd);
+  b->PC = ad_alloc((nprof ? 4 * nprof : 1) * sizeof *b->PC);
+  b->prof = prof;
+  return b->V && b->A && b->P && b->cs && b->H && b->Hd && b->PC ? AD_OK : AD_EMEMORY;
 }
 
-static int take_bufs(const pl_plan *p, bufs *b) { return take_bufs_of(p->nv, p->na, p->np, p->ncalls, b); }
+static int take_bufs(const pl_plan *p, pf_registry *prof, bufs *b) {
+  return take_bufs_of(p->nv, p->na, p->np, p->ncalls, p->nprof, prof, b);
+}
 
 static int run(const pl_plan *p, const bufs *b, const double *upars, const double *init, double *lp, double *grad);
 static int fwd(const pl_plan *p, const bufs *b, const double *upars);
@@ -171,12 +186,13 @@ typedef struct pmap_run {
   double *V, *P;
   uint32_t csize;
   pmap_slot *slot;
+  pf_registry *prof;
 } pmap_run;
 
-static int pmap_begin_slot(const pl_plan *s, pmap_slot *sl) {
+static int pmap_begin_slot(const pl_plan *s, pf_registry *prof, pmap_slot *sl) {
   sl->u = ad_alloc_doubles(s->npars ? s->npars : 1);
   sl->g = ad_alloc_doubles(s->npars ? s->npars : 1);
-  if (!sl->u || !sl->g || take_bufs(s, &sl->b)) return ad_fail(AD_EMEMORY, "out of memory");
+  if (!sl->u || !sl->g || take_bufs(s, prof, &sl->b)) return ad_fail(AD_EMEMORY, "out of memory");
   sl->mark = ad_stack_mark(ad_active);
   return AD_OK;
 }
@@ -207,7 +223,7 @@ static int pmap_elements(const pmap_run *w, pmap_slot *sl, uint32_t from, uint32
 
 static int pmap_begin(pp_region *g, int slot) {
   pmap_run *w = g->ctx;
-  return pmap_begin_slot(w->pm->sub, &w->slot[slot]);
+  return pmap_begin_slot(w->pm->sub, w->prof, &w->slot[slot]);
 }
 
 static int pmap_chunk(pp_region *g, int slot, int c) {
@@ -216,13 +232,13 @@ static int pmap_chunk(pp_region *g, int slot, int c) {
   return pmap_elements(w, &w->slot[slot], from, to);
 }
 
-static int run_pmap(const pl_pmap *pm, const pl_ins *in, double *V, double *P) {
-  pmap_run w = { pm, in, V, P, in->n, NULL };
+static int run_pmap(const pl_pmap *pm, const pl_ins *in, double *V, double *P, pf_registry *prof) {
+  pmap_run w = { pm, in, V, P, in->n, NULL, prof };
   int threads = pp_threads();
   if (threads > PP_MAX_SLOTS) threads = PP_MAX_SLOTS;
   if (threads <= 1 || pp_pool_size() < 1 || in->n < 2) {
     pmap_slot sl;
-    int rc = pmap_begin_slot(pm->sub, &sl);
+    int rc = pmap_begin_slot(pm->sub, prof, &sl);
     return rc ? rc : pmap_elements(&w, &sl, 0, in->n);
   }
   /* four chunks per thread, as pp_map.c's chunk_size */
@@ -272,15 +288,16 @@ typedef struct rsum_run {
   const double *V;
   double *xpart, *cval, *cpart;
   rsum_slot *slot;
+  pf_registry *prof;
 } rsum_run;
 
-static int rsum_begin_slot(const pl_reduce *rd, rsum_slot *sl) {
+static int rsum_begin_slot(const pl_reduce *rd, pf_registry *prof, rsum_slot *sl) {
   size_t nin = rd->mpars ? rd->mpars : 1;
   sl->u = ad_alloc_doubles(nin);
   sl->g = ad_alloc_doubles(nin);
   sl->init = ad_alloc_zeros(nin);
   sl->acc = ad_alloc_zeros(rd->nshr ? rd->nshr : 1);
-  if (!sl->u || !sl->g || !sl->init || !sl->acc || take_bufs_of(rd->mv, rd->ma, rd->mp, rd->mcalls, &sl->b))
+  if (!sl->u || !sl->g || !sl->init || !sl->acc || take_bufs_of(rd->mv, rd->ma, rd->mp, rd->mcalls, rd->mprof, prof, &sl->b))
     return ad_fail(AD_EMEMORY, "out of memory");
   sl->sum = 0.0;
   sl->mark = ad_stack_mark(ad_active);
@@ -318,7 +335,7 @@ static int rsum_chunk_run(const rsum_run *w, rsum_slot *sl, int c) {
 
 static int rsum_begin(pp_region *g, int slot) {
   rsum_run *w = g->ctx;
-  return rsum_begin_slot(w->rd, &w->slot[slot]);
+  return rsum_begin_slot(w->rd, w->prof, &w->slot[slot]);
 }
 
 static int rsum_chunk(pp_region *g, int slot, int c) {
@@ -335,10 +352,10 @@ static void tree_sum(double *rows, int nrows, size_t m) {
     }
 }
 
-static int run_rsum(const pl_reduce *rd, const pl_ins *in, double *V, double *P) {
+static int run_rsum(const pl_reduce *rd, const pl_ins *in, double *V, double *P, pf_registry *prof) {
   size_t nx = rd->xv != PL_NONE ? (size_t)rd->n * rd->es : 0;
   double *part = P + in->x + nx;
-  rsum_run w = { rd, V, P + in->x, NULL, NULL, NULL };
+  rsum_run w = { rd, V, P + in->x, NULL, NULL, NULL, prof };
   if (rd->is_static) {
     w.cval = ad_alloc_zeros((size_t)rd->nchunks);
     w.cpart = ad_alloc_zeros((size_t)rd->nchunks * (rd->nshr ? rd->nshr : 1));
@@ -349,7 +366,7 @@ static int run_rsum(const pl_reduce *rd, const pl_ins *in, double *V, double *P)
   if (threads < 1) threads = 1;
   if (!(w.slot = ad_alloc((size_t)threads * sizeof *w.slot))) return AD_EMEMORY;
   if (threads <= 1 || rd->nchunks < 2 || pp_pool_size() < 1) {
-    if ((rc = rsum_begin_slot(rd, &w.slot[0]))) return rc;
+    if ((rc = rsum_begin_slot(rd, prof, &w.slot[0]))) return rc;
     for (int c = 0; c < rd->nchunks; c++)
       if ((rc = rsum_chunk_run(&w, &w.slot[0], c))) return rc;
   } else {
@@ -409,11 +426,13 @@ typedef struct mrect_run {
   const pl_ins *in;
   double *V, *P;
   mrect_slot *slot;
+  pf_registry *prof;
 } mrect_run;
 
-static int mrect_begin_slot(const pl_maprect *mr, mrect_slot *sl) {
+static int mrect_begin_slot(const pl_maprect *mr, pf_registry *prof, mrect_slot *sl) {
   sl->u = ad_alloc_doubles(mr->mpars ? mr->mpars : 1);
-  if (!sl->u || take_bufs_of(mr->mv, mr->ma, mr->mp, mr->mcalls, &sl->b)) return ad_fail(AD_EMEMORY, "out of memory");
+  if (!sl->u || take_bufs_of(mr->mv, mr->ma, mr->mp, mr->mcalls, mr->mprof, prof, &sl->b))
+    return ad_fail(AD_EMEMORY, "out of memory");
   sl->mark = ad_stack_mark(ad_active);
   return AD_OK;
 }
@@ -450,7 +469,7 @@ static int mrect_job(const mrect_run *w, mrect_slot *sl, int j) {
 
 static int mrect_begin(pp_region *g, int slot) {
   mrect_run *w = g->ctx;
-  return mrect_begin_slot(w->mr, &w->slot[slot]);
+  return mrect_begin_slot(w->mr, w->prof, &w->slot[slot]);
 }
 
 static int mrect_chunk(pp_region *g, int slot, int j) {
@@ -458,14 +477,14 @@ static int mrect_chunk(pp_region *g, int slot, int j) {
   return mrect_job(w, &w->slot[slot], j);
 }
 
-static int run_mrect(const pl_maprect *mr, const pl_ins *in, double *V, double *P) {
-  mrect_run w = { mr, in, V, P, NULL };
+static int run_mrect(const pl_maprect *mr, const pl_ins *in, double *V, double *P, pf_registry *prof) {
+  mrect_run w = { mr, in, V, P, NULL, prof };
   int threads = pp_threads(), rc;
   if (threads > PP_MAX_SLOTS) threads = PP_MAX_SLOTS;
   if (threads < 1) threads = 1;
   if (!(w.slot = ad_alloc((size_t)threads * sizeof *w.slot))) return AD_EMEMORY;
   if (threads <= 1 || mr->J < 2 || pp_pool_size() < 1) {
-    if ((rc = mrect_begin_slot(mr, &w.slot[0]))) return rc;
+    if ((rc = mrect_begin_slot(mr, prof, &w.slot[0]))) return rc;
     for (int j = 0; j < mr->J; j++)
       if ((rc = mrect_job(&w, &w.slot[0], j))) return rc;
     return AD_OK;
@@ -499,12 +518,31 @@ static void back_mrect(const pl_maprect *mr, const pl_ins *in, double *A, const 
 
 int pl_replay(const pl_plan *p, const double *upars, double *lp, double *grad) {
   bufs b;
-  if (take_bufs(p, &b)) return AD_EMEMORY;
+  if (take_bufs(p, pf_current(), &b)) return AD_EMEMORY;
   return run(p, &b, upars, NULL, lp, grad);
 }
 
-/* The forward loop of plan p in buffers b, from the inputs upars. */
+static int fwd_loop(const pl_plan *p, const bufs *b, const double *upars);
+
+/* The forward loop of plan p in buffers b, from the inputs upars.  After
+** a failure the tree evaluates again: the profile blocks this replay
+** entered are not counted (a block left open is closed). */
 static int fwd(const pl_plan *p, const bufs *b, const double *upars) {
+  for (uint32_t k = 0; k < p->nprof; k++) b->H[k].t = b->Hd[k].t = NULL;
+  int rc = fwd_loop(p, b, upars);
+  if (rc && p->nprof)
+    for (size_t k = p->nins; k-- > 0;) {     /* inner blocks first */
+      const pl_ins *i = &p->ins[k];
+      if (i->op == PL_PROF_ENTER) pf_cancel(&b->H[i->x]);
+      if (i->op == PL_PROF_EXIT && b->Hd[i->x].t) {
+        const pl_prof *pr = p->ptrs[i->b];
+        pf_uncount(&b->Hd[i->x], pr->chain + (b->prof ? 2 * pr->nested : 0), pr->nochain);
+      }
+    }
+  return rc;
+}
+
+static int fwd_loop(const pl_plan *p, const bufs *b, const double *upars) {
   double *V = b->V, *A = b->A, *P = b->P;
   call_state *cs = b->cs;
   memcpy(V, p->kvals, p->nk * sizeof(double));
@@ -649,14 +687,32 @@ static int fwd(const pl_plan *p, const bufs *b, const double *upars) {
       if ((rc = run_elem(p->ptrs[i->n], V, P + i->x, &V[i->o]))) return rc;
       break;
     case PL_PMAP:
-      if ((rc = run_pmap(p->ptrs[i->b], i, V, P))) return rc;
+      if ((rc = run_pmap(p->ptrs[i->b], i, V, P, b->prof))) return rc;
       break;
     case PL_RSUM:
-      if ((rc = run_rsum(p->ptrs[i->b], i, V, P))) return rc;
+      if ((rc = run_rsum(p->ptrs[i->b], i, V, P, b->prof))) return rc;
       break;
     case PL_MRECT:
-      if ((rc = run_mrect(p->ptrs[i->b], i, V, P))) return rc;
+      if ((rc = run_mrect(p->ptrs[i->b], i, V, P, b->prof))) return rc;
       break;
+    case PL_PROF_ENTER: {
+      const pl_prof *pr = p->ptrs[i->b];
+      size_t *pc = b->PC + 4 * (size_t)i->x;
+      pc[0] = ad_active->nchain;
+      if ((rc = pf_enter(b->prof, pr->name, pr->ad, pr->line, pr->outer, &b->H[i->x]))) return rc;
+      pc[1] = ad_active->nchain;
+      break;
+    }
+    case PL_PROF_EXIT: {
+      const pl_prof *pr = p->ptrs[i->b];
+      size_t *pc = b->PC + 4 * (size_t)i->x;
+      pc[2] = ad_active->nchain;
+      b->Hd[i->x] = b->H[i->x];
+      rc = pf_exit_counted(&b->H[i->x], pr->chain + (b->prof ? 2 * pr->nested : 0), pr->nochain);
+      pc[3] = ad_active->nchain;
+      if (rc) return rc;
+      break;
+    }
     default:
       return AD_EINVALID;
     }
@@ -744,6 +800,14 @@ static void rev(const pl_plan *p, const bufs *b) {
     case PL_MRECT:
       back_mrect(p->ptrs[i->b], i, A, P);
       break;
+    case PL_PROF_EXIT:
+    case PL_PROF_ENTER: {
+      /* the profile's own nodes: they stop and start its reverse timer */
+      const size_t *pc = b->PC + 4 * (size_t)i->x + (i->op == PL_PROF_EXIT ? 2 : 0);
+      ad_node **chain = ad_active->chain;
+      for (size_t k = pc[1]; k-- > pc[0];) chain[k]->chain(chain[k]);
+      break;
+    }
     case PL_LOGMIX:
     case PL_NORMAL: {
       double a = A[i->oa];

@@ -89,6 +89,17 @@ void         pf_set_current(pf_registry *g);
 ** entered on this thread outside any profile of its own. */
 int  pf_enter(pf_registry *g, const char *name, int ad, int line, const char *outer, pf_handle *h);
 int  pf_exit(pf_handle *h, int ad);
+/* pf_exit with the block's node counts given rather than measured on the
+** tape: a replayed plan (src/plan) records few nodes of its own, so it
+** gives the counts the tree's evaluation of the block recorded. */
+int  pf_exit_counted(pf_handle *h, size_t chain, size_t nochain);
+/* Closes an entry whose evaluation was abandoned (a plan's replay that
+** goes back to the tree): no time, and the call is not counted. */
+void pf_cancel(pf_handle *h);
+/* Takes back the call and node counts of an entry closed by
+** pf_exit_counted (closed: a copy of its handle from before the exit) whose
+** evaluation was abandoned afterwards; its time stays (it was spent). */
+void pf_uncount(const pf_handle *closed, size_t chain, size_t nochain);
 
 /* The results, once every thread has stopped (the owner's thread).  Rows in
 ** order of thread id, then of the first entry of each (name, phase); rows

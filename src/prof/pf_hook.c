@@ -175,8 +175,7 @@ int pf_enter(pf_registry *g, const char *name, int ad, int line, const char *out
   return AD_OK;
 }
 
-int pf_exit(pf_handle *h, int ad) {
-  (void)ad;   /* the entry's own flag decides: the two are the same */
+static int exit_with(pf_handle *h, int counted, size_t chain, size_t nochain) {
   pf_table *t = h->t;
   if (!t) return AD_OK;
   int64_t now = pf_now();
@@ -187,7 +186,10 @@ int pf_exit(pf_handle *h, int ad) {
     /* a block that rewound its own tape below its entry (it cannot, but a
        count must never wrap) or left another stack active counts nothing */
     ad_stack *s = ad_active;
-    if (s == h->stack && s->nchain >= h->nchain && s->nnochain >= h->nnochain) {
+    if (counted) {
+      e->chain += chain;
+      e->nochain += nochain;
+    } else if (s == h->stack && s->nchain >= h->nchain && s->nnochain >= h->nnochain) {
       e->chain += s->nchain - h->nchain;
       e->nochain += s->nnochain - h->nnochain;
     }
@@ -206,4 +208,42 @@ int pf_exit(pf_handle *h, int ad) {
   if (t->g->tracing) trace(t, h->idx, h->start, now - h->start);
   h->t = NULL;
   return rc;
+}
+
+int pf_exit(pf_handle *h, int ad) {
+  (void)ad;   /* the entry's own flag decides: the two are the same */
+  return exit_with(h, 0, 0, 0);
+}
+
+int pf_exit_counted(pf_handle *h, size_t chain, size_t nochain) { return exit_with(h, 1, chain, nochain); }
+
+void pf_cancel(pf_handle *h) {
+  pf_table *t = h->t;
+  if (!t) return;
+  pf_entry *e = &t->e[h->idx];
+  if (h->ad) e->ad_calls--;
+  else e->noad_calls--;
+  e->active = 0;
+  t->cur = e->outer;
+  h->t = NULL;
+}
+
+void pf_uncount(const pf_handle *closed, size_t chain, size_t nochain) {
+  pf_table *t = closed->t;
+  if (!t) return;
+  pf_entry *e = &t->e[closed->idx];
+  if (closed->ad) {
+    e->ad_calls--;
+    e->chain -= chain;
+    e->nochain -= nochain;
+  } else {
+    e->noad_calls--;
+  }
+  /* and its interval in the trace: among the last few events */
+  for (size_t k = t->nev, seen = 0; k-- > 0 && seen < 64; seen++)
+    if (t->ev[k].idx == closed->idx && t->ev[k].start == closed->start) {
+      memmove(&t->ev[k], &t->ev[k + 1], (t->nev - k - 1) * sizeof *t->ev);
+      t->nev--;
+      break;
+    }
 }

@@ -19,6 +19,7 @@
 #include <R.h>
 #include <Rinternals.h>
 #include "../lang/li.h"
+#include "../plan/pl.h"
 #include "r_convert.h"
 #include "r_model.h"
 #include "r_entries_prof.h"
@@ -166,7 +167,7 @@ SEXP tp_profile_log_prob(SEXP ctx, SEXP upars, SEXP n_, SEXP trace_every) {
   for (long i = 0; i < n && rc == AD_OK; i++) {
     double lp;
     pf_next_evaluation(g);
-    rc = li_log_prob(c, u, 1, &lp, grad, NULL, err, sizeof err);
+    rc = pl_log_prob(c, u, 1, &lp, grad, NULL, err, sizeof err);
     double t = now();
     seconds = t - t0;
     if (t - last_check > CHECK_SECONDS) {

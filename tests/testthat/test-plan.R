@@ -342,3 +342,50 @@ test_that("reduce_sum(f_lupdf, ...) drops the constants of f's _lupdf calls, red
                                          sub("model {", "transformed parameters {", code("part_lupdf"), fixed = TRUE),
                                          fixed = TRUE)), "_lupdf and _lupmf can only be used")
 })
+
+test_that("profile blocks replay: the tree's bits, the tree's node counts, every evaluation counted", {
+  code <- "
+    functions {
+      real part(array[] real sl, int s, int e, vector th) {
+        real t = 0;
+        profile(\"in_chunk\") { for (i in s:e) t += normal_lpdf(sl[i - s + 1] | th[1], exp(th[2])); }
+        return t;
+      }
+    }
+    data { int N; array[N] real y; }
+    parameters { vector[2] th; real z; }
+    model {
+      profile(\"priors\") { th ~ normal(0, 1); }
+      profile(\"lik\") {
+        real s = 0;
+        profile(\"branch\") { if (z > 0) s = z ^ 2; else s = -z; }
+        target += -s + reduce_sum(part, y, 2, th);
+      }
+    }"
+  ctx <- tapestry_model(code = code)$bind(list(N = 7L, y = c(0.1, -0.5, 1.2, 0.3, 2, -1, 0.4)))
+  set.seed(51)
+  pts <- points_for(ctx)
+  r <- both_paths(ctx, pts)
+  expect_identical(r$plan, r$tree)
+  expect_identical(r$stats$why, "")
+  keep <- c("name", "thread_id", "chain_stack", "no_chain_stack", "autodiff_calls", "no_autodiff_calls")
+  rows <- function(on, u) {
+    old <- tapestry:::plans_enabled(on)
+    on.exit(tapestry:::plans_enabled(old))
+    p <- ctx$profile_log_prob(u, n = 6)$profiles[keep]
+    p[order(p$name), ]
+  }
+  for (u in list(c(0.1, 0.2, 0.5), c(0.1, 0.2, -0.5))) {    # both sides of the branch
+    tree <- rows(FALSE, u)
+    plan <- rows(TRUE, u)
+    expect_identical(plan, tree)
+    expect_setequal(tree$name, c("priors", "lik", "branch", "in_chunk"))
+    expect_true(all(tree$autodiff_calls == 6))
+  }
+  # a replay abandoned inside a block (its guard fails) leaves nothing open
+  old <- tapestry:::plans_enabled(TRUE)
+  on.exit(tapestry:::plans_enabled(old))
+  ctx$grad_log_prob(c(0.1, 0.2, 0.5))
+  p <- ctx$profile_log_prob(c(0.1, 0.2, -0.7), n = 3)$profiles
+  expect_true(all(p$autodiff_calls == 3))
+})
