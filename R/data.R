@@ -1,4 +1,4 @@
-# Internal calls into the data layer (src/lang/ld_*.c, src/r/r_data.c). They
+# Internal calls into the data layer (src/data/ld_*.c, src/r/r_data.c). They
 # serve the tests; users give data to a model's bind() and sample().
 
 # A list stays a list; one string is the path of a JSON file.

@@ -58,11 +58,23 @@ sample_model <- function(model, data, seed, refresh, init, chains, parallel_chai
                a$show_messages, interactive())
   elapsed <- as.double(difftime(Sys.time(), start, units = "secs"))
   report_chains(raw, elapsed, a$show_messages)
+  if (a$show_messages && isTRUE(getOption("tapestry.verbose"))) report_plans(context)
   a$time_total <- elapsed
   a$model_name <- model$model_name()
   # each chain of raw carries its profiles and trace (when one was asked
   # for); the fit keeps the chains as they are
   TapestryFit$new(raw, model, context, a)
+}
+
+# With options(tapestry.verbose = TRUE): which path the gradients took.
+report_plans <- function(context) {
+  s <- plan_stats(context)
+  cat(sprintf("Gradients: %s replayed from recorded plans, %s on the tree interpreter (%s plan%s recorded, %s replay%s fell back).\n",
+              format(s$replays, big.mark = ","), format(s$evaluations - s$replays, big.mark = ","),
+              s$records, if (s$records == 1) "" else "s", s$fallbacks, if (s$fallbacks == 1) "" else "s"))
+  if (nzchar(s$why)) cat(sprintf("The program stays on the tree interpreter: %s.\n", s$why))
+  cat("\n")
+  invisible(s)
 }
 
 running_header <- function(chains, parallel) {

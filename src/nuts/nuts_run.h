@@ -17,7 +17,7 @@
 #include <stdatomic.h>
 #include <pthread.h>
 #include "nuts.h"
-#include "../lang/li.h"
+#include "../tree/li.h"
 #include "../prof/pf.h"
 
 /* Columns before the model's outputs, in Stan's order. */

@@ -30,7 +30,7 @@
 #ifndef PL_H
 #define PL_H
 
-#include "../lang/li.h"
+#include "../tree/li.h"
 
 #define PL_MAX_RECORDS 4
 
@@ -46,6 +46,7 @@ typedef struct pl_stats {
   long records;        /* plans recorded */
   long fallbacks;      /* replays abandoned for the tree (guard, error) */
   long tree;           /* evaluations on the tree without recording */
+  long evaluations;    /* gradient evaluations asked for, whichever path ran */
   int instructions;    /* of the newest plan (Jacobian on), 0 when none */
   char why[200];       /* why the context runs on the tree, "" when it does not */
 } pl_stats;

@@ -7,7 +7,7 @@
 
 #include <stdint.h>
 #include "pl.h"
-#include "../lang/li.h"
+#include "../tree/li.h"
 
 #define PL_NONE UINT32_MAX
 

@@ -19,7 +19,7 @@
 #include <string.h>
 #include <stdio.h>
 #include "pl_int.h"
-#include "../lang/ln.h"
+#include "../front/ln.h"
 #include "../math/tm_scalar.h"
 #include "../math/tm_dens_elem.h"
 

@@ -14,7 +14,7 @@
 #include <string.h>
 #include "pl_int.h"
 #include "../math/tm_transform.h"
-#include "../lang/ln.h"
+#include "../front/ln.h"
 #include "../math/tm_scalar.h"
 #include "../math/tm_special.h"
 #include "../math/tm_dens_elem.h"

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <Rinternals.h>
-#include "../lang/ln.h"
-#include "../lang/lc.h"
+#include "../front/ln.h"
+#include "../front/lc.h"
 #include "r_convert.h"
 #include "r_entries_check.h"
 

@@ -1,9 +1,9 @@
-/* r_data.h -- an R list of data as an ld_set (src/lang/ld.h); main thread only. */
+/* r_data.h -- an R list of data as an ld_set (src/data/ld.h); main thread only. */
 #ifndef R_DATA_H
 #define R_DATA_H
 #include <stddef.h>
 #include <Rinternals.h>
-#include "../lang/ld.h"
+#include "../data/ld.h"
 
 /* Adds every element of the named list x to out: numeric, integer or
 ** logical vectors, matrices and arrays (dim attribute; R's column-major

@@ -20,9 +20,9 @@
 #include <limits.h>
 #include <R.h>
 #include <Rinternals.h>
-#include "../lang/ln.h"
-#include "../lang/ld.h"
-#include "../lang/li.h"
+#include "../front/ln.h"
+#include "../data/ld.h"
+#include "../tree/li.h"
 #include "../plan/pl.h"
 #include "r_data.h"
 #include "r_convert.h"

@@ -4,6 +4,6 @@
 #ifndef R_MODEL_H
 #define R_MODEL_H
 #include <Rinternals.h>
-#include "../lang/li.h"
+#include "../tree/li.h"
 const li_ctx *rm_ctx_of(SEXP x);
 #endif

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <Rinternals.h>
-#include "../lang/ln.h"
+#include "../front/ln.h"
 #include "r_convert.h"
 #include "r_entries_parse.h"
 

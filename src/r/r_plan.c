@@ -8,19 +8,20 @@
 #include "r_model.h"
 #include "r_entries_model.h"
 
-/* list(replays, records, fallbacks, tree, instructions, why) */
+/* list(replays, records, fallbacks, tree, instructions, why, evaluations) */
 SEXP tp_plan_stats(SEXP ctx) {
   pl_stats s;
   pl_get_stats(rm_ctx_of(ctx), &s);
-  const char *names[] = {"replays", "records", "fallbacks", "tree", "instructions", "why"};
-  SEXP res = PROTECT(allocVector(VECSXP, 6)), nm = PROTECT(allocVector(STRSXP, 6));
+  const char *names[] = {"replays", "records", "fallbacks", "tree", "instructions", "why", "evaluations"};
+  SEXP res = PROTECT(allocVector(VECSXP, 7)), nm = PROTECT(allocVector(STRSXP, 7));
   SET_VECTOR_ELT(res, 0, ScalarReal((double)s.replays));
   SET_VECTOR_ELT(res, 1, ScalarReal((double)s.records));
   SET_VECTOR_ELT(res, 2, ScalarReal((double)s.fallbacks));
   SET_VECTOR_ELT(res, 3, ScalarReal((double)s.tree));
   SET_VECTOR_ELT(res, 4, ScalarInteger(s.instructions));
   SET_VECTOR_ELT(res, 5, mkString(s.why));
-  for (int i = 0; i < 6; i++) SET_STRING_ELT(nm, i, mkChar(names[i]));
+  SET_VECTOR_ELT(res, 6, ScalarReal((double)s.evaluations));
+  for (int i = 0; i < 7; i++) SET_STRING_ELT(nm, i, mkChar(names[i]));
   setAttrib(res, R_NamesSymbol, nm);
   UNPROTECT(2);
   return res;

@@ -18,7 +18,7 @@
 #include <time.h>
 #include <R.h>
 #include <Rinternals.h>
-#include "../lang/li.h"
+#include "../tree/li.h"
 #include "../plan/pl.h"
 #include "r_convert.h"
 #include "r_model.h"

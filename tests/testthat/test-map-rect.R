@@ -1,4 +1,4 @@
-# map_rect on the thread pool (src/lang/li_maprect.c): each job's values and
+# map_rect on the thread pool (src/tree/li_maprect.c): each job's values and
 # Jacobian are computed eagerly by a participant of a parallel region, and
 # the caller's tape gets one node.  Checked against Stan's reference values,
 # against the same program written as a serial loop, and against finite

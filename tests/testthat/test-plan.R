@@ -389,3 +389,29 @@ test_that("profile blocks replay: the tree's bits, the tree's node counts, every
   p <- ctx$profile_log_prob(c(0.1, 0.2, -0.7), n = 3)$profiles
   expect_true(all(p$autodiff_calls == 3))
 })
+
+test_that("options(tapestry.verbose = TRUE): $sample() says which path the gradients took, and why", {
+  withr_opt <- options(tapestry.verbose = TRUE)
+  on.exit(options(withr_opt))
+  m <- tapestry_model(code = "parameters { real x; } model { x ~ normal(0, 1); }")
+  out <- capture.output(m$sample(data = list(), chains = 1, iter_warmup = 30, iter_sampling = 30, seed = 1,
+                                 refresh = 0))
+  expect_match(out, "^Gradients: [0-9,]+ replayed from recorded plans, 1 on the tree interpreter \\(1 plan recorded, 0 replays fell back\\)\\.$",
+               all = FALSE)
+  expect_false(any(grepl("stays on the tree", out)))
+  p <- tapestry_model(code = "parameters { real x; } model { if (x > 100) print(\"far\"); x ~ normal(0, 1); }")
+  out <- capture.output(p$sample(data = list(), chains = 1, iter_warmup = 30, iter_sampling = 30, seed = 1,
+                                 refresh = 0))
+  expect_match(out, "^Gradients: [0-9,]+ replayed", all = FALSE)
+  options(tapestry.verbose = FALSE)
+  out <- capture.output(m$sample(data = list(), chains = 1, iter_warmup = 30, iter_sampling = 30, seed = 1,
+                                 refresh = 0))
+  expect_false(any(grepl("^Gradients:", out)))
+  # a program that stays on the tree says why
+  options(tapestry.verbose = TRUE)
+  q <- tapestry_model(code = "parameters { real x; } model { print(\"x\"); x ~ normal(0, 1); }")
+  out <- capture.output(q$sample(data = list(), chains = 1, iter_warmup = 5, iter_sampling = 5, seed = 1,
+                                 refresh = 0))
+  expect_match(out, "^Gradients: 0 replayed", all = FALSE)
+  expect_match(out, "^The program stays on the tree interpreter: print", all = FALSE)
+})

@@ -37,10 +37,10 @@
 #include <string.h>
 #include "ad/ad.h"
 #include "math/tm.h"
-#include "lang/ln.h"
-#include "lang/ld.h"
+#include "front/ln.h"
+#include "data/ld.h"
 #include "plan/pl.h"
-#include "lang/li.h"
+#include "tree/li.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "lang/ln.h"
+#include "front/ln.h"
 #ifdef WITH_CHECK
 #include "ad/ad.h"
 #endif

@@ -14,11 +14,11 @@ work=${FUZZ_WORK:-/tmp/tapestry_fuzz}
 mkdir -p "$work/corpus" "$work/artifacts"
 cp "$root"/inst/extdata/*.stan "$here"/seeds/*.stan "$work/corpus/"
 
-srcs="$root/src/lang/lx_lex.c $root/src/lang/lp_parse.c $root/src/lang/lp_decl.c \
-$root/src/lang/lp_stmt.c $root/src/lang/lp_expr.c $root/src/lang/ln_ast.c $root/src/lang/ln_diag.c $root/src/lang/ln_include.c"
+srcs="$root/src/front/lx_lex.c $root/src/front/lp_parse.c $root/src/front/lp_decl.c \
+$root/src/front/lp_stmt.c $root/src/front/lp_expr.c $root/src/front/ln_ast.c $root/src/front/ln_diag.c $root/src/front/ln_include.c"
 defs=""
 if [ -n "${WITH_CHECK:-}" ]; then
-  srcs="$srcs $(ls "$root"/src/lang/lc_*.c "$root"/src/ad/*.c "$root"/src/math/*.c | tr '\n' ' ')"
+  srcs="$srcs $(ls "$root"/src/front/lc_*.c "$root"/src/ad/*.c "$root"/src/math/*.c | tr '\n' ' ')"
   defs="-DWITH_CHECK"
 fi
 # shellcheck disable=SC2086

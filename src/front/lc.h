@@ -1,5 +1,5 @@
 /*
-** lc.h -- the checker's internals, shared by src/lang/lc_*.c.
+** lc.h -- the checker's internals, shared by src/front/lc_*.c.
 **
 ** The checker walks the parsed tree once, in program order, with one
 ** context (lc_ctx).  It stops at the first error, as stanc does: every

@@ -16,8 +16,8 @@
 #define LI_H
 
 #include <stdint.h>
-#include "ln.h"
-#include "ld.h"
+#include "../front/ln.h"
+#include "../data/ld.h"
 
 typedef struct li_ctx li_ctx;
 

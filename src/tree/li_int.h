@@ -1,5 +1,5 @@
 /*
-** li_int.h -- the interpreter's internals, shared by src/lang/li_*.c.
+** li_int.h -- the interpreter's internals, shared by src/tree/li_*.c.
 **
 ** Values are tm_v (tm.h).  A variable lives in a slot of a frame: the
 ** global frame (data, transformed data, parameters, transformed parameters,
