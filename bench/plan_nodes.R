@@ -31,6 +31,9 @@ cases <- list(
   "scalar exp (chained)" = c("t += exp(a * u);", "t += exp(exp(exp(exp(exp(exp(exp(exp(exp(a * u * 0.001)))))))));")
 )
 u <- c(0.1, -0.2)
+# rstan's compiled models stay referenced to the end: a fit whose model was
+# collected crashes R in a finalizer (the model's shared object is gone)
+keep_alive <- list()
 one <- function(f, reps = 20) system.time(for (j in seq_len(reps)) f())[[3]] / reps
 for (nm in names(cases)) {
   c1 <- tapestry_model(code = prog(cases[[nm]][1]))$bind(d)
@@ -39,11 +42,11 @@ for (nm in names(cases)) {
   stopifnot(tapestry:::plan_stats(c2)$replays > 0 || { c2$grad_log_prob(u); TRUE })
   fs <- list(function() c1$grad_log_prob(u), function() c2$grad_log_prob(u))
   if (with_rstan) {
-    r <- lapply(cases[[nm]], function(b) {
-      sm <- suppressMessages(stan_model(model_code = prog(b)))
-      suppressMessages(suppressWarnings(sampling(sm, data = d, chains = 1, iter = 1, algorithm = "Fixed_param",
-                                                 refresh = 0)))
-    })
+    sms <- lapply(cases[[nm]], function(b) suppressMessages(stan_model(model_code = prog(b))))
+    keep_alive <- c(keep_alive, sms)
+    r <- lapply(sms, function(sm) suppressMessages(suppressWarnings(
+      sampling(sm, data = d, chains = 1, iter = 1, algorithm = "Fixed_param", refresh = 0))))
+    keep_alive <- c(keep_alive, r)
     fs <- c(fs, list(function() grad_log_prob(r[[1]], u), function() grad_log_prob(r[[2]], u)))
   }
   t <- replicate(15, vapply(fs, one, 0))

@@ -100,7 +100,31 @@ static void var_of(const ln_decl *d, ln_expr *x) {
 
 int li_declare(li_run *r, const ln_decl *d, const tm_v *shape) {
   li_slot *s = decl_slot(r, d);
-  int rc = li_alloc_r(r, &s->v, shape, ad_typed(r, d));
+  int ad = ad_typed(r, d), rc;
+  /* `real x = <autodiff expression>;` for a local: x is the expression's
+     value itself, marked shared so that a later write moves x to storage
+     of its own (li_assign).  No storage to fill and no node to hand the
+     adjoint over: a scalar read of x keeps the value's adjoint, as a read
+     of any scalar does (li_scalar_read). */
+  if (ad && d->init && (d->scope == LN_SCOPE_LOCAL || d->block == LN_BLK_MODEL) && d->type.narr == 0 && d->type.base == TM_REAL) {
+    tm_v v;
+    if ((rc = li_eval(r, d->init, &v))) return rc;
+    if (v.adj && v.base == TM_REAL && v.narr == 0) {
+      s->v = tm_real_view(v.val, v.adj);
+      s->v.dep = (unsigned char)dep_typed(r, d);
+      s->set = 1;
+      s->shared = 1;
+      return AD_OK;
+    }
+    if ((rc = li_alloc_r(r, &s->v, shape, ad))) return rc;
+    s->v.dep = (unsigned char)dep_typed(r, d);
+    s->set = 1;
+    s->shared = 0;
+    ln_expr x;
+    var_of(d, &x);
+    return li_assign(r, &x, &v);
+  }
+  rc = li_alloc_r(r, &s->v, shape, ad);
   if (rc) return rc;
   s->v.dep = (unsigned char)dep_typed(r, d);
   s->set = 1;

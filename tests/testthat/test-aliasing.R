@@ -32,6 +32,9 @@
 # | function returns  | a = same(a)  (a view of the argument comes back)  |
 # |   its argument    |                                                   |
 # | int array         | k[2:5] = k[1:4]; k[1] = k[5]                      |
+# | scalar locals     | real v = x[1]; ... x[1] = 3 * x[1]; v += w        |
+# |   (x is the value |   (a local initialised by an autodiff expression  |
+# |   of its init)    |   is that value until written)                    |
 
 alias_functions <- "
   real sq(real x) { return x * x; }
@@ -147,7 +150,16 @@ alias_forms <- list(
     init = "array[5] int k = {1, 2, 3, 4, 5}; vector[5] x;",
     stmt = "k[2:5] = k[1:4]; k[1] = k[5]; x = th[1:5] .* to_vector(k);",
     flat = "x", nout = 5,
-    r = function(th) th[1:5] * c(4, 1, 2, 3, 4))
+    r = function(th) th[1:5] * c(4, 1, 2, 3, 4)),
+  scalar_locals = list(
+    init = "vector[3] x = th[1:3]; real s = th[4];",
+    stmt = paste("{ real v = x[1]; real w = v * x[2]; real q = s; s = 2 * s; x[1] = 3 * x[1]; v += w;",
+                 "x[2] = v + q; real z = x[3] * 2; z = z * z; x[3] = z + v + s; }"),
+    flat = "x", nout = 3,
+    r = function(th) {
+      x <- th[1:3]; s <- th[4]; v <- x[1]; w <- v * x[2]; q <- s; s <- 2 * s; x[1] <- 3 * x[1]
+      v <- v + w; x[2] <- v + q; z <- x[3] * 2; z <- z * z; x[3] <- z + v + s; x
+    })
 )
 
 alias_program <- function(f) {
