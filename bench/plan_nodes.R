@@ -45,7 +45,8 @@ for (nm in names(cases)) {
     sms <- lapply(cases[[nm]], function(b) suppressMessages(stan_model(model_code = prog(b))))
     keep_alive <- c(keep_alive, sms)
     r <- lapply(sms, function(sm) suppressMessages(suppressWarnings(
-      sampling(sm, data = d, chains = 1, iter = 1, algorithm = "Fixed_param", refresh = 0))))
+      sampling(sm, data = d, chains = 1, iter = 1, algorithm = "Fixed_param", refresh = 0,
+               init = function() list(a = 0.1, s = 1)))))
     keep_alive <- c(keep_alive, r)
     fs <- c(fs, list(function() grad_log_prob(r[[1]], u), function() grad_log_prob(r[[2]], u)))
   }

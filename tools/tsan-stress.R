@@ -5,7 +5,9 @@
 # then gradients with 2 threads outside sampling; then programs that run
 # from recorded plans (src/plan): 4 chains of ar3_loop recording and
 # replaying at once, and a program whose guards fail now and then, so that
-# plans are recorded again while other chains replay the old one.
+# plans are recorded again while other chains replay the old one; last,
+# parallel_map (lbeta_map) and map_rect (map_rect_hier) with 2 threads per
+# chain, whose replays run elements and jobs on the pool.
 args <- commandArgs(TRUE)
 lib <- args[1]
 reps <- as.integer(args[2])
@@ -54,6 +56,12 @@ for (k in seq_along(plan_models)) {
   d <- if (k == 1) file.path(ext, "ar3_loop.data.json") else list()
   fit <- plan_models[[k]](data = d, chains = 4, parallel_chains = 4, iter_warmup = 200,
                           iter_sampling = 200, seed = 3, refresh = 0, show_messages = FALSE)
+  stopifnot(all(fit$return_codes() == 0))
+}
+for (m in c("lbeta_map", "map_rect_hier")) {
+  fit <- tapestry_model(file.path(ext, paste0(m, ".stan")))$sample(
+    data = file.path(ext, paste0(m, ".data.json")), chains = 2, parallel_chains = 2, threads_per_chain = 2,
+    iter_warmup = 100, iter_sampling = 100, seed = 5, refresh = 0, show_messages = FALSE)
   stopifnot(all(fit$return_codes() == 0))
 }
 cat("done\n")
