@@ -153,8 +153,8 @@ alias_forms <- list(
     r = function(th) th[1:5] * c(4, 1, 2, 3, 4)),
   scalar_locals = list(
     init = "vector[3] x = th[1:3]; real s = th[4];",
-    stmt = paste("{ real v = x[1]; real w = v * x[2]; real q = s; s = 2 * s; x[1] = 3 * x[1]; v += w;",
-                 "x[2] = v + q; real z = x[3] * 2; z = z * z; x[3] = z + v + s; }"),
+    stmt = paste("{ real lv = x[1]; real lw = lv * x[2]; real lq = s; s = 2 * s; x[1] = 3 * x[1]; lv += lw;",
+                 "x[2] = lv + lq; real lz = x[3] * 2; lz = lz * lz; x[3] = lz + lv + s; }"),
     flat = "x", nout = 3,
     r = function(th) {
       x <- th[1:3]; s <- th[4]; v <- x[1]; w <- v * x[2]; q <- s; s <- 2 * s; x[1] <- 3 * x[1]
