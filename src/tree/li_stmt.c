@@ -7,6 +7,7 @@
 #include <string.h>
 #include "li_int.h"
 #include "../math/tm_transform.h"
+#include "../math/tm_scalar.h"
 
 static const double zero = 0.0, one = 1.0;
 
@@ -98,15 +99,31 @@ static void var_of(const ln_decl *d, ln_expr *x) {
   x->decl = (ln_decl *)d;
 }
 
+/* An expression whose autodiff scalar value is always a new node's, never
+** a view of a variable's element or of an argument (a scalar read keeps the
+** element's adjoint; a conditional or a user function may hand one of its
+** operands back). */
+static int makes_fresh_scalar(const ln_expr *e) {
+  if (e->kind == LE_BINOP) return 1;
+  if (e->kind == LE_UNOP) return e->op == LN_OP_NEG;
+  if (e->kind == LE_CALL && !e->ufn && e->fn) {
+    const tm_fn *fn = e->fn;
+    return fn->kernel == tm_unary_kernel || fn->kernel == tm_binary_kernel;
+  }
+  return 0;
+}
+
 int li_declare(li_run *r, const ln_decl *d, const tm_v *shape) {
   li_slot *s = decl_slot(r, d);
   int ad = ad_typed(r, d), rc;
-  /* `real x = <autodiff expression>;` for a local: x is the expression's
-     value itself, marked shared so that a later write moves x to storage
-     of its own (li_assign).  No storage to fill and no node to hand the
-     adjoint over: a scalar read of x keeps the value's adjoint, as a read
-     of any scalar does (li_scalar_read). */
-  if (ad && d->init && (d->scope == LN_SCOPE_LOCAL || d->block == LN_BLK_MODEL) && d->type.narr == 0 && d->type.base == TM_REAL) {
+  /* `real x = a * b;` (an expression that makes a new node) for a local:
+     x is that value itself, marked shared so that a later write moves x to
+     storage of its own (li_assign).  No storage to fill and no node to hand
+     the adjoint over.  Not for `real x = y[1];`: that value's adjoint is
+     the element's, and a later write to y[1] would hand x's share to y's
+     new value. */
+  if (ad && d->init && (d->scope == LN_SCOPE_LOCAL || d->block == LN_BLK_MODEL) && d->type.narr == 0 &&
+      d->type.base == TM_REAL && makes_fresh_scalar(d->init)) {
     tm_v v;
     if ((rc = li_eval(r, d->init, &v))) return rc;
     if (v.adj && v.base == TM_REAL && v.narr == 0) {
