@@ -544,6 +544,9 @@ static int fwd(const pl_plan *p, const bufs *b, const double *upars) {
 
 static int fwd_loop(const pl_plan *p, const bufs *b, const double *upars) {
   double *V = b->V, *A = b->A, *P = b->P;
+  /* log(sigma) of the last PL_NORMAL: loops call normal_lpdf with one sigma
+     again and again, and the log of the same double is the same double */
+  double memo_s = NAN, memo_log = 0;
   call_state *cs = b->cs;
   memcpy(V, p->kvals, p->nk * sizeof(double));
   memcpy(V + p->pv, upars, p->npars * sizeof(double));
@@ -646,7 +649,10 @@ static int fwd_loop(const pl_plan *p, const bufs *b, const double *upars) {
       P[i->x + 2] = (zz - 1.0) * inv_s;
       double lp = -0.5 * zz;
       if (i->flags & 8) lp -= TM_LOG_SQRT_2PI * 1.0;
-      if (i->flags & 16) lp -= 1.0 * log(s);
+      if (i->flags & 16) {
+        if (s != memo_s) { memo_s = s; memo_log = log(s); }
+        lp -= 1.0 * memo_log;
+      }
       V[i->o] = lp;
       break;
     }
