@@ -148,7 +148,7 @@ test_that("Ctrl-C from another process stops every chain within a second with pa
   writeLines(c(
     "library(tapestry)",
     "mod <- tapestry_model(code = 'parameters { real x; } model {",
-    "  for (i in 1:500) target += normal_lpdf(x | 0, 1); }')",
+    "  for (i in 1:20000) target += normal_lpdf(x | 0, 1); }')",
     sprintf("writeLines(as.character(Sys.getpid()), %s)", deparse(pidfile)),
     "w <- NULL",
     "fit <- withCallingHandlers(mod$sample(chains = 4, parallel_chains = 2,",
@@ -161,7 +161,7 @@ test_that("Ctrl-C from another process stops every chain within a second with pa
           env = paste0("R_LIBS=", lib))
   for (i in 1:200) if (file.exists(pidfile) && length(readLines(pidfile)) == 1L) break else
     Sys.sleep(0.05)
-  Sys.sleep(2)   # sampling is under way
+  Sys.sleep(2)   # sampling is under way (each chain needs minutes: 20000 terms a gradient)
   pid <- as.integer(readLines(pidfile))
   sent <- Sys.time()
   tools::pskill(pid, tools::SIGINT)
