@@ -365,13 +365,14 @@ static int run_rsum(const pl_reduce *rd, const pl_ins *in, double *V, double *P,
   if (threads > PP_MAX_SLOTS) threads = PP_MAX_SLOTS;
   if (threads < 1) threads = 1;
   if (!(w.slot = ad_alloc((size_t)threads * sizeof *w.slot))) return AD_EMEMORY;
-  if (threads <= 1 || rd->nchunks < 2 || pp_pool_size() < 1) {
+  pp_region g;
+  memset(&g, 0, sizeof g);
+  int region = !(threads <= 1 || rd->nchunks < 2 || pp_pool_size() < 1);
+  if (!region) {
     if ((rc = rsum_begin_slot(rd, prof, &w.slot[0]))) return rc;
     for (int c = 0; c < rd->nchunks; c++)
       if ((rc = rsum_chunk_run(&w, &w.slot[0], c))) return rc;
   } else {
-    pp_region g;
-    memset(&g, 0, sizeof g);
     g.nchunks = rd->nchunks;
     g.nthreads = threads;
     g.begin = rsum_begin;
@@ -379,8 +380,9 @@ static int run_rsum(const pl_reduce *rd, const pl_ins *in, double *V, double *P,
     g.ctx = &w;
     if ((rc = pp_region_run(&g))) return rc;
     nslots = g.nslots;
-    pp_region_release(&g);
   }
+  /* the participants' sums live on their stacks: read before the region
+     gives the stacks back */
   double total = 0.0;
   if (rd->is_static) {
     tree_sum(w.cval, rd->nchunks, 1);
@@ -393,6 +395,7 @@ static int run_rsum(const pl_reduce *rd, const pl_ins *in, double *V, double *P,
     for (int s = 0; s < nslots; s++)
       for (uint32_t j = 0; j < rd->nshr; j++) part[j] += w.slot[s].acc[j];
   }
+  if (region) pp_region_release(&g);
   V[in->o] = total;
   return AD_OK;
 }
