@@ -47,6 +47,10 @@ enum {
                     back: li_maprect.c's mr_chain */
 };
 
+/* The buffers a plan needs (nv, na, np doubles; ncalls call states; npars
+** inputs; nprof profile blocks), or the most of several plans'. */
+typedef struct pl_dims { uint32_t nv, na, np, ncalls, npars, nprof; } pl_dims;
+
 typedef struct pl_prof {
   const char *name, *outer;   /* the block's name (the program's string), the profile around it */
   int line, ad;
@@ -63,7 +67,7 @@ typedef struct pl_maprect {
   uint32_t thv, tha;          /* theta's cells, row j at j * nt */
   const struct pl_plan **subs;/* per job */
   uint32_t *off;              /* job j's outputs: off[j] .. off[j + 1] */
-  uint32_t mv, ma, mp, mcalls, mpars, mprof;   /* the largest job plan's buffers */
+  pl_dims dims;               /* the largest job plan's buffers */
 } pl_maprect;
 
 /* An operand of a mapped function that differs from element to element or
@@ -86,7 +90,7 @@ typedef struct pl_reduce {
   pl_mapop *sh;               /* their cells and sizes (in: offset among their reals) */
   uint32_t nshr;              /* their reals */
   const struct pl_plan **subs;/* per chunk */
-  uint32_t mv, ma, mp, mcalls, mpars, mprof;   /* the largest chunk plan's buffers */
+  pl_dims dims;               /* the largest chunk plan's buffers */
 } pl_reduce;
 
 typedef struct pl_pmap {
@@ -157,6 +161,22 @@ typedef struct pl_plan {
   size_t nsubs;
   pl_chunk *mem;              /* everything above lives here */
 } pl_plan;
+
+static inline pl_dims pl_dims_of(const pl_plan *p) {
+  pl_dims d = { p->nv, p->na, p->np, (uint32_t)p->ncalls, p->npars, p->nprof };
+  return d;
+}
+
+/* d grown to cover plan p's buffers too. */
+static inline void pl_dims_cover(pl_dims *d, const pl_plan *p) {
+  pl_dims e = pl_dims_of(p);
+  if (e.nv > d->nv) d->nv = e.nv;
+  if (e.na > d->na) d->na = e.na;
+  if (e.np > d->np) d->np = e.np;
+  if (e.ncalls > d->ncalls) d->ncalls = e.ncalls;
+  if (e.npars > d->npars) d->npars = e.npars;
+  if (e.nprof > d->nprof) d->nprof = e.nprof;
+}
 
 /* Memory of a plan: chunks that never move. */
 void *pl_mem(pl_chunk **head, size_t n);

@@ -29,7 +29,7 @@ typedef struct pl_cache {
   atomic_int given_up[2];     /* recording failed, or too many misses: the tree for good */
   atomic_int recording[2];    /* one thread records at a time; the others use the tree */
   atomic_long misses[2], hits[2];
-  atomic_long replays, records, fallbacks, tree, evaluations;
+  atomic_long replays, records, fallbacks, tree, attempts;   /* attempts: evaluations that recorded */
   pthread_mutex_t lock;       /* why */
   char why[200];
 } pl_cache;
@@ -65,7 +65,7 @@ static pl_cache *cache_of(const li_ctx *ctx) {
   atomic_init(&c->records, 0);
   atomic_init(&c->fallbacks, 0);
   atomic_init(&c->tree, 0);
-  atomic_init(&c->evaluations, 0);
+  atomic_init(&c->attempts, 0);
   pthread_mutex_init(&c->lock, NULL);
   pl_cache *held = li_ctx_attach(ctx, c, cache_free);
   if (held != c) cache_free(c);
@@ -90,6 +90,7 @@ static void publish(pl_cache *c, int j, pl_plan *p) {
 /* The tree, recording a plan on the way. */
 static int record(const li_ctx *ctx, pl_cache *c, int j, const double *upars, double *lp, double *grad,
                   li_print *print, char *err, size_t errsize) {
+  atomic_fetch_add(&c->attempts, 1);
   pl_rec *r = pl_rec_new(ctx);
   if (!r) return li_log_prob(ctx, upars, j, lp, grad, print, err, errsize);
   int rc = li_log_prob_traced(ctx, upars, j, lp, grad, print, err, errsize, pl_rec_tracer(r));
@@ -113,7 +114,6 @@ int pl_log_prob(const li_ctx *ctx, const double *upars, int jacobian, double *lp
   pl_cache *c;
   if (!grad || !pl_enabled() || !(c = cache_of(ctx)))
     return li_log_prob(ctx, upars, jacobian, lp, grad, print, err, errsize);
-  atomic_fetch_add_explicit(&c->evaluations, 1, memory_order_relaxed);
   int j = jacobian ? 1 : 0, n = atomic_load(&c->nplans[j]);
   int full = n >= PL_MAX_RECORDS;
   if (n && !(full && atomic_load(&c->given_up[j]))) {
@@ -165,7 +165,8 @@ void pl_get_stats(const li_ctx *ctx, pl_stats *out) {
   out->records = atomic_load(&c->records);
   out->fallbacks = atomic_load(&c->fallbacks);
   out->tree = atomic_load(&c->tree);
-  out->evaluations = atomic_load(&c->evaluations);
+  /* every evaluation ends in exactly one of these */
+  out->evaluations = out->replays + out->tree + atomic_load(&c->attempts);
   pl_plan *p = atomic_load(&c->nplans[1]) ? atomic_load(&c->plan[1][0]) : NULL;
   out->instructions = p ? (int)p->nins : 0;
   pthread_mutex_lock(&c->lock);

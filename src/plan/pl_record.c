@@ -515,6 +515,16 @@ done:
 ** (nin leaves at uval/uadj, already holding their values) as its
 ** parameters, then ev->map->run(piece, args), its result the plan's.  The
 ** plan, kept with p's, or NULL with r failed. */
+/* An event of kind with out, as the tree would send it now. */
+static void feed(pl_rec *r, int kind, const tm_v *out) {
+  li_event ev;
+  memset(&ev, 0, sizeof ev);
+  ev.kind = kind;
+  ev.out = out;
+  ev.chain0 = ad_active->nchain;
+  on_event(r, &ev);
+}
+
 static const pl_plan *record_piece(pl_rec *r, const li_event *ev, int piece, int element, const tm_v *args,
                                    double *uval, double *uadj, size_t nin, const char *what) {
   pl_plan *p = r->plan;
@@ -525,24 +535,14 @@ static const pl_plan *record_piece(pl_rec *r, const li_event *ev, int piece, int
   in.base = TM_VECTOR;
   in.rows = (int)nin;
   in.cols = 1;
-  li_event pe;
-  memset(&pe, 0, sizeof pe);
-  pe.kind = LI_EV_PARAMS;
-  pe.out = &in;
-  pe.chain0 = ad_active->nchain;
-  on_event(sr, &pe);
+  feed(sr, LI_EV_PARAMS, &in);
   tm_v y;
   int rc = ev->map->run(ev->map->ud, piece, args, &sr->tracer, &y);
   if (rc) {
     ad_clear_error();
     fail(sr, "it failed when recorded again");
   } else {
-    li_event re;
-    memset(&re, 0, sizeof re);
-    re.kind = LI_EV_RESULT;
-    re.out = &y;
-    re.chain0 = ad_active->nchain;
-    on_event(sr, &re);
+    feed(sr, LI_EV_RESULT, &y);
   }
   char why[200];
   pl_plan *sub = pl_rec_finish(sr, why, sizeof why);
@@ -630,13 +630,7 @@ static void record_reduce(pl_rec *r, const li_event *ev) {
     ad_stack_rewind(ad_active, &mark);
     if (!sub) break;
     rd->subs[c] = sub;
-    /* one set of buffers per participant serves every chunk */
-    if (sub->nv > rd->mv) rd->mv = sub->nv;
-    if (sub->na > rd->ma) rd->ma = sub->na;
-    if (sub->np > rd->mp) rd->mp = sub->np;
-    if (sub->ncalls > rd->mcalls) rd->mcalls = (uint32_t)sub->ncalls;
-    if (sub->npars > rd->mpars) rd->mpars = sub->npars;
-    if (sub->nprof > rd->mprof) rd->mprof = sub->nprof;
+    pl_dims_cover(&rd->dims, sub);     /* one set of buffers per participant serves every chunk */
   }
   free(args);
   if (r->failed) return;
@@ -692,12 +686,7 @@ static void record_maprect(pl_rec *r, const li_event *ev) {
     if (!sub) break;
     mr->subs[j] = sub;
     mr->off[j + 1] = mr->off[j] + sub->nres;
-    if (sub->nv > mr->mv) mr->mv = sub->nv;
-    if (sub->na > mr->ma) mr->ma = sub->na;
-    if (sub->np > mr->mp) mr->mp = sub->np;
-    if (sub->ncalls > mr->mcalls) mr->mcalls = (uint32_t)sub->ncalls;
-    if (sub->npars > mr->mpars) mr->mpars = sub->npars;
-    if (sub->nprof > mr->mprof) mr->mprof = sub->nprof;
+    pl_dims_cover(&mr->dims, sub);
   }
   if (r->failed) return;
   size_t M = tm_numel(ev->out), wd = nin;

@@ -147,58 +147,126 @@ typedef struct bufs {
   pf_registry *prof;
 } bufs;
 
-static int take_bufs_of(size_t nv, size_t na, size_t np, size_t ncalls, size_t nprof, pf_registry *prof, bufs *b) {
-  b->V = ad_alloc_doubles(nv ? nv : 1);
-  b->A = ad_alloc_doubles(na ? na : 1);
-  b->P = ad_alloc_doubles(np ? np : 1);
-  b->cs = ad_alloc((ncalls ? ncalls : 1) * sizeof *b->cs);
-  b->H = ad_alloc((nprof ? nprof : 1) * sizeof *b->H);
-  b->Hd = ad_alloc((nprof ? nprof : 1) * sizeof *b->Hd);
-  b->PC = ad_alloc((nprof ? 4 * nprof : 1) * sizeof *b->PC);
+static int take_bufs_of(const pl_dims *d, pf_registry *prof, bufs *b) {
+  b->V = ad_alloc_doubles(d->nv ? d->nv : 1);
+  b->A = ad_alloc_doubles(d->na ? d->na : 1);
+  b->P = ad_alloc_doubles(d->np ? d->np : 1);
+  b->cs = ad_alloc((d->ncalls ? d->ncalls : 1) * sizeof *b->cs);
+  b->H = ad_alloc((d->nprof ? d->nprof : 1) * sizeof *b->H);
+  b->Hd = ad_alloc((d->nprof ? d->nprof : 1) * sizeof *b->Hd);
+  b->PC = ad_alloc((d->nprof ? 4 * (size_t)d->nprof : 1) * sizeof *b->PC);
   b->prof = prof;
   return b->V && b->A && b->P && b->cs && b->H && b->Hd && b->PC ? AD_OK : AD_EMEMORY;
 }
 
 static int take_bufs(const pl_plan *p, pf_registry *prof, bufs *b) {
-  return take_bufs_of(p->nv, p->na, p->np, p->ncalls, p->nprof, prof, b);
+  pl_dims d = pl_dims_of(p);
+  return take_bufs_of(&d, prof, b);
 }
 
 static int run(const pl_plan *p, const bufs *b, const double *upars, const double *init, double *lp, double *grad);
 static int fwd(const pl_plan *p, const bufs *b, const double *upars);
 static void rev(const pl_plan *p, const bufs *b);
 
-/* PL_PMAP forward: each element through its plan, as pp_map.c's pm_one
-** (eager): its value, and its partials in the autodiff operands' order.
-** Elements are independent, so with threads they run on a parallel region
-** (pp.h), each participant with buffers of its own, and the results do not
-** depend on the number of threads.  The nodes library calls record for an
-** element go when it is done. */
-typedef struct pmap_slot {
+/* ---- pieces: the elements, chunks or jobs of a map or reduction ----
+** Pieces are independent: with threads they run on a parallel region
+** (pp.h), each participant (slot) with buffers of its own on its own stack,
+** sized for the largest piece's plan; alone, on slot 0 in order.  The nodes
+** a piece's library calls record go when the piece is done. */
+typedef struct piece_slot {
   bufs b;
-  double *u, *g;
+  double *u, *g;            /* a piece's inputs, their adjoints after */
+  double *init, *acc;       /* reduce_sum: adjoints before; shared adjoints so far */
+  double sum;               /* reduce_sum: this slot's chunks' values */
   ad_mark mark;
   char pad[64];
-} pmap_slot;
+} piece_slot;
 
+typedef struct pieces {
+  int n;
+  pl_dims dims;
+  int accumulate;           /* reduce_sum: each slot gets init and acc (nacc reals) */
+  size_t nacc;
+  pf_registry *prof;
+  int (*piece)(void *ctx, piece_slot *sl, int i);
+  void *ctx;
+  /* set by pieces_run */
+  piece_slot *slot;
+  int nslots, held;
+  pp_region g;
+} pieces;
+
+static int slot_begin(const pieces *pc, piece_slot *sl) {
+  size_t nin = pc->dims.npars ? pc->dims.npars : 1;
+  sl->u = ad_alloc_doubles(nin);
+  sl->g = ad_alloc_doubles(nin);
+  sl->init = sl->acc = NULL;
+  if (pc->accumulate && (!(sl->init = ad_alloc_zeros(nin)) || !(sl->acc = ad_alloc_zeros(pc->nacc ? pc->nacc : 1))))
+    return ad_fail(AD_EMEMORY, "out of memory");
+  if (!sl->u || !sl->g || take_bufs_of(&pc->dims, pc->prof, &sl->b)) return ad_fail(AD_EMEMORY, "out of memory");
+  sl->sum = 0.0;
+  sl->mark = ad_stack_mark(ad_active);
+  return AD_OK;
+}
+
+static int pieces_begin(pp_region *g, int slot) {
+  pieces *pc = g->ctx;
+  return slot_begin(pc, &pc->slot[slot]);
+}
+
+static int pieces_chunk(pp_region *g, int slot, int i) {
+  pieces *pc = g->ctx;
+  return pc->piece(pc->ctx, &pc->slot[slot], i);
+}
+
+/* Runs pieces 0 .. n-1.  With a region, its stacks stay held until
+** pieces_release: the caller reads what the slots kept there first. */
+static int pieces_run(pieces *pc, int threads) {
+  int rc;
+  if (threads > PP_MAX_SLOTS) threads = PP_MAX_SLOTS;
+  if (threads < 1) threads = 1;
+  pc->nslots = 1;
+  pc->held = 0;
+  if (!(pc->slot = ad_alloc((size_t)threads * sizeof *pc->slot))) return AD_EMEMORY;
+  if (threads == 1 || pc->n < 2 || pp_pool_size() < 1) {
+    if ((rc = slot_begin(pc, &pc->slot[0]))) return rc;
+    for (int i = 0; i < pc->n; i++)
+      if ((rc = pc->piece(pc->ctx, &pc->slot[0], i))) return rc;
+    return AD_OK;
+  }
+  memset(&pc->g, 0, sizeof pc->g);
+  pc->g.nchunks = pc->n;
+  pc->g.nthreads = threads;
+  pc->g.begin = pieces_begin;
+  pc->g.chunk = pieces_chunk;
+  pc->g.ctx = pc;
+  if ((rc = pp_region_run(&pc->g))) return rc;   /* (the region has released itself) */
+  pc->nslots = pc->g.nslots;
+  pc->held = 1;
+  return AD_OK;
+}
+
+static void pieces_release(pieces *pc) {
+  if (pc->held) pp_region_release(&pc->g);
+  pc->held = 0;
+}
+
+/* ---- parallel_map ----
+** PL_PMAP forward: each element through its plan, as pp_map.c's pm_one
+** (eager): its value, and its partials in the autodiff operands' order.
+** A piece is a run of csize elements (four per thread, as pp_map.c's
+** chunk_size); the results do not depend on the number of threads. */
 typedef struct pmap_run {
   const pl_pmap *pm;
   const pl_ins *in;
   double *V, *P;
   uint32_t csize;
-  pmap_slot *slot;
-  pf_registry *prof;
 } pmap_run;
 
-static int pmap_begin_slot(const pl_plan *s, pf_registry *prof, pmap_slot *sl) {
-  sl->u = ad_alloc_doubles(s->npars ? s->npars : 1);
-  sl->g = ad_alloc_doubles(s->npars ? s->npars : 1);
-  if (!sl->u || !sl->g || take_bufs(s, prof, &sl->b)) return ad_fail(AD_EMEMORY, "out of memory");
-  sl->mark = ad_stack_mark(ad_active);
-  return AD_OK;
-}
-
-static int pmap_elements(const pmap_run *w, pmap_slot *sl, uint32_t from, uint32_t to) {
+static int pmap_piece(void *ctx, piece_slot *sl, int c) {
+  const pmap_run *w = ctx;
   const pl_pmap *pm = w->pm;
+  uint32_t from = (uint32_t)c * w->csize, to = from + w->csize < w->in->n ? from + w->csize : w->in->n;
   for (uint32_t e = from; e < to; e++) {
     for (int k = 0; k < pm->nops; k++) {
       const pl_mapop *o = &pm->ops[k];
@@ -221,40 +289,21 @@ static int pmap_elements(const pmap_run *w, pmap_slot *sl, uint32_t from, uint32
   return AD_OK;
 }
 
-static int pmap_begin(pp_region *g, int slot) {
-  pmap_run *w = g->ctx;
-  return pmap_begin_slot(w->pm->sub, w->prof, &w->slot[slot]);
-}
-
-static int pmap_chunk(pp_region *g, int slot, int c) {
-  pmap_run *w = g->ctx;
-  uint32_t from = (uint32_t)c * w->csize, to = from + w->csize < w->in->n ? from + w->csize : w->in->n;
-  return pmap_elements(w, &w->slot[slot], from, to);
-}
-
 static int run_pmap(const pl_pmap *pm, const pl_ins *in, double *V, double *P, pf_registry *prof) {
-  pmap_run w = { pm, in, V, P, in->n, NULL, prof };
   int threads = pp_threads();
-  if (threads > PP_MAX_SLOTS) threads = PP_MAX_SLOTS;
-  if (threads <= 1 || pp_pool_size() < 1 || in->n < 2) {
-    pmap_slot sl;
-    int rc = pmap_begin_slot(pm->sub, prof, &sl);
-    return rc ? rc : pmap_elements(&w, &sl, 0, in->n);
-  }
-  /* four chunks per thread, as pp_map.c's chunk_size */
-  w.csize = (in->n + 4u * (uint32_t)threads - 1) / (4u * (uint32_t)threads);
-  if (!(w.slot = ad_alloc((size_t)threads * sizeof *w.slot))) return AD_EMEMORY;
-  pp_region g;
-  memset(&g, 0, sizeof g);
-  g.nchunks = (int)((in->n + w.csize - 1) / w.csize);
-  g.nthreads = threads;
-  g.begin = pmap_begin;
-  g.chunk = pmap_chunk;
-  g.ctx = &w;
-  int rc = pp_region_run(&g);
-  if (rc) return rc;
-  pp_region_release(&g);
-  return AD_OK;
+  uint32_t t = threads > 1 ? (uint32_t)threads : 1;
+  pmap_run w = { pm, in, V, P, t > 1 ? (in->n + 4u * t - 1) / (4u * t) : in->n };
+  if (!w.csize) w.csize = 1;
+  pieces pc;
+  memset(&pc, 0, sizeof pc);
+  pc.n = (int)((in->n + w.csize - 1) / w.csize);
+  pc.dims = pl_dims_of(pm->sub);
+  pc.prof = prof;
+  pc.piece = pmap_piece;
+  pc.ctx = &w;
+  int rc = pieces_run(&pc, threads);
+  pieces_release(&pc);
+  return rc;
 }
 
 /* PL_PMAP reverse: pm_chain's sums, element by element. */
@@ -275,39 +324,17 @@ static void back_pmap(const pl_pmap *pm, const pl_ins *in, double *A, const doub
 
 /* ---- reduce_sum ---- */
 
-typedef struct rsum_slot {
-  bufs b;
-  double *u, *g, *init, *acc;   /* inputs, their adjoints after, before; shared adjoints so far */
-  double sum;
-  ad_mark mark;
-  char pad[64];
-} rsum_slot;
-
 typedef struct rsum_run {
   const pl_reduce *rd;
   const double *V;
   double *xpart, *cval, *cpart;
-  rsum_slot *slot;
-  pf_registry *prof;
 } rsum_run;
-
-static int rsum_begin_slot(const pl_reduce *rd, pf_registry *prof, rsum_slot *sl) {
-  size_t nin = rd->mpars ? rd->mpars : 1;
-  sl->u = ad_alloc_doubles(nin);
-  sl->g = ad_alloc_doubles(nin);
-  sl->init = ad_alloc_zeros(nin);
-  sl->acc = ad_alloc_zeros(rd->nshr ? rd->nshr : 1);
-  if (!sl->u || !sl->g || !sl->init || !sl->acc || take_bufs_of(rd->mv, rd->ma, rd->mp, rd->mcalls, rd->mprof, prof, &sl->b))
-    return ad_fail(AD_EMEMORY, "out of memory");
-  sl->sum = 0.0;
-  sl->mark = ad_stack_mark(ad_active);
-  return AD_OK;
-}
 
 /* li_reduce.c's rs_chunk: the shared adjoints of reduce_sum accumulate on
 ** the participant across its chunks; reduce_sum_static keeps each chunk's
 ** apart. */
-static int rsum_chunk_run(const rsum_run *w, rsum_slot *sl, int c) {
+static int rsum_piece(void *ctx, piece_slot *sl, int c) {
+  const rsum_run *w = ctx;
   const pl_reduce *rd = w->rd;
   size_t from = (size_t)c * rd->csize, to = from + rd->csize < rd->n ? from + rd->csize : rd->n;
   size_t slice = rd->xv != PL_NONE ? (to - from) * rd->es : 0;
@@ -333,16 +360,6 @@ static int rsum_chunk_run(const rsum_run *w, rsum_slot *sl, int c) {
   return AD_OK;
 }
 
-static int rsum_begin(pp_region *g, int slot) {
-  rsum_run *w = g->ctx;
-  return rsum_begin_slot(w->rd, w->prof, &w->slot[slot]);
-}
-
-static int rsum_chunk(pp_region *g, int slot, int c) {
-  rsum_run *w = g->ctx;
-  return rsum_chunk_run(w, &w->slot[slot], c);
-}
-
 /* li_reduce.c's tree_sum */
 static void tree_sum(double *rows, int nrows, size_t m) {
   for (int stride = 1; stride < nrows; stride *= 2)
@@ -355,32 +372,23 @@ static void tree_sum(double *rows, int nrows, size_t m) {
 static int run_rsum(const pl_reduce *rd, const pl_ins *in, double *V, double *P, pf_registry *prof) {
   size_t nx = rd->xv != PL_NONE ? (size_t)rd->n * rd->es : 0;
   double *part = P + in->x + nx;
-  rsum_run w = { rd, V, P + in->x, NULL, NULL, NULL, prof };
+  rsum_run w = { rd, V, P + in->x, NULL, NULL };
   if (rd->is_static) {
     w.cval = ad_alloc_zeros((size_t)rd->nchunks);
     w.cpart = ad_alloc_zeros((size_t)rd->nchunks * (rd->nshr ? rd->nshr : 1));
     if (!w.cval || !w.cpart) return AD_EMEMORY;
   }
-  int threads = pp_threads(), nslots = 1, rc;
-  if (threads > PP_MAX_SLOTS) threads = PP_MAX_SLOTS;
-  if (threads < 1) threads = 1;
-  if (!(w.slot = ad_alloc((size_t)threads * sizeof *w.slot))) return AD_EMEMORY;
-  pp_region g;
-  memset(&g, 0, sizeof g);
-  int region = !(threads <= 1 || rd->nchunks < 2 || pp_pool_size() < 1);
-  if (!region) {
-    if ((rc = rsum_begin_slot(rd, prof, &w.slot[0]))) return rc;
-    for (int c = 0; c < rd->nchunks; c++)
-      if ((rc = rsum_chunk_run(&w, &w.slot[0], c))) return rc;
-  } else {
-    g.nchunks = rd->nchunks;
-    g.nthreads = threads;
-    g.begin = rsum_begin;
-    g.chunk = rsum_chunk;
-    g.ctx = &w;
-    if ((rc = pp_region_run(&g))) return rc;
-    nslots = g.nslots;
-  }
+  pieces pc;
+  memset(&pc, 0, sizeof pc);
+  pc.n = rd->nchunks;
+  pc.dims = rd->dims;
+  pc.accumulate = 1;
+  pc.nacc = rd->nshr;
+  pc.prof = prof;
+  pc.piece = rsum_piece;
+  pc.ctx = &w;
+  int rc = pieces_run(&pc, pp_threads());
+  if (rc) return rc;
   /* the participants' sums live on their stacks: read before the region
      gives the stacks back */
   double total = 0.0;
@@ -390,12 +398,12 @@ static int run_rsum(const pl_reduce *rd, const pl_ins *in, double *V, double *P,
     total = w.cval[0];
     memcpy(part, w.cpart, rd->nshr * sizeof *part);
   } else {
-    for (int s = 0; s < nslots; s++) total += w.slot[s].sum;
+    for (int s = 0; s < pc.nslots; s++) total += pc.slot[s].sum;
     memset(part, 0, rd->nshr * sizeof *part);
-    for (int s = 0; s < nslots; s++)
-      for (uint32_t j = 0; j < rd->nshr; j++) part[j] += w.slot[s].acc[j];
+    for (int s = 0; s < pc.nslots; s++)
+      for (uint32_t j = 0; j < rd->nshr; j++) part[j] += pc.slot[s].acc[j];
   }
-  if (region) pp_region_release(&g);
+  pieces_release(&pc);
   V[in->o] = total;
   return AD_OK;
 }
@@ -417,33 +425,17 @@ static void back_rsum(const pl_reduce *rd, const pl_ins *in, double *A, const do
 
 /* ---- map_rect ---- */
 
-typedef struct mrect_slot {
-  bufs b;
-  double *u;
-  ad_mark mark;
-  char pad[64];
-} mrect_slot;
-
 typedef struct mrect_run {
   const pl_maprect *mr;
   const pl_ins *in;
   double *V, *P;
-  mrect_slot *slot;
-  pf_registry *prof;
 } mrect_run;
-
-static int mrect_begin_slot(const pl_maprect *mr, pf_registry *prof, mrect_slot *sl) {
-  sl->u = ad_alloc_doubles(mr->mpars ? mr->mpars : 1);
-  if (!sl->u || take_bufs_of(mr->mv, mr->ma, mr->mp, mr->mcalls, mr->mprof, prof, &sl->b))
-    return ad_fail(AD_EMEMORY, "out of memory");
-  sl->mark = ad_stack_mark(ad_active);
-  return AD_OK;
-}
 
 /* li_maprect.c's mr_chunk and jacobian: the job's outputs, then one reverse
 ** loop per output, each from zero adjoints (the nodes of library calls
 ** restored from a snapshot taken after the forward loop). */
-static int mrect_job(const mrect_run *w, mrect_slot *sl, int j) {
+static int mrect_piece(void *ctx, piece_slot *sl, int j) {
+  const mrect_run *w = ctx;
   const pl_maprect *mr = w->mr;
   const pl_plan *s = mr->subs[j];
   size_t wd = (size_t)mr->np + mr->nt, m = mr->off[j + 1] - mr->off[j];
@@ -470,38 +462,18 @@ static int mrect_job(const mrect_run *w, mrect_slot *sl, int j) {
   return AD_OK;
 }
 
-static int mrect_begin(pp_region *g, int slot) {
-  mrect_run *w = g->ctx;
-  return mrect_begin_slot(w->mr, w->prof, &w->slot[slot]);
-}
-
-static int mrect_chunk(pp_region *g, int slot, int j) {
-  mrect_run *w = g->ctx;
-  return mrect_job(w, &w->slot[slot], j);
-}
-
 static int run_mrect(const pl_maprect *mr, const pl_ins *in, double *V, double *P, pf_registry *prof) {
-  mrect_run w = { mr, in, V, P, NULL, prof };
-  int threads = pp_threads(), rc;
-  if (threads > PP_MAX_SLOTS) threads = PP_MAX_SLOTS;
-  if (threads < 1) threads = 1;
-  if (!(w.slot = ad_alloc((size_t)threads * sizeof *w.slot))) return AD_EMEMORY;
-  if (threads <= 1 || mr->J < 2 || pp_pool_size() < 1) {
-    if ((rc = mrect_begin_slot(mr, prof, &w.slot[0]))) return rc;
-    for (int j = 0; j < mr->J; j++)
-      if ((rc = mrect_job(&w, &w.slot[0], j))) return rc;
-    return AD_OK;
-  }
-  pp_region g;
-  memset(&g, 0, sizeof g);
-  g.nchunks = mr->J;
-  g.nthreads = threads;
-  g.begin = mrect_begin;
-  g.chunk = mrect_chunk;
-  g.ctx = &w;
-  if ((rc = pp_region_run(&g))) return rc;
-  pp_region_release(&g);
-  return AD_OK;
+  mrect_run w = { mr, in, V, P };
+  pieces pc;
+  memset(&pc, 0, sizeof pc);
+  pc.n = mr->J;
+  pc.dims = mr->dims;
+  pc.prof = prof;
+  pc.piece = mrect_piece;
+  pc.ctx = &w;
+  int rc = pieces_run(&pc, pp_threads());
+  pieces_release(&pc);
+  return rc;
 }
 
 /* mr_chain */

@@ -97,7 +97,7 @@ static int eval_cmp(li_run *r, const ln_expr *e, tm_v *out) {
   return tm_set_int(out, res);
 }
 
-static int truth(li_run *r, const ln_expr *e, int *t) {
+int li_truth(li_run *r, const ln_expr *e, int *t) {
   tm_v v;
   int rc = li_eval(r, e, &v);
   if (rc) return rc;
@@ -113,13 +113,13 @@ static int truth(li_run *r, const ln_expr *e, int *t) {
 
 static int eval_logic(li_run *r, const ln_expr *e, tm_v *out) {
   int a, b = 0, rc;
-  if ((rc = truth(r, e->args[0], &a))) return rc;
+  if ((rc = li_truth(r, e->args[0], &a))) return rc;
   if (e->kind == LE_UNOP) return tm_set_int(out, !a);
   if (e->op == LN_OP_AND) {
-    if (a && (rc = truth(r, e->args[1], &b))) return rc;
+    if (a && (rc = li_truth(r, e->args[1], &b))) return rc;
     return tm_set_int(out, a && b);
   }
-  if (!a && (rc = truth(r, e->args[1], &b))) return rc;
+  if (!a && (rc = li_truth(r, e->args[1], &b))) return rc;
   return tm_set_int(out, a || b);
 }
 
@@ -196,7 +196,7 @@ static int eval_literal(li_run *r, const ln_expr *e, tm_v *out) {
 
 static int eval_cond(li_run *r, const ln_expr *e, tm_v *out) {
   int t, rc;
-  if ((rc = truth(r, e->args[0], &t))) return rc;
+  if ((rc = li_truth(r, e->args[0], &t))) return rc;
   if ((rc = li_eval(r, e->args[t ? 1 : 2], out))) return rc;
   return li_promote(r, out, e->type, out);
 }

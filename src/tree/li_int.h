@@ -204,4 +204,8 @@ int li_check_block_decls(li_run *r, int blk);
 /* "array[3] vector[2]", "cov_matrix[4]": a declaration with its sizes. */
 char *li_decl_text(const ln_decl *d, const tm_v *shape, char *buf, size_t size);
 
+/* The condition e (int or real) is true: *t; a condition on an autodiff
+** value is a decision a recording plan guards (LI_EV_TRUTH). */
+int li_truth(li_run *r, const ln_expr *e, int *t);
+
 #endif

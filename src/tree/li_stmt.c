@@ -418,20 +418,6 @@ static int exec_foreach(li_run *r, const ln_stmt *s) {
   return AD_OK;
 }
 
-static int truth_of(li_run *r, const ln_expr *e, int *t) {
-  tm_v v;
-  int rc = li_eval(r, e, &v);
-  if (rc) return rc;
-  *t = v.base == TM_INT ? v.ival[0] != 0 : tm_get(&v, 0) != 0.0;
-  if (r->tr && v.adj) {
-    li_event ev;
-    memset(&ev, 0, sizeof ev);
-    ev.kind = LI_EV_TRUTH; ev.args = &v; ev.nargs = 1; ev.result = *t; ev.chain0 = li_chain_len();
-    li_emit(r, &ev);
-  }
-  return AD_OK;
-}
-
 int li_exec_block_body(li_run *r, const ln_stmt *blk) {
   for (int i = 0; i < blk->nbody; i++) {
     int rc = li_exec(r, blk->body[i]);
@@ -517,14 +503,14 @@ int li_exec(li_run *r, const ln_stmt *s) {
     return exec_foreach(r, s);
   case LS_WHILE:
     for (;;) {
-      if ((rc = truth_of(r, s->e, &t))) return rc;
+      if ((rc = li_truth(r, s->e, &t))) return rc;
       if (!t) break;
       if ((rc = loop_body(r, s->body[0], &stop))) return rc;
       if (stop) break;
     }
     return AD_OK;
   case LS_IF:
-    if ((rc = truth_of(r, s->e, &t))) return rc;
+    if ((rc = li_truth(r, s->e, &t))) return rc;
     if (t) return li_exec(r, s->body[0]);
     return s->els ? li_exec(r, s->els) : AD_OK;
   case LS_BREAK:

@@ -231,8 +231,8 @@ model {
   expect_snapshot(error = TRUE, ctx$log_prob(bad))
 })
 
-test_that("map_rect inside map_rect and inside reduce_sum", {
-  code <- "
+# map_rect inside map_rect and inside reduce_sum (two tests below)
+nested_code <- "
 functions {
   vector inner(vector phi, vector theta, array[] real x_r, array[] int x_i) {
     return [phi[1] * theta[1], exp(phi[2] + theta[1] * x_r[1])]';
@@ -256,6 +256,9 @@ model {
   target += reduce_sum(part, rep_array(0.0, 5), 1, phi, theta);
 }
 "
+
+test_that("map_rect inside map_rect and inside reduce_sum", {
+  code <- nested_code
   ctx <- tapestry_model(code = code)$bind()
   u <- seq(-0.5, 0.4, length.out = 12)
   one <- lp_grad(ctx, u, 1L)
@@ -298,26 +301,7 @@ model {
   expect_gt(r$stats$replays, 5)
   expect_equal(as.vector(ctx$grad_log_prob(pts[[3]])), fd_grad(ctx, pts[[3]]), tolerance = 1e-7)
   # map_rect in map_rect and in reduce_sum: plans inside plans
-  code <- "
-functions {
-  vector inner(vector phi, vector theta, array[] real x_r, array[] int x_i) {
-    return [phi[1] * theta[1], exp(phi[2] + theta[1] * x_r[1])]';
-  }
-  vector outer(vector phi, vector theta, data array[] real x_r, data array[] int x_i) {
-    array[2] vector[1] th = {theta[1:1], theta[2:2]};
-    vector[4] r = map_rect(inner, phi, th, {{x_r[1]}, {x_r[2]}}, {{1}, {2}});
-    return append_row(r, sum(theta) * phi[1]);
-  }
-  real part(array[] real sl, int s, int e, vector phi, array[] vector theta) {
-    return sum(map_rect(outer, phi, theta[s:e], rep_array(0.1, e - s + 1, 2), rep_array(7, e - s + 1, 1)));
-  }
-}
-parameters { vector[2] phi; array[5] vector[2] theta; }
-model {
-  target += -0.5 * dot_self(map_rect(outer, phi, theta, {{0.1, 0.2}, {0.3, 0.4}, {0.5, 0.6}, {0.7, 0.8}, {0.9, 1.0}},
-                                     {{1}, {2}, {3}, {4}, {5}}));
-  target += reduce_sum(part, rep_array(0.0, 5), 1, phi, theta);
-}"
+  code <- nested_code
   ctx <- tapestry_model(code = code)$bind()
   r <- both_paths(ctx, points_for(ctx))
   expect_identical(r$plan, r$tree)
