@@ -115,3 +115,7 @@ simd_cap <- function(cap) .Call(C_tp_simd_cap, as.integer(cap))
 # use to run the tree interpreter alone (NA: just ask).
 plan_stats <- function(ctx) .Call(C_tp_plan_stats, ctx$.__enclos_env__$private$ptr_)
 plans_enabled <- function(on = NA) .Call(C_tp_plan_enable, as.logical(on))
+plan_lanes <- function(on = NA) .Call(C_tp_plan_lanes, as.logical(on))
+plan_time <- function(ctx, upars, reps = 1000L) {
+  .Call(C_tp_plan_time, ctx$.__enclos_env__$private$ptr_, as.double(upars), as.integer(reps))
+}

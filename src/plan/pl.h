@@ -48,6 +48,7 @@ typedef struct pl_stats {
   long tree;           /* evaluations on the tree without recording */
   long evaluations;    /* gradient evaluations asked for, whichever path ran */
   int instructions;    /* of the newest plan (Jacobian on), 0 when none */
+  int loops;           /* loops that plan keeps as loops (run lane by lane) */
   char why[200];       /* why the context runs on the tree, "" when it does not */
 } pl_stats;
 void pl_get_stats(const li_ctx *c, pl_stats *out);
@@ -55,5 +56,9 @@ void pl_get_stats(const li_ctx *c, pl_stats *out);
 /* Process-wide switch (tests compare the two paths): 0 turns plans off. */
 void pl_set_enabled(int on);
 int  pl_enabled(void);
+/* Process-wide switch for loops kept as loops (pl_reroll.c) in the plans
+** recorded from now on; 0: plans stay unrolled traces. */
+void pl_set_lanes(int on);
+int  pl_lanes_enabled(void);
 
 #endif

@@ -183,7 +183,7 @@ static int find_aliases(const pl_plan *p, uint32_t *alias) {
   return AD_OK;
 }
 
-int pl_compact(pl_plan *p) {
+int pl_compact(pl_plan *p, size_t *pos, size_t npos) {
   uint32_t nv = p->nv;
   uint32_t *alias = malloc((size_t)(nv ? nv : 1) * sizeof *alias);
   unsigned char *isconst = calloc(nv ? nv : 1, 1);
@@ -193,11 +193,18 @@ int pl_compact(pl_plan *p) {
   for (size_t k = 0; k < p->nconsts; k++)
     memset(isconst + p->consts[k].at, 1, p->consts[k].n);
   if (find_aliases(p, alias)) { free(alias); free(isconst); free(map); return AD_EMEMORY; }
-  size_t out = 0;
+  size_t out = 0, *before = npos ? malloc((p->nins + 1) * sizeof *before) : NULL;
+  if (npos && !before) { free(alias); free(isconst); free(map); return AD_EMEMORY; }
   for (size_t k = 0; k < p->nins; k++) {
     pl_ins *i = &p->ins[k];
+    if (before) before[k] = out;
     if (i->op == PL_READ && alias[i->o] != i->o) continue;
     p->ins[out++] = *i;
+  }
+  if (before) {
+    before[p->nins] = out;
+    for (size_t k = 0; k < npos; k++) pos[k] = before[pos[k]];
+    free(before);
   }
   p->nins = out;
   /* new numbers: constants first, in order, then the other cells still named */

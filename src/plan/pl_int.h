@@ -42,9 +42,12 @@ enum {
   PL_PROF_ENTER, /* a profile block entered: ptrs[b] a pl_prof, x its handle among nprof;
                     back: the entry's node swept */
   PL_PROF_EXIT,  /* left: the same; the tree's node counts given to the profile */
-  PL_MRECT       /* map_rect: job j through a plan of its own (ptrs[b], a pl_maprect), its
+  PL_MRECT,      /* map_rect: job j through a plan of its own (ptrs[b], a pl_maprect), its
                     outputs V[o + off[j] ..], their Jacobian rows P[x + k * (np + nt) ..];
                     back: li_maprect.c's mr_chain */
+  PL_LOOP,       /* a loop kept as a loop: n iterations of the b instructions after it
+                    (iteration 0's), run lane by lane (pl_lanes.c); ptrs[x] a pl_loop */
+  PL_LOOP_END    /* after the body: b its length (the reverse loop meets it first) */
 };
 
 /* The buffers a plan needs (nv, na, np doubles; ncalls call states; npars
@@ -117,6 +120,26 @@ typedef struct pl_ins {
   uint32_t x;                 /* P (arith), ptrs[x] (gather, store, pack, sum), calls[x] */
 } pl_ins;
 
+/* The operand fields of an instruction, in order; a loop's body gives each
+** of them per iteration as base + t * step, or from a table.  n is a field
+** only for PL_ELEM (its pl_elem holds the iteration's cells); for the other
+** instructions it is the same in every iteration. */
+enum { PL_F_O, PL_F_OA, PL_F_A, PL_F_AA, PL_F_B, PL_F_BA, PL_F_C, PL_F_CA, PL_F_X, PL_F_N, PL_NF };
+
+typedef struct pl_lane {
+  int64_t step[PL_NF];
+  const uint32_t *tab[PL_NF]; /* the field in iteration t is tab[t] (NULL: base + t * step) */
+  int tables;                 /* some field has a table */
+  unsigned acc;               /* adjoint targets (1: aa, 2: ba, 4: ca) that are one cell in
+                                 every iteration and nothing else in the lane touches:
+                                 their sums run in a register */
+} pl_lane;
+
+typedef struct pl_loop {
+  uint32_t n, len;            /* iterations, body instructions */
+  const pl_lane *lane;        /* per body instruction */
+} pl_loop;
+
 /* An operand of a call: its shape and where its values are. */
 typedef struct pl_arg {
   tm_v shape;                 /* storage pointers NULL */
@@ -157,6 +180,7 @@ typedef struct pl_plan {
   uint32_t rv, ra;            /* the log density's cells (ra PL_NONE: constant) */
   uint32_t nres;              /* results (1; a map_rect job's plan: its outputs) */
   uint32_t nprof;             /* profile blocks entered */
+  uint32_t nloops;            /* loops kept as loops (PL_LOOP) */
   struct pl_plan **subs;      /* plans of mapped elements (PL_PMAP), freed with this one */
   size_t nsubs;
   pl_chunk *mem;              /* everything above lives here */
@@ -193,8 +217,24 @@ void pl_rec_free(pl_rec *r);
 void pl_plan_free(pl_plan *p);
 
 /* pl_compact.c: drops reads of cells nothing writes again, puts the
-** constants first (kvals).  AD_OK or AD_EMEMORY. */
-int pl_compact(pl_plan *p);
+** constants first (kvals); pos[0 .. npos) are instruction numbers, moved
+** with the instructions.  AD_OK or AD_EMEMORY. */
+int pl_compact(pl_plan *p, size_t *pos, size_t npos);
+
+/* A loop as the recorder saw it: iteration k begins at instruction
+** iter[k], the last ends at end. */
+typedef struct pl_loopseen { size_t *iter; uint32_t n; size_t end; int depth; } pl_loopseen;
+
+/* pl_reroll.c: each loop whose iterations repeat one body, and whose
+** iterations run lane by lane with the same bits, becomes a PL_LOOP
+** (outer loops first).  loops sorted by their first instruction.  AD_OK or
+** AD_EMEMORY (the plan then unchanged). */
+int pl_reroll(pl_plan *p, const pl_loopseen *loops, size_t nloops);
+
+/* pl_lanes.c: a PL_LOOP's body, instruction by instruction over its
+** iterations; hdr the PL_LOOP. */
+int  pl_lanes_fwd(const pl_plan *p, const pl_ins *hdr, double *V, double *P);
+void pl_lanes_rev(const pl_plan *p, const pl_ins *hdr, double *A, const double *P);
 
 /* pl_replay.c: AD_OK; PL_GUARD when a guard failed; another status when a
 ** function failed (the tree then says why). */

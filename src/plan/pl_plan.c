@@ -39,6 +39,10 @@ static atomic_int enabled = 1;
 void pl_set_enabled(int on) { atomic_store(&enabled, on ? 1 : 0); }
 int  pl_enabled(void) { return atomic_load(&enabled); }
 
+static atomic_int lanes = 1;
+void pl_set_lanes(int on) { atomic_store(&lanes, on ? 1 : 0); }
+int  pl_lanes_enabled(void) { return atomic_load(&lanes); }
+
 static void cache_free(void *ptr) {
   pl_cache *c = ptr;
   for (int j = 0; j < 2; j++)
@@ -169,6 +173,7 @@ void pl_get_stats(const li_ctx *ctx, pl_stats *out) {
   out->evaluations = out->replays + out->tree + atomic_load(&c->attempts);
   pl_plan *p = atomic_load(&c->nplans[1]) ? atomic_load(&c->plan[1][0]) : NULL;
   out->instructions = p ? (int)p->nins : 0;
+  out->loops = p ? (int)p->nloops : 0;
   pthread_mutex_lock(&c->lock);
   snprintf(out->why, sizeof out->why, "%s", c->why);
   pthread_mutex_unlock(&c->lock);

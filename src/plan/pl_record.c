@@ -117,6 +117,14 @@ struct pl_rec {
   int element;              /* recording one element of a map */
   struct { uint32_t slot; size_t nchain, nnochain, pfnodes, nested; pl_prof *pr; } open[32];
   int nopen;                /* profile blocks entered and not left */
+  /* loops seen: loop[k] began at instruction begin; mark[] the starts of
+     iterations, with their loop's number */
+  struct { size_t end; int depth; uint32_t n; } *loop;
+  size_t nloop, caploop;
+  struct { size_t loop, at; } *mark;
+  size_t nmark, capmark;
+  size_t openloop[64];
+  int nopenloop, lostloop;  /* loops open; nested deeper than openloop holds */
   char why[200];
 };
 
@@ -701,6 +709,34 @@ static void record_maprect(pl_rec *r, const li_event *ev) {
   ins->o = new_cells(r, ev->out->val, ev->out->adj, M, &ins->oa);
 }
 
+/* Loops are only noted here: pl_reroll decides, on the finished plan,
+** which can stay loops. */
+static void on_loop(pl_rec *r, int op) {
+  int deep = r->nopenloop == (int)(sizeof r->openloop / sizeof r->openloop[0]);
+  switch (op) {
+  case LI_LOOP_BEGIN:
+    if (deep) { r->lostloop++; break; }
+    if (grow(r, &r->loop, r->nloop, &r->caploop, sizeof *r->loop, 16)) break;
+    r->loop[r->nloop].end = SIZE_MAX;
+    r->loop[r->nloop].depth = r->nopenloop;
+    r->loop[r->nloop].n = 0;
+    r->openloop[r->nopenloop++] = r->nloop++;
+    break;
+  case LI_LOOP_ITER:
+    if (r->lostloop || !r->nopenloop) break;
+    if (grow(r, &r->mark, r->nmark, &r->capmark, sizeof *r->mark, 256)) break;
+    r->mark[r->nmark].loop = r->openloop[r->nopenloop - 1];
+    r->mark[r->nmark++].at = r->plan->nins;
+    r->loop[r->openloop[r->nopenloop - 1]].n++;
+    break;
+  default:
+    if (r->lostloop) { r->lostloop--; break; }
+    if (!r->nopenloop) break;
+    r->loop[r->openloop[--r->nopenloop]].end = r->plan->nins;
+    break;
+  }
+}
+
 static void on_event(void *ud, const li_event *ev) {
   pl_rec *r = ud;
   if (r->failed || r->done) return;
@@ -909,6 +945,9 @@ static void on_event(void *ud, const li_event *ev) {
       in->x = r->open[r->nopen].slot;
     }
     break;
+  case LI_EV_LOOP:
+    on_loop(r, ev->op);
+    break;
   case LI_EV_UNSUPPORTED:
   default:
     fail(r, ev->why ? ev->why : "an operation plans do not follow yet");
@@ -936,7 +975,42 @@ pl_plan *pl_rec_finish(pl_rec *r, char *why, size_t size) {
     if (why && size) snprintf(why, size, "%s", r->why);
     return NULL;
   }
-  if (pl_compact(r->plan)) {
+  /* instruction numbers of the loops, moved by compaction with the rest */
+  size_t npos = r->nmark + r->nloop;
+  size_t *pos = malloc((npos ? npos : 1) * sizeof *pos);
+  pl_loopseen *seen = calloc(r->nloop ? r->nloop : 1, sizeof *seen);
+  size_t *fill = calloc(r->nloop ? r->nloop : 1, sizeof *fill);
+  int rc = !pos || !seen || !fill;
+  if (!rc) {
+    for (size_t k = 0; k < r->nmark; k++) pos[k] = r->mark[k].at;
+    for (size_t k = 0; k < r->nloop; k++)
+      pos[r->nmark + k] = r->loop[k].end == SIZE_MAX ? r->plan->nins : r->loop[k].end;
+    rc = pl_compact(r->plan, pos, npos);
+  }
+  if (!rc) {
+    size_t at = 0;
+    for (size_t k = 0; k < r->nloop; k++) {
+      seen[k].iter = pos + at;              /* marks of loop k, gathered below */
+      seen[k].n = r->loop[k].end == SIZE_MAX ? 0 : r->loop[k].n;
+      seen[k].end = pos[r->nmark + k];
+      seen[k].depth = r->loop[k].depth;
+      at += r->loop[k].n;
+    }
+    /* the marks in loop order (each loop's in the order seen) */
+    size_t *sorted = malloc((r->nmark ? r->nmark : 1) * sizeof *sorted);
+    if (!sorted) rc = AD_EMEMORY;
+    else {
+      size_t *base = fill;
+      size_t acc = 0;
+      for (size_t k = 0; k < r->nloop; k++) { base[k] = acc; acc += r->loop[k].n; }
+      for (size_t k = 0; k < r->nmark; k++) sorted[base[r->mark[k].loop]++] = pos[k];
+      memcpy(pos, sorted, r->nmark * sizeof *pos);
+      free(sorted);
+      rc = pl_reroll(r->plan, seen, r->nloop);
+    }
+  }
+  free(pos); free(seen); free(fill);
+  if (rc) {
     if (why && size) snprintf(why, size, "out of memory");
     return NULL;
   }
@@ -950,5 +1024,6 @@ void pl_rec_free(pl_rec *r) {
   pl_plan_free(r->plan);
   free(r->vmap.keys); free(r->vmap.vals);
   free(r->amap.keys); free(r->amap.vals);
+  free(r->loop); free(r->mark);
   free(r);
 }

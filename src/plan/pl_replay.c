@@ -13,6 +13,7 @@
 #include <math.h>
 #include <string.h>
 #include "pl_int.h"
+#include "pl_step.h"
 #include "../math/tm_transform.h"
 #include "../front/ln.h"
 #include "../math/tm_scalar.h"
@@ -89,51 +90,6 @@ static void back_call(const pl_call *c, double *A, const call_state *st) {
     if (st->oadj[k]) memcpy(st->oadj[k], A + c->out[k].a, c->numel[k] * sizeof(double));
   ad_node **chain = ad_active->chain;
   for (size_t i = st->c1; i-- > st->c0;) chain[i]->chain(chain[i]);
-}
-
-/* tm_dens_disc.c's kernel for one element: its check, its term. */
-static int run_elem(const pl_elem *el, const double *V, double *P, double *out) {
-  const elem_def *def = el->def;
-  tm_v a[4];
-  tm_dens D;
-  memset(&D, 0, sizeof D);
-  for (int i = 0; i < el->nargs; i++) {
-    a[i] = el->arg[i];
-    if (a[i].base != TM_INT) a[i].val = (double *)V + el->v[i];
-  }
-  D.fn = el->fn;
-  D.a = a;
-  D.nargs = el->nargs;
-  D.n = 1;
-  D.propto = el->propto;
-  if (def->check(&D)) return AD_EDOMAIN;
-  elem e;
-  memset(&e, 0, sizeof e);
-  e.keep = el->keep;
-  e.need = el->need;
-  double logp = 0;
-  if (e.keep) {
-    for (int i = 0; i < el->nargs; i++) e.x[i] = tm_get(&a[i], 0);
-    logp += def->term(&e);
-  }
-  for (int i = 0; i < el->nargs; i++) {
-    double d = 0;
-    if (e.keep && NEED(&e, i)) d += e.d[i];
-    P[i] = d;
-  }
-  *out = logp;
-  return AD_OK;
-}
-
-static int compare(int op, double x, double y) {
-  switch (op) {
-  case LN_OP_EQ: return x == y;
-  case LN_OP_NE: return x != y;
-  case LN_OP_LT: return x < y;
-  case LN_OP_LE: return x <= y;
-  case LN_OP_GT: return x > y;
-  default: return x >= y;
-  }
 }
 
 /* A plan's buffers, taken from the active arena, and the profile registry
@@ -519,153 +475,23 @@ static int fwd(const pl_plan *p, const bufs *b, const double *upars) {
 
 static int fwd_loop(const pl_plan *p, const bufs *b, const double *upars) {
   double *V = b->V, *A = b->A, *P = b->P;
-  /* log(sigma) of the last PL_NORMAL: loops call normal_lpdf with one sigma
-     again and again, and the log of the same double is the same double */
-  double memo_s = NAN, memo_log = 0;
+  pl_memo memo = { NAN, 0 };
   call_state *cs = b->cs;
   memcpy(V, p->kvals, p->nk * sizeof(double));
   memcpy(V + p->pv, upars, p->npars * sizeof(double));
   int rc;
   const pl_ins *ins = p->ins, *end = ins + p->nins;
   for (const pl_ins *i = ins; i < end; i++) {
+    rc = pl_fwd1(p, i, i->op, V, P, &memo);
+    if (rc == AD_OK) continue;
+    if (rc != PL_OTHER) return rc;
     switch (i->op) {
-    case PL_FILL:
-      for (uint32_t k = 0; k < i->n; k++) V[i->o + k] = NAN;
+    case PL_LOOP:
+      if ((rc = pl_lanes_fwd(p, i, V, P))) return rc;
+      i += i->b + 1;          /* past the body and its end */
       break;
-    case PL_READ:
-      V[i->o] = V[i->a];
-      break;
-    case PL_ADD:
-      V[i->o] = V[i->a] + V[i->b];
-      break;
-    case PL_SUB:
-      V[i->o] = V[i->a] - V[i->b];
-      break;
-    case PL_MUL: {
-      double x = V[i->a], y = V[i->b];
-      V[i->o] = x * y;
-      P[i->x] = y;
-      P[i->x + 1] = x;
-      break;
-    }
-    case PL_DIV: {
-      double x = V[i->a], y = V[i->b], f = x / y;
-      V[i->o] = f;
-      P[i->x] = 1 / y;
-      P[i->x + 1] = -f / y;
-      break;
-    }
-    case PL_COPY:
-      memcpy(V + i->o, V + i->a, i->n * sizeof(double));
-      break;
-    case PL_GATHER: {
-      const size_t *offs = p->ptrs[i->x];
-      for (uint32_t k = 0; k < i->n; k++) V[i->o + k] = V[i->a + offs[k]];
-      break;
-    }
-    case PL_STORE:
-      if (i->x == PL_NONE) memcpy(V + i->o, V + i->a, i->n * sizeof(double));
-      else {
-        const size_t *offs = p->ptrs[i->x];
-        for (uint32_t k = 0; k < i->n; k++) V[i->o + offs[k]] = V[i->a + k];
-      }
-      break;
-    case PL_PACK: {
-      const uint32_t *idx = p->ptrs[i->x];
-      for (uint32_t k = 0; k < i->n; k++) V[i->o + k] = V[idx[k]];
-      break;
-    }
-    case PL_SUM: {
-      const uint32_t *idx = p->ptrs[i->x];
-      double t = 0.0;
-      for (uint32_t k = 0; k < i->n; k++) t += V[idx[k]];
-      V[i->o] = t;
-      break;
-    }
     case PL_CALL:
       if ((rc = run_call(&p->calls[i->x], V, A, &cs[i->x]))) return rc;
-      break;
-    case PL_GCMP:
-      if (compare(i->flags, V[i->a], V[i->b]) != (int)i->n) return PL_GUARD;
-      break;
-    case PL_GTRUTH:
-      if ((V[i->a] != 0.0) != (int)i->n) return PL_GUARD;
-      break;
-    case PL_UNARY: {
-      const tm_unary_def *d = p->ptrs[i->b];
-      double x = V[i->a];
-      if (d->bad && d->bad(x)) return AD_EDOMAIN;
-      double fx = d->f(x);
-      V[i->o] = fx;
-      P[i->x] = d->df(x, fx);
-      break;
-    }
-    case PL_BINARY: {
-      const tm_binary_def *d = p->ptrs[i->n];
-      double u = V[i->a], v = V[i->b];
-      if (d->check && d->check("", "", u, v)) return AD_EDOMAIN;
-      double f = d->f(u, v);
-      V[i->o] = f;
-      if (i->flags & 1) P[i->x] = d->dx(u, v, f);
-      if (i->flags & 2) P[i->x + 1] = d->dy(u, v, f);
-      break;
-    }
-    case PL_NORMAL: {
-      /* tm_dens_cont.c's normal_body for one element, operation for operation */
-      double y = V[i->a], mu = V[i->b], s = V[i->c];
-      if (isnan(y) || !isfinite(mu) || !(s > 0)) return AD_EDOMAIN;
-      double inv_s = 1 / s, z = (y - mu) * inv_s, g = z * inv_s, zz = 0;
-      zz += z * z;
-      double gy = 0, gmu = 0;
-      gy -= g;
-      gmu += g;
-      P[i->x] = gy;
-      P[i->x + 1] = gmu;
-      P[i->x + 2] = (zz - 1.0) * inv_s;
-      double lp = -0.5 * zz;
-      if (i->flags & 8) lp -= TM_LOG_SQRT_2PI * 1.0;
-      if (i->flags & 16) {
-        if (s != memo_s) { memo_s = s; memo_log = log(s); }
-        lp -= 1.0 * memo_log;
-      }
-      V[i->o] = lp;
-      break;
-    }
-    case PL_LOGMIX: {
-      /* tm_scalar.c's log_mix3 */
-      double th = V[i->a], l1 = V[i->b], l2 = V[i->c];
-      if (isnan(l1) || isnan(l2) || !(th >= 0 && th <= 1)) return AD_EDOMAIN;
-      double f = tm_log_sum_exp2(log(th) + l1, tm_log1m(th) + l2);
-      double e1 = exp(l1 - f), e2 = exp(l2 - f);
-      V[i->o] = f;
-      P[i->x] = e1 - e2;
-      P[i->x + 1] = th * e1;
-      P[i->x + 2] = (1 - th) * e2;
-      break;
-    }
-    case PL_LSE: {
-      /* tm_scalar.c's lse_n and lse_kernel: the shift's 0 is added too */
-      const double *x = V + i->a;
-      double m = -INFINITY, f;
-      int nan = 0;
-      for (uint32_t k = 0; k < i->n; k++) {
-        double t = x[k] + (double)0;
-        if (isnan(t)) { nan = 1; break; }
-        if (t > m) m = t;
-      }
-      if (nan) f = NAN;
-      else if (isinf(m)) f = m;
-      else {
-        double s = 0;
-        for (uint32_t k = 0; k < i->n; k++) s += exp(x[k] + (double)0 - m);
-        f = m + log(s);
-      }
-      V[i->o] = f;
-      for (uint32_t k = 0; k < i->n; k++) P[i->x + k] = exp(x[k] - f);
-      break;
-    }
-    case PL_ELEM:
-      if ((rc = run_elem(p->ptrs[i->n], V, P + i->x, &V[i->o]))) return rc;
       break;
     case PL_PMAP:
       if ((rc = run_pmap(p->ptrs[i->b], i, V, P, b->prof))) return rc;
@@ -708,70 +534,15 @@ static void rev(const pl_plan *p, const bufs *b) {
   const call_state *cs = b->cs;
   const pl_ins *ins = p->ins, *end = ins + p->nins;
   for (const pl_ins *i = end; i-- > ins;) {
+    if (pl_rev1(p, i, i->op, A, P)) continue;
     switch (i->op) {
-    case PL_ADD:
-      if (i->flags & 1) A[i->aa] += A[i->oa];
-      if (i->flags & 2) A[i->ba] += A[i->oa];
+    case PL_LOOP_END:
+      i -= i->b + 1;          /* the loop's header */
+      pl_lanes_rev(p, i, A, P);
       break;
-    case PL_SUB:
-      if (i->flags & 1) A[i->aa] += A[i->oa];
-      if (i->flags & 2) A[i->ba] += A[i->oa] * -1.0;
-      break;
-    case PL_MUL:
-    case PL_DIV:
-      if (i->flags & 1) A[i->aa] += A[i->oa] * P[i->x];
-      if (i->flags & 2) A[i->ba] += A[i->oa] * P[i->x + 1];
-      break;
-    case PL_COPY:
-      for (uint32_t k = 0; k < i->n; k++) A[i->aa + k] += A[i->oa + k];
-      break;
-    case PL_GATHER: {
-      const size_t *offs = p->ptrs[i->x];
-      for (uint32_t k = 0; k < i->n; k++) A[i->aa + offs[k]] += A[i->oa + k];
-      break;
-    }
-    case PL_STORE: {
-      const size_t *offs = i->x == PL_NONE ? NULL : p->ptrs[i->x];
-      for (uint32_t k = i->n; k-- > 0;) {
-        size_t o = i->oa + (offs ? offs[k] : k);
-        double a = A[o];
-        A[o] = 0.0;
-        if (i->aa != PL_NONE) A[i->aa + k] += a;
-      }
-      break;
-    }
-    case PL_PACK: {
-      const uint32_t *idx = p->ptrs[i->x];
-      for (uint32_t k = 0; k < i->n; k++) if (idx[i->n + k] != PL_NONE) A[idx[i->n + k]] += A[i->oa + k];
-      break;
-    }
-    case PL_SUM: {
-      const uint32_t *idx = p->ptrs[i->x];
-      for (uint32_t k = 0; k < i->b; k++) A[idx[i->n + k]] += A[i->oa] * 1.0;
-      break;
-    }
     case PL_CALL:
       back_call(&p->calls[i->x], A, &cs[i->x]);
       break;
-    case PL_UNARY:
-      A[i->aa] += A[i->oa] * P[i->x];
-      break;
-    case PL_BINARY:
-      if (i->flags & 1) A[i->aa] += A[i->oa] * P[i->x];
-      if (i->flags & 2) A[i->ba] += A[i->oa] * P[i->x + 1];
-      break;
-    case PL_LSE: {
-      double a = A[i->oa];
-      for (uint32_t k = 0; k < i->n; k++) A[i->aa + k] += a * P[i->x + k];
-      break;
-    }
-    case PL_ELEM: {
-      const pl_elem *el = p->ptrs[i->n];
-      double a = A[i->oa];
-      for (int k = 0; k < el->nargs; k++)
-        if (el->need >> k & 1u) A[el->a[k]] += a * P[i->x + k];
-      break;
-    }
     case PL_PMAP:
       back_pmap(p->ptrs[i->b], i, A, P);
       break;
@@ -787,14 +558,6 @@ static void rev(const pl_plan *p, const bufs *b) {
       const size_t *pc = b->PC + 4 * (size_t)i->x + (i->op == PL_PROF_EXIT ? 2 : 0);
       ad_node **chain = ad_active->chain;
       for (size_t k = pc[1]; k-- > pc[0];) chain[k]->chain(chain[k]);
-      break;
-    }
-    case PL_LOGMIX:
-    case PL_NORMAL: {
-      double a = A[i->oa];
-      if (i->flags & 1) A[i->aa] += a * P[i->x];
-      if (i->flags & 2) A[i->ba] += a * P[i->x + 1];
-      if (i->flags & 4) A[i->ca] += a * P[i->x + 2];
       break;
     }
     default:

@@ -16,6 +16,8 @@ SEXP tp_ctx_vars(SEXP ctx);
 SEXP tp_ptr_ok(SEXP x);
 SEXP tp_plan_stats(SEXP ctx);
 SEXP tp_plan_enable(SEXP on);
+SEXP tp_plan_time(SEXP ctx, SEXP upars, SEXP reps);
+SEXP tp_plan_lanes(SEXP on);
 #define R_ENTRIES_MODEL \
   ENTRY(tp_model_new, 3), \
   ENTRY(tp_model_variables, 1), \
@@ -30,5 +32,7 @@ SEXP tp_plan_enable(SEXP on);
   ENTRY(tp_ctx_vars, 1), \
   ENTRY(tp_ptr_ok, 1), \
   ENTRY(tp_plan_stats, 1), \
-  ENTRY(tp_plan_enable, 1),
+  ENTRY(tp_plan_enable, 1), \
+  ENTRY(tp_plan_time, 3), \
+  ENTRY(tp_plan_lanes, 1),
 #endif

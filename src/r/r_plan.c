@@ -2,18 +2,19 @@
 ** r_plan.c -- what R sees of the plans (src/plan): a context's counters,
 ** and the process-wide switch the tests use to compare the two paths.
 */
+#include <time.h>
 #include <R.h>
 #include <Rinternals.h>
 #include "../plan/pl.h"
 #include "r_model.h"
 #include "r_entries_model.h"
 
-/* list(replays, records, fallbacks, tree, instructions, why, evaluations) */
+/* list(replays, records, fallbacks, tree, instructions, why, evaluations, loops) */
 SEXP tp_plan_stats(SEXP ctx) {
   pl_stats s;
   pl_get_stats(rm_ctx_of(ctx), &s);
-  const char *names[] = {"replays", "records", "fallbacks", "tree", "instructions", "why", "evaluations"};
-  SEXP res = PROTECT(allocVector(VECSXP, 7)), nm = PROTECT(allocVector(STRSXP, 7));
+  const char *names[] = {"replays", "records", "fallbacks", "tree", "instructions", "why", "evaluations", "loops"};
+  SEXP res = PROTECT(allocVector(VECSXP, 8)), nm = PROTECT(allocVector(STRSXP, 8));
   SET_VECTOR_ELT(res, 0, ScalarReal((double)s.replays));
   SET_VECTOR_ELT(res, 1, ScalarReal((double)s.records));
   SET_VECTOR_ELT(res, 2, ScalarReal((double)s.fallbacks));
@@ -21,7 +22,8 @@ SEXP tp_plan_stats(SEXP ctx) {
   SET_VECTOR_ELT(res, 4, ScalarInteger(s.instructions));
   SET_VECTOR_ELT(res, 5, mkString(s.why));
   SET_VECTOR_ELT(res, 6, ScalarReal((double)s.evaluations));
-  for (int i = 0; i < 7; i++) SET_STRING_ELT(nm, i, mkChar(names[i]));
+  SET_VECTOR_ELT(res, 7, ScalarInteger(s.loops));
+  for (int i = 0; i < 8; i++) SET_STRING_ELT(nm, i, mkChar(names[i]));
   setAttrib(res, R_NamesSymbol, nm);
   UNPROTECT(2);
   return res;
@@ -33,4 +35,33 @@ SEXP tp_plan_enable(SEXP on) {
   int v = asLogical(on);
   if (v != NA_LOGICAL) pl_set_enabled(v);
   return ScalarLogical(was);
+}
+
+/* The same for loops kept as loops in plans recorded from now on. */
+SEXP tp_plan_lanes(SEXP on) {
+  int was = pl_lanes_enabled();
+  int v = asLogical(on);
+  if (v != NA_LOGICAL) pl_set_lanes(v);
+  return ScalarLogical(was);
+}
+
+/* Nanoseconds per gradient evaluation, reps evaluations at upars in C (no R
+** call between them): the benches' measure of the replay itself. */
+SEXP tp_plan_time(SEXP ctx, SEXP upars, SEXP reps_) {
+  const li_ctx *c = rm_ctx_of(ctx);
+  size_t n = li_num_upars(c);
+  if (TYPEOF(upars) != REALSXP || (size_t)XLENGTH(upars) != n) error("upars: %zu reals expected", n);
+  int reps = asInteger(reps_);
+  if (reps == NA_INTEGER || reps < 1) error("reps: a positive count expected");
+  double *g = (double *)R_alloc(n ? n : 1, sizeof(double)), lp = 0;
+  char err[256];
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  for (int k = 0; k < reps; k++) {
+    int rc = pl_log_prob(c, REAL(upars), 1, &lp, g, NULL, err, sizeof err);
+    ad_stack_recover(ad_active);
+    if (rc) error("the evaluation failed: %s", err);
+  }
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  return ScalarReal(((double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec)) / reps);
 }

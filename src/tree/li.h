@@ -125,10 +125,14 @@ enum {
   LI_EV_MAPRECT,      /* map_rect ran with derivatives: out the n jobs' outputs (one node of
                          Jacobians); args[0] phi, args[1] theta (n rows); map->run computes
                          job `piece` again (args: phi, theta's row) */
-  LI_EV_PROFILE       /* a profile block entered (op 1) or left (op 0): why its name, fn the
+  LI_EV_PROFILE,      /* a profile block entered (op 1) or left (op 0): why its name, fn the
                          profile around it (const char *, or NULL), result its line, n 1 when
                          it runs on the tape; entering records a node when profiling */
+  LI_EV_LOOP          /* a for loop (bounds from data) begins (op LI_LOOP_BEGIN), starts an
+                         iteration (LI_LOOP_ITER) or ends (LI_LOOP_END, also after break) */
 };
+
+enum { LI_LOOP_END = 0, LI_LOOP_BEGIN, LI_LOOP_ITER };
 
 /* LI_EV_MAP's and LI_EV_REDUCE's way back into the tree: f applied to args
 ** (autodiff or not), traced by tr, on the active tape. */

@@ -368,6 +368,18 @@ static int add_target(li_run *r, const ln_expr *e) {
 
 /* ---- loops ---- */
 
+/* Tells the tracer where a loop and each of its iterations begin, so a plan
+** can keep the loop as a loop. */
+static void loop_mark(const li_run *r, int op) {
+  if (!r->tr) return;
+  li_event ev;
+  memset(&ev, 0, sizeof ev);
+  ev.kind = LI_EV_LOOP;
+  ev.op = op;
+  ev.chain0 = li_chain_len();
+  li_emit(r, &ev);
+}
+
 /* Runs the body; 1 when the loop must stop (break or return). */
 static int loop_body(li_run *r, const ln_stmt *body, int *stop) {
   int rc = li_exec(r, body);
@@ -385,11 +397,14 @@ static int exec_for(li_run *r, const ln_stmt *s) {
   li_slot *slot = decl_slot(r, s->decl);
   if ((rc = tm_new_int(&slot->v))) return rc;
   slot->set = 1;
+  loop_mark(r, LI_LOOP_BEGIN);
   for (long long i = lo; i <= hi; i++) {
     slot->v.ival[0] = (int)i;
+    loop_mark(r, LI_LOOP_ITER);
     if ((rc = loop_body(r, s->body[0], &stop))) return rc;
     if (stop) break;
   }
+  loop_mark(r, LI_LOOP_END);
   return AD_OK;
 }
 
@@ -400,21 +415,25 @@ static int exec_foreach(li_run *r, const ln_stmt *s) {
   li_slot *slot = decl_slot(r, s->decl);
   slot->set = 1;
   slot->shared = 0;
+  loop_mark(r, LI_LOOP_BEGIN);
   if (c.narr > 0) {
     for (int i = 0; i < c.dim[0]; i++) {
       slot->v = tm_elem(&c, i);
+      loop_mark(r, LI_LOOP_ITER);
       if ((rc = loop_body(r, s->body[0], &stop))) return rc;
       if (stop) break;
     }
-    return AD_OK;
+  } else {
+    size_t n = tm_numel(&c);
+    for (size_t i = 0; i < n; i++) {
+      slot->v = tm_real_view(c.val + i, c.adj ? c.adj + i : NULL);
+      slot->v.dep = c.dep;
+      loop_mark(r, LI_LOOP_ITER);
+      if ((rc = loop_body(r, s->body[0], &stop))) return rc;
+      if (stop) break;
+    }
   }
-  size_t n = tm_numel(&c);
-  for (size_t i = 0; i < n; i++) {
-    slot->v = tm_real_view(c.val + i, c.adj ? c.adj + i : NULL);
-    slot->v.dep = c.dep;
-    if ((rc = loop_body(r, s->body[0], &stop))) return rc;
-    if (stop) break;
-  }
+  loop_mark(r, LI_LOOP_END);
   return AD_OK;
 }
 

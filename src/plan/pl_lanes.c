@@ -1,0 +1,201 @@
+/*
+** pl_lanes.c -- a loop kept as a loop (pl_reroll.c), run lane by lane:
+** each body instruction over every iteration, then the next; backwards,
+** the last instruction over every iteration from the last, then the one
+** before.  The instruction is pl_step.h's, with its operand fields for
+** iteration t; called with a constant op, its switch folds away and each
+** lane is a tight loop.
+*/
+#include "pl_step.h"
+
+PL_INLINE uint32_t at(uint32_t base, const pl_lane *l, int f, uint32_t t) {
+  return l->tab[f] ? l->tab[f][t] : (uint32_t)((int64_t)base + (int64_t)t * l->step[f]);
+}
+
+/* instruction b's fields in iteration t */
+PL_INLINE void lane_ins(pl_ins *u, const pl_ins *b, const pl_lane *l, uint32_t t) {
+  *u = *b;
+  u->o = at(b->o, l, PL_F_O, t);
+  u->oa = at(b->oa, l, PL_F_OA, t);
+  u->a = at(b->a, l, PL_F_A, t);
+  u->aa = at(b->aa, l, PL_F_AA, t);
+  u->b = at(b->b, l, PL_F_B, t);
+  u->ba = at(b->ba, l, PL_F_BA, t);
+  u->c = at(b->c, l, PL_F_C, t);
+  u->ca = at(b->ca, l, PL_F_CA, t);
+  u->x = at(b->x, l, PL_F_X, t);
+  u->n = at(b->n, l, PL_F_N, t);
+}
+
+/* Each lane's loop: with steps alone, the fields advance by adding (the
+** fields an instruction does not read cost nothing once inlined); with
+** tables, each field is looked up. */
+#define STEPS                                                      \
+  uint32_t s0 = (uint32_t)l->step[0], s1 = (uint32_t)l->step[1],   \
+           s2 = (uint32_t)l->step[2], s3 = (uint32_t)l->step[3],   \
+           s4 = (uint32_t)l->step[4], s5 = (uint32_t)l->step[5],   \
+           s6 = (uint32_t)l->step[6], s7 = (uint32_t)l->step[7],   \
+           s8 = (uint32_t)l->step[8], s9 = (uint32_t)l->step[9]
+#define ADVANCE(u)                                                 \
+  do {                                                             \
+    (u).o += s0; (u).oa += s1; (u).a += s2; (u).aa += s3;          \
+    (u).b += s4; (u).ba += s5; (u).c += s6; (u).ca += s7;          \
+    (u).x += s8; (u).n += s9;                                      \
+  } while (0)
+
+/* the fields with tables, looked up in iteration t (their steps are 0) */
+#define TABLES                                                     \
+  const uint32_t *T0 = l->tab[0], *T1 = l->tab[1], *T2 = l->tab[2], \
+                 *T3 = l->tab[3], *T4 = l->tab[4], *T5 = l->tab[5], \
+                 *T6 = l->tab[6], *T7 = l->tab[7], *T8 = l->tab[8], \
+                 *T9 = l->tab[9]
+#define LOOKUP(u, t)                                               \
+  do {                                                             \
+    if (T0) (u).o = T0[t];                                         \
+    if (T1) (u).oa = T1[t];                                        \
+    if (T2) (u).a = T2[t];                                         \
+    if (T3) (u).aa = T3[t];                                        \
+    if (T4) (u).b = T4[t];                                         \
+    if (T5) (u).ba = T5[t];                                        \
+    if (T6) (u).c = T6[t];                                         \
+    if (T7) (u).ca = T7[t];                                        \
+    if (T8) (u).x = T8[t];                                         \
+    if (T9) (u).n = T9[t];                                         \
+  } while (0)
+
+#define FWD(OP)                                                   \
+  case OP:                                                        \
+    if (!l->tables) {                                             \
+      STEPS;                                                      \
+      u = *b;                                                     \
+      for (uint32_t t = 0; t < n; t++) {                          \
+        if ((rc = pl_fwd1(p, &u, OP, V, P, &memo))) return rc;    \
+        ADVANCE(u);                                               \
+      }                                                           \
+    } else {                                                      \
+      STEPS;                                                      \
+      TABLES;                                                     \
+      u = *b;                                                     \
+      for (uint32_t t = 0; t < n; t++) {                          \
+        LOOKUP(u, t);                                             \
+        if ((rc = pl_fwd1(p, &u, OP, V, P, &memo))) return rc;    \
+        ADVANCE(u);                                               \
+      }                                                           \
+    }                                                             \
+    break;
+
+int pl_lanes_fwd(const pl_plan *p, const pl_ins *hdr, double *V, double *P) {
+  const pl_loop *lp = p->ptrs[hdr->x];
+  uint32_t n = lp->n;
+  pl_memo memo = { NAN, 0 };
+  pl_ins u;
+  int rc;
+  for (uint32_t j = 0; j < lp->len; j++) {
+    const pl_ins *b = hdr + 1 + j;
+    const pl_lane *l = &lp->lane[j];
+    switch (b->op) {
+    FWD(PL_FILL) FWD(PL_READ) FWD(PL_ADD) FWD(PL_SUB) FWD(PL_MUL) FWD(PL_DIV)
+    FWD(PL_COPY) FWD(PL_GATHER) FWD(PL_STORE) FWD(PL_GCMP) FWD(PL_GTRUTH)
+    FWD(PL_UNARY) FWD(PL_BINARY) FWD(PL_NORMAL) FWD(PL_LOGMIX) FWD(PL_LSE) FWD(PL_ELEM)
+    default:
+      return AD_EINVALID;
+    }
+  }
+  return AD_OK;
+}
+
+/* backwards: from the last iteration's fields, stepping down */
+#define RETREAT(u)                                                 \
+  do {                                                             \
+    (u).o -= s0; (u).oa -= s1; (u).a -= s2; (u).aa -= s3;          \
+    (u).b -= s4; (u).ba -= s5; (u).c -= s6; (u).ca -= s7;          \
+    (u).x -= s8; (u).n -= s9;                                      \
+  } while (0)
+
+#define REV(OP)                                                   \
+  case OP:                                                        \
+    if (!l->tables) {                                             \
+      STEPS;                                                      \
+      lane_ins(&u, b, l, n - 1);                                  \
+      for (uint32_t t = n; t-- > 0;) {                            \
+        pl_rev1(p, &u, OP, A, P);                                 \
+        RETREAT(u);                                               \
+      }                                                           \
+    } else {                                                      \
+      STEPS;                                                      \
+      TABLES;                                                     \
+      lane_ins(&u, b, l, n - 1);                                  \
+      for (uint32_t t = n; t-- > 0;) {                            \
+        LOOKUP(u, t);                                             \
+        pl_rev1(p, &u, OP, A, P);                                 \
+        RETREAT(u);                                               \
+      }                                                           \
+    }                                                             \
+    break;
+
+/* A reverse lane whose targets (acc) are one cell each over the lane: the
+** sums run in registers, in the unrolled order, stored once at the end.
+** The contribution of each target is pl_rev1's expression for it. */
+#define ACC(OP, K, CONTRIB)                                         \
+  do {                                                              \
+    double c_ = (CONTRIB);                                          \
+    if (acc >> (K) & 1u) r[K] += c_;                                \
+    else A[K == 0 ? u.aa : K == 1 ? u.ba : u.ca] += c_;             \
+  } while (0)
+
+#define REVACC(OP)                                                          \
+  case OP: {                                                                \
+    STEPS;                                                                  \
+    unsigned acc = l->acc, t3 = OP == PL_UNARY ? 1u : b->flags;             \
+    double r[3];                                                            \
+    r[0] = acc & 1u ? A[b->aa] : 0;                                         \
+    r[1] = acc & 2u ? A[b->ba] : 0;                                         \
+    r[2] = acc & 4u ? A[b->ca] : 0;                                         \
+    lane_ins(&u, b, l, n - 1);                                              \
+    for (uint32_t t = n; t-- > 0;) {                                        \
+      double a = A[u.oa];                                                   \
+      if (OP == PL_ADD) {                                                   \
+        if (t3 & 1u) ACC(OP, 0, a);                                         \
+        if (t3 & 2u) ACC(OP, 1, a);                                         \
+      } else if (OP == PL_SUB) {                                            \
+        if (t3 & 1u) ACC(OP, 0, a);                                         \
+        if (t3 & 2u) ACC(OP, 1, a * -1.0);                                  \
+      } else {                                                              \
+        if (t3 & 1u) ACC(OP, 0, a * P[u.x]);                                \
+        if (t3 & 2u) ACC(OP, 1, a * P[u.x + 1]);                            \
+        if ((OP == PL_NORMAL || OP == PL_LOGMIX) && (t3 & 4u))              \
+          ACC(OP, 2, a * P[u.x + 2]);                                       \
+      }                                                                     \
+      RETREAT(u);                                                           \
+    }                                                                       \
+    if (acc & 1u) A[b->aa] = r[0];                                          \
+    if (acc & 2u) A[b->ba] = r[1];                                          \
+    if (acc & 4u) A[b->ca] = r[2];                                          \
+    break;                                                                  \
+  }
+
+void pl_lanes_rev(const pl_plan *p, const pl_ins *hdr, double *A, const double *P) {
+  const pl_loop *lp = p->ptrs[hdr->x];
+  uint32_t n = lp->n;
+  pl_ins u;
+  for (uint32_t j = lp->len; j-- > 0;) {
+    const pl_ins *b = hdr + 1 + j;
+    const pl_lane *l = &lp->lane[j];
+    if (l->acc) {
+      switch (b->op) {
+      REVACC(PL_ADD) REVACC(PL_SUB) REVACC(PL_MUL) REVACC(PL_DIV) REVACC(PL_BINARY)
+      REVACC(PL_UNARY) REVACC(PL_NORMAL) REVACC(PL_LOGMIX)
+      default:
+        break;
+      }
+      continue;
+    }
+    switch (b->op) {
+    REV(PL_ADD) REV(PL_SUB) REV(PL_MUL) REV(PL_DIV) REV(PL_COPY) REV(PL_GATHER)
+    REV(PL_STORE) REV(PL_UNARY) REV(PL_BINARY) REV(PL_NORMAL) REV(PL_LOGMIX) REV(PL_LSE)
+    REV(PL_ELEM)
+    default:
+      break;              /* FILL, READ and guards have no reverse */
+    }
+  }
+}

@@ -1,0 +1,484 @@
+/*
+** pl_reroll.c -- loops kept as loops.
+**
+** The recorder traces every iteration of a loop, so a plan is as long as
+** the work.  A loop whose iterations did the same instructions, on cells
+** that move from one iteration to the next by a fixed step (or by a table:
+** `a[county[n]]`), is written back as one body of instructions and a count:
+** a PL_LOOP.  The replay runs its body lane by lane (pl_lanes.c): each
+** instruction over every iteration, then the next instruction.
+**
+** That order must give the bits of the unrolled order.  Two accesses to one
+** cell by iterations s < t, by body instructions j and k, keep their order
+** when j <= k.  When j > k and one of them writes (in the reverse pass an
+** adjoint sum is a write, since the order of a floating-point sum is its
+** value), the loop has a recurrence or a shared sum in the wrong order, and
+** it stays unrolled.  So garch's and an HMM's recurrences replay as traced,
+** and `y[n] ~ normal(a[county[n]] + b * x[n], sigma)` becomes one pass per
+** instruction over all n.
+*/
+#include <stdlib.h>
+#include <string.h>
+#include <stddef.h>
+#include "pl_int.h"
+#ifdef PL_DEBUG_LOOPS
+#include <stdio.h>
+#endif
+
+#define PL_LANES_MIN 4      /* fewer iterations stay unrolled */
+
+static const size_t field_off[PL_NF] = {
+  offsetof(pl_ins, o), offsetof(pl_ins, oa), offsetof(pl_ins, a), offsetof(pl_ins, aa),
+  offsetof(pl_ins, b), offsetof(pl_ins, ba), offsetof(pl_ins, c), offsetof(pl_ins, ca),
+  offsetof(pl_ins, x), offsetof(pl_ins, n)
+};
+
+static uint32_t *field(pl_ins *i, int f) { return (uint32_t *)((char *)i + field_off[f]); }
+static uint32_t fieldc(const pl_ins *i, int f) { return *(const uint32_t *)((const char *)i + field_off[f]); }
+
+static int lane_op(int op) {
+  switch (op) {
+  case PL_FILL: case PL_READ: case PL_ADD: case PL_SUB: case PL_MUL: case PL_DIV:
+  case PL_COPY: case PL_GATHER: case PL_STORE: case PL_GCMP: case PL_GTRUTH:
+  case PL_UNARY: case PL_BINARY: case PL_NORMAL: case PL_LOGMIX: case PL_LSE: case PL_ELEM:
+    return 1;
+  default:
+    return 0;
+  }
+}
+
+/* A one-element gather or store names its element by an offset array of
+** its own, a new one in each iteration: the element goes into the cell
+** numbers instead, which then step from iteration to iteration. */
+static void canonical(pl_plan *p) {
+  for (size_t k = 0; k < p->nins; k++) {
+    pl_ins *i = &p->ins[k];
+    if (i->n != 1 || i->x == PL_NONE) continue;
+    if (i->op == PL_GATHER && i->a != PL_NONE && i->aa != PL_NONE) {
+      const size_t *offs = p->ptrs[i->x];
+      i->a += (uint32_t)offs[0];
+      i->aa += (uint32_t)offs[0];
+      i->op = PL_COPY;
+      i->x = PL_NONE;
+    } else if (i->op == PL_STORE && i->o != PL_NONE && i->oa != PL_NONE) {
+      const size_t *offs = p->ptrs[i->x];
+      i->o += (uint32_t)offs[0];
+      i->oa += (uint32_t)offs[0];
+      i->x = PL_NONE;
+    }
+  }
+}
+
+/* ---- the order check ---- */
+
+typedef struct cellst { int64_t it; int32_t curw, cura, prevw, preva; } cellst;
+
+typedef struct chk {
+  cellst *st[3];            /* V, A, P */
+  uint32_t size[3];
+  struct { uint8_t space; uint32_t cell; } *touched;
+  size_t ntouched, captouched;
+  int bad;
+} chk;
+
+enum { SP_V, SP_A, SP_P };
+
+static void acc(chk *c, int sp, uint32_t cell, int write, int64_t it, int32_t j) {
+  if (c->bad) return;
+  if (cell == PL_NONE || cell >= c->size[sp]) { c->bad = 1; return; }
+  cellst *s = &c->st[sp][cell];
+  if (s->it < 0) {
+    if (c->ntouched == c->captouched) {
+      size_t cap = c->captouched ? 2 * c->captouched : 1024;
+      void *q = realloc(c->touched, cap * sizeof *c->touched);
+      if (!q) { c->bad = 1; return; }
+      c->touched = q;
+      c->captouched = cap;
+    }
+    c->touched[c->ntouched].space = (uint8_t)sp;
+    c->touched[c->ntouched++].cell = cell;
+    s->prevw = s->preva = s->curw = s->cura = -1;
+    s->it = it;
+  } else if (s->it != it) {
+    if (s->curw > s->prevw) s->prevw = s->curw;
+    if (s->cura > s->preva) s->preva = s->cura;
+    s->curw = s->cura = -1;
+    s->it = it;
+  }
+  /* an earlier iteration's access by a later instruction comes after this
+     one lane by lane */
+  if (write ? s->preva > j : s->prevw > j) { c->bad = 1; return; }
+  if (write && j > s->curw) s->curw = j;
+  if (j > s->cura) s->cura = j;
+}
+
+static void acc_n(chk *c, int sp, uint32_t cell, uint32_t n, int write, int64_t it, int32_t j) {
+  for (uint32_t k = 0; k < n; k++) acc(c, sp, cell + k, write, it, j);
+}
+
+/* What instruction i reads and writes: V forward, P forward, A backward. */
+static void visit(chk *c, const pl_plan *p, const pl_ins *i, int64_t it, int32_t j) {
+  const size_t *offs = (i->op == PL_GATHER || (i->op == PL_STORE && i->x != PL_NONE)) ? p->ptrs[i->x] : NULL;
+  switch (i->op) {
+  case PL_FILL:
+    acc_n(c, SP_V, i->o, i->n, 1, it, j);
+    break;
+  case PL_READ:
+    acc(c, SP_V, i->a, 0, it, j);
+    acc(c, SP_V, i->o, 1, it, j);
+    break;
+  case PL_ADD: case PL_SUB: case PL_MUL: case PL_DIV: case PL_BINARY:
+    acc(c, SP_V, i->a, 0, it, j);
+    acc(c, SP_V, i->b, 0, it, j);
+    acc(c, SP_V, i->o, 1, it, j);
+    if (i->op == PL_MUL || i->op == PL_DIV) acc_n(c, SP_P, i->x, 2, 1, it, j);
+    if (i->op == PL_BINARY) {
+      if (i->flags & 1) acc(c, SP_P, i->x, 1, it, j);
+      if (i->flags & 2) acc(c, SP_P, i->x + 1, 1, it, j);
+    }
+    acc(c, SP_A, i->oa, 0, it, j);
+    if (i->flags & 1) acc(c, SP_A, i->aa, 1, it, j);
+    if (i->flags & 2) acc(c, SP_A, i->ba, 1, it, j);
+    break;
+  case PL_COPY:
+    acc_n(c, SP_V, i->a, i->n, 0, it, j);
+    acc_n(c, SP_V, i->o, i->n, 1, it, j);
+    acc_n(c, SP_A, i->oa, i->n, 0, it, j);
+    acc_n(c, SP_A, i->aa, i->n, 1, it, j);
+    break;
+  case PL_GATHER:
+    for (uint32_t k = 0; k < i->n; k++) acc(c, SP_V, i->a + (uint32_t)offs[k], 0, it, j);
+    acc_n(c, SP_V, i->o, i->n, 1, it, j);
+    acc_n(c, SP_A, i->oa, i->n, 0, it, j);
+    for (uint32_t k = 0; k < i->n; k++) acc(c, SP_A, i->aa + (uint32_t)offs[k], 1, it, j);
+    break;
+  case PL_STORE:
+    acc_n(c, SP_V, i->a, i->n, 0, it, j);
+    for (uint32_t k = 0; k < i->n; k++) {
+      uint32_t at = (uint32_t)(offs ? offs[k] : k);
+      acc(c, SP_V, i->o + at, 1, it, j);
+      acc(c, SP_A, i->oa + at, 1, it, j);
+      if (i->aa != PL_NONE) acc(c, SP_A, i->aa + k, 1, it, j);
+    }
+    break;
+  case PL_GCMP:
+    acc(c, SP_V, i->a, 0, it, j);
+    acc(c, SP_V, i->b, 0, it, j);
+    break;
+  case PL_GTRUTH:
+    acc(c, SP_V, i->a, 0, it, j);
+    break;
+  case PL_UNARY:
+    acc(c, SP_V, i->a, 0, it, j);
+    acc(c, SP_V, i->o, 1, it, j);
+    acc(c, SP_P, i->x, 1, it, j);
+    acc(c, SP_A, i->oa, 0, it, j);
+    acc(c, SP_A, i->aa, 1, it, j);
+    break;
+  case PL_NORMAL: case PL_LOGMIX:
+    acc(c, SP_V, i->a, 0, it, j);
+    acc(c, SP_V, i->b, 0, it, j);
+    acc(c, SP_V, i->c, 0, it, j);
+    acc(c, SP_V, i->o, 1, it, j);
+    acc_n(c, SP_P, i->x, 3, 1, it, j);
+    acc(c, SP_A, i->oa, 0, it, j);
+    if (i->flags & 1) acc(c, SP_A, i->aa, 1, it, j);
+    if (i->flags & 2) acc(c, SP_A, i->ba, 1, it, j);
+    if (i->flags & 4) acc(c, SP_A, i->ca, 1, it, j);
+    break;
+  case PL_LSE:
+    acc_n(c, SP_V, i->a, i->n, 0, it, j);
+    acc(c, SP_V, i->o, 1, it, j);
+    acc_n(c, SP_P, i->x, i->n, 1, it, j);
+    acc(c, SP_A, i->oa, 0, it, j);
+    acc_n(c, SP_A, i->aa, i->n, 1, it, j);
+    break;
+  case PL_ELEM: {
+    const pl_elem *el = p->ptrs[i->n];
+    for (int k = 0; k < el->nargs; k++) if (el->v[k] != PL_NONE) acc(c, SP_V, el->v[k], 0, it, j);
+    acc(c, SP_V, i->o, 1, it, j);
+    acc_n(c, SP_P, i->x, (uint32_t)el->nargs, 1, it, j);
+    acc(c, SP_A, i->oa, 0, it, j);
+    for (int k = 0; k < el->nargs; k++) if (el->need >> k & 1u) acc(c, SP_A, el->a[k], 1, it, j);
+    break;
+  }
+  default:
+    c->bad = 1;
+    break;
+  }
+}
+
+static void chk_reset(chk *c) {
+  for (size_t k = 0; k < c->ntouched; k++) c->st[c->touched[k].space][c->touched[k].cell].it = -1;
+  c->ntouched = 0;
+  c->bad = 0;
+}
+
+static int chk_init(chk *c, const pl_plan *p) {
+  memset(c, 0, sizeof *c);
+  c->size[SP_V] = p->nv; c->size[SP_A] = p->na; c->size[SP_P] = p->np;
+  for (int s = 0; s < 3; s++) {
+    c->st[s] = malloc((c->size[s] ? c->size[s] : 1) * sizeof(cellst));
+    if (!c->st[s]) return AD_EMEMORY;
+    for (uint32_t k = 0; k < c->size[s]; k++) c->st[s][k].it = -1;
+  }
+  return AD_OK;
+}
+
+static void chk_free(chk *c) {
+  for (int s = 0; s < 3; s++) free(c->st[s]);
+  free(c->touched);
+}
+
+/* ---- one loop ---- */
+
+/* The same instruction in every iteration, but for its operands. */
+static int same_kind(const pl_plan *p, const pl_ins *a, const pl_ins *b) {
+  if (a->op != b->op || a->flags != b->flags) return 0;
+  if (a->op == PL_BINARY) return p->ptrs[a->n] == p->ptrs[b->n];
+  if (a->op == PL_ELEM) {
+    const pl_elem *x = p->ptrs[a->n], *y = p->ptrs[b->n];
+    if (x->def != y->def || x->nargs != y->nargs || x->propto != y->propto || x->keep != y->keep ||
+        x->need != y->need)
+      return 0;
+    for (int k = 0; k < x->nargs; k++)
+      if (x->arg[k].base != y->arg[k].base) return 0;
+    return 1;
+  }
+  if (a->n != b->n) return 0;
+  if (a->op == PL_UNARY) return p->ptrs[a->b] == p->ptrs[b->b];
+  return 1;
+}
+
+/* Same offsets (a gather or store of several elements). */
+static int same_offs(const pl_plan *p, const pl_ins *a, const pl_ins *b) {
+  if (a->x == b->x) return 1;
+  if (a->x == PL_NONE || b->x == PL_NONE) return 0;
+  return !memcmp(p->ptrs[a->x], p->ptrs[b->x], a->n * sizeof(size_t));
+}
+
+/* The adjoint targets of an instruction (bit k: aa, ba, ca) that its
+** reverse step adds to. */
+static unsigned targets(const pl_ins *i) {
+  switch (i->op) {
+  case PL_ADD: case PL_SUB: case PL_MUL: case PL_DIV: case PL_BINARY:
+    return i->flags & 3u;
+  case PL_UNARY:
+    return 1u;
+  case PL_NORMAL: case PL_LOGMIX:
+    return i->flags & 7u;
+  default:
+    return 0;
+  }
+}
+
+/* Whether cell c is base + t * step for some t < n. */
+static int in_lane(int64_t c, int64_t base, int64_t step, uint32_t n) {
+  if (step == 0) return c == base;
+  int64_t d = c - base;
+  if (d % step) return 0;
+  d /= step;
+  return d >= 0 && d < (int64_t)n;
+}
+
+/* Which of instruction i's targets can sum in a register over the lane: the
+** same cell in every iteration, and no other cell of the lane's adjoints is
+** it, so only that sum touches it, in the unrolled order. */
+static unsigned register_sums(const pl_ins *i, const pl_lane *ln, uint32_t n) {
+  static const int tf[3] = { PL_F_AA, PL_F_BA, PL_F_CA };
+  unsigned t = targets(i), acc = 0;
+  if (ln->tables || !t) return 0;
+  for (int k = 0; k < 3; k++) {
+    if (!(t >> k & 1u) || ln->step[tf[k]] != 0) continue;
+    int64_t c = fieldc(i, tf[k]);
+    int ok = !in_lane(c, fieldc(i, PL_F_OA), ln->step[PL_F_OA], n);
+    for (int m = 0; m < 3 && ok; m++)
+      if (m != k && (t >> m & 1u)) ok = !in_lane(c, fieldc(i, tf[m]), ln->step[tf[m]], n);
+    if (ok) acc |= 1u << k;
+  }
+  return acc;
+}
+
+typedef struct built { size_t from, to; pl_loop *lp; } built;
+
+/* Whether loop l can run lane by lane: every iteration the same
+** instructions, and the order check passes. */
+static int can_reroll(const pl_plan *p, const pl_loopseen *l, chk *c) {
+  uint32_t n = l->n;
+  if (n < PL_LANES_MIN) return 0;
+  size_t len = l->iter[1] - l->iter[0];
+  if (!len || len > UINT32_MAX) return 0;
+  for (uint32_t t = 0; t < n; t++) {
+    size_t next = t + 1 < n ? l->iter[t + 1] : l->end;
+    if (next - l->iter[t] != len) return 0;
+  }
+  const pl_ins *b0 = &p->ins[l->iter[0]];
+  for (size_t j = 0; j < len; j++) {
+    if (!lane_op(b0[j].op)) return 0;
+    for (uint32_t t = 1; t < n; t++) {
+      const pl_ins *bt = &p->ins[l->iter[t] + j];
+      if (!same_kind(p, &b0[j], bt)) return 0;
+    }
+  }
+  /* the order check, on the unrolled instructions */
+  for (uint32_t t = 0; t < n && !c->bad; t++)
+    for (size_t j = 0; j < len && !c->bad; j++) visit(c, p, &p->ins[l->iter[t] + j], t, (int32_t)j);
+  int bad = c->bad;
+  chk_reset(c);
+  return !bad;
+}
+
+/* The body of loop l (can_reroll) as a pl_loop; NULL when memory ran out. */
+static pl_loop *build_loop(pl_plan *p, const pl_loopseen *l) {
+  uint32_t n = l->n;
+  size_t len = l->iter[1] - l->iter[0];
+  const pl_ins *b0 = &p->ins[l->iter[0]];
+  /* steps, or tables */
+  pl_loop *lp = pl_mem(&p->mem, sizeof *lp);
+  pl_lane *lane = pl_mem(&p->mem, len * sizeof *lane);
+  if (!lp || !lane) return NULL;
+  lp->n = n;
+  lp->len = (uint32_t)len;
+  lp->lane = lane;
+  for (size_t j = 0; j < len; j++) {
+    pl_lane *ln = &lane[j];
+    memset(ln, 0, sizeof *ln);
+    const pl_ins *i0 = &b0[j];
+    int offs_shared = 1;
+    if (i0->op == PL_GATHER || i0->op == PL_STORE)
+      for (uint32_t t = 1; t < n && offs_shared; t++) offs_shared = same_offs(p, i0, &p->ins[l->iter[t] + j]);
+    for (int f = 0; f < PL_NF; f++) {
+      if (f == PL_F_X && (i0->op == PL_GATHER || i0->op == PL_STORE) && offs_shared) continue;
+      if (f == PL_F_B && i0->op == PL_UNARY) continue;     /* the function: the same */
+      if (f == PL_F_N && i0->op == PL_BINARY) continue;
+      if (f == PL_F_N && i0->op != PL_ELEM) continue;      /* a count: the same */
+      int64_t f0 = fieldc(i0, f);
+      int64_t step = (int64_t)fieldc(&p->ins[l->iter[1] + j], f) - f0;
+      int affine = 1;
+      for (uint32_t t = 2; t < n && affine; t++)
+        affine = (int64_t)fieldc(&p->ins[l->iter[t] + j], f) == f0 + (int64_t)t * step;
+      if (affine) { ln->step[f] = step; continue; }
+      uint32_t *tab = pl_mem(&p->mem, (size_t)n * sizeof *tab);
+      if (!tab) return NULL;
+      for (uint32_t t = 0; t < n; t++) tab[t] = fieldc(&p->ins[l->iter[t] + j], f);
+      ln->tab[f] = tab;
+      ln->tables = 1;
+    }
+    ln->acc = register_sums(i0, ln, n);
+  }
+  return lp;
+}
+
+/* What a region of the plan costs a replay, roughly, in instructions run
+** one by one: a lane costs a few to set up and half of one per iteration
+** (irt_2pl's 20 items by 100 persons is better as 20 loops over persons
+** than as one loop over items with 600 lanes of 20). */
+static double lane_cost(const pl_loopseen *l) {
+  return (double)(l->iter[1] - l->iter[0]) * (4.0 + 0.5 * l->n) + 2.0;
+}
+
+/* Which loops to keep as loops: each loop's choice is the cheaper of
+** itself rerolled and its region unrolled with its inner loops' choices.
+** want[k] set for the loops chosen (an inner loop of a chosen loop is
+** part of its body). */
+static int choose(const pl_plan *p, const pl_loopseen *loops, size_t nloops, chk *c, unsigned char *want) {
+  double *best = malloc(nloops * sizeof *best), *inner = calloc(nloops, sizeof *inner);
+  size_t *parent = malloc(nloops * sizeof *parent), *stack = malloc(nloops * sizeof *stack);
+  if (!best || !inner || !parent || !stack) { free(best); free(inner); free(parent); free(stack); return AD_EMEMORY; }
+  size_t ns = 0;
+  for (size_t k = 0; k < nloops; k++) {
+    size_t from = loops[k].n ? loops[k].iter[0] : loops[k].end;
+    while (ns && !(from >= (loops[stack[ns - 1]].n ? loops[stack[ns - 1]].iter[0] : loops[stack[ns - 1]].end) &&
+                   loops[k].end <= loops[stack[ns - 1]].end && loops[k].depth > loops[stack[ns - 1]].depth))
+      ns--;
+    parent[k] = ns ? stack[ns - 1] : SIZE_MAX;
+    stack[ns++] = k;
+  }
+  /* inner loops come after their loop: from the last, each loop's cost
+     is known before its parent's */
+  for (size_t k = nloops; k-- > 0;) {
+    const pl_loopseen *l = &loops[k];
+    size_t size = l->n ? l->end - l->iter[0] : 0;
+    double unrolled = (double)size + inner[k];
+    want[k] = 0;
+    best[k] = unrolled;
+    if (l->n && can_reroll(p, l, c)) {
+      double lanes = lane_cost(l);
+      if (lanes < unrolled) { want[k] = 1; best[k] = lanes; }
+    }
+    if (parent[k] != SIZE_MAX) inner[parent[k]] += best[k] - (double)size;
+  }
+  free(best); free(inner); free(parent); free(stack);
+  return AD_OK;
+}
+
+int pl_reroll(pl_plan *p, const pl_loopseen *loops, size_t nloops) {
+  canonical(p);
+  if (!nloops || !pl_lanes_enabled()) return AD_OK;
+  chk c;
+  built *done = malloc(nloops * sizeof *done);
+  unsigned char *want = malloc(nloops);
+  int rc = chk_init(&c, p);
+  if (!done || !want) rc = AD_EMEMORY;
+  if (!rc) rc = choose(p, loops, nloops, &c, want);
+  size_t ndone = 0, covered = 0, body = 0;
+  for (size_t k = 0; k < nloops && !rc; k++) {
+    const pl_loopseen *l = &loops[k];
+    if (!want[k] || l->iter[0] < covered) continue;
+    pl_loop *lp = build_loop(p, l);
+    if (!lp) { rc = AD_EMEMORY; break; }
+    done[ndone].from = l->iter[0];
+    done[ndone].to = l->end;
+    done[ndone++].lp = lp;
+    covered = l->end;
+    body += lp->len;
+#ifdef PL_DEBUG_LOOPS
+    for (size_t j = 0; j < lp->len; j++) {
+      const pl_ins *q = &p->ins[l->iter[0] + j];
+      fprintf(stderr, "loop n=%u j=%zu op=%d flags=%d n=%u tables=%d steps o%lld a%lld b%lld c%lld x%lld\n", lp->n, j, q->op, q->flags, q->n, lp->lane[j].tables,
+              (long long)lp->lane[j].step[0], (long long)lp->lane[j].step[2], (long long)lp->lane[j].step[4], (long long)lp->lane[j].step[6], (long long)lp->lane[j].step[8]);
+    }
+#endif
+  }
+  chk_free(&c);
+  free(want);
+  if (rc || !ndone) { free(done); return rc; }
+  /* the new instructions: each rerolled loop is its header, iteration 0's
+     instructions as the body's bases, and its end */
+  size_t nins = p->nins, out = 0;
+  for (size_t k = 0; k < ndone; k++) nins -= (done[k].to - done[k].from) - (done[k].lp->len + 2);
+  pl_ins *ins = malloc((nins ? nins : 1) * sizeof *ins);
+  const void **ptrs = realloc((void *)p->ptrs, (p->nptrs + ndone) * sizeof *ptrs);
+  if (!ins || !ptrs) { free(ins); if (ptrs) p->ptrs = ptrs; free(done); return AD_EMEMORY; }
+  p->ptrs = ptrs;
+  size_t at = 0;
+  for (size_t k = 0; k < ndone; k++) {
+    memcpy(ins + out, p->ins + at, (done[k].from - at) * sizeof *ins);
+    out += done[k].from - at;
+    uint32_t x = (uint32_t)p->nptrs;
+    p->ptrs[p->nptrs++] = done[k].lp;
+    pl_ins *h = &ins[out++];
+    memset(h, 0, sizeof *h);
+    h->op = PL_LOOP;
+    h->n = done[k].lp->n;
+    h->b = done[k].lp->len;
+    h->x = x;
+    h->o = h->oa = h->a = h->aa = h->c = h->ca = PL_NONE;
+    memcpy(ins + out, p->ins + done[k].from, done[k].lp->len * sizeof *ins);
+    out += done[k].lp->len;
+    pl_ins *e = &ins[out++];
+    *e = *h;
+    e->op = PL_LOOP_END;
+    at = done[k].to;
+  }
+  memcpy(ins + out, p->ins + at, (p->nins - at) * sizeof *ins);
+  out += p->nins - at;
+  free(p->ins);
+  p->ins = ins;
+  p->nins = out;
+  p->nloops = (uint32_t)ndone;
+  (void)body;
+  (void)field;
+  free(done);
+  return AD_OK;
+}

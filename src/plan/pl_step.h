@@ -1,0 +1,300 @@
+/*
+** pl_step.h -- one instruction of the plan, forward and back: the code the
+** scalar replay (pl_replay.c) and the lanes of a loop (pl_lanes.c) share,
+** so a loop run lane by lane does each node's floating-point operations
+** exactly as the unrolled plan does.  Only instructions that touch V, A and
+** P alone are here; the rest (calls, maps, profiles, loops) are the
+** replay's.
+**
+** Called with a constant op, the switch folds away: a lane loop is a tight
+** loop over one kind of node.
+*/
+#ifndef PL_STEP_H
+#define PL_STEP_H
+
+#include <math.h>
+#include <string.h>
+#include "pl_int.h"
+#include "../front/ln.h"
+#include "../math/tm_scalar.h"
+#include "../math/tm_special.h"
+#include "../math/tm_dens_elem.h"
+
+#define PL_OTHER (-1)   /* not an instruction of this file */
+
+/* The lanes need these inlined with a constant op (a call per node would
+** cost more than the node). */
+#if defined(__GNUC__)
+#define PL_INLINE static inline __attribute__((always_inline))
+#else
+#define PL_INLINE static inline
+#endif
+
+/* log(sigma) of the last PL_NORMAL: loops call normal_lpdf with one sigma
+** again and again, and the log of the same double is the same double. */
+typedef struct pl_memo { double s, log_s; } pl_memo;
+
+static inline int pl_compare(int op, double x, double y) {
+  switch (op) {
+  case LN_OP_EQ: return x == y;
+  case LN_OP_NE: return x != y;
+  case LN_OP_LT: return x < y;
+  case LN_OP_LE: return x <= y;
+  case LN_OP_GT: return x > y;
+  default: return x >= y;
+  }
+}
+
+/* tm_dens_disc.c's kernel for one element: its check, its term. */
+static inline int pl_run_elem(const pl_elem *el, const double *V, double *P, double *out) {
+  const elem_def *def = el->def;
+  tm_v a[4];
+  tm_dens D;
+  memset(&D, 0, sizeof D);
+  for (int i = 0; i < el->nargs; i++) {
+    a[i] = el->arg[i];
+    if (a[i].base != TM_INT) a[i].val = (double *)V + el->v[i];
+  }
+  D.fn = el->fn;
+  D.a = a;
+  D.nargs = el->nargs;
+  D.n = 1;
+  D.propto = el->propto;
+  if (def->check(&D)) return AD_EDOMAIN;
+  elem e;
+  memset(&e, 0, sizeof e);
+  e.keep = el->keep;
+  e.need = el->need;
+  double logp = 0;
+  if (e.keep) {
+    for (int i = 0; i < el->nargs; i++) e.x[i] = tm_get(&a[i], 0);
+    logp += def->term(&e);
+  }
+  for (int i = 0; i < el->nargs; i++) {
+    double d = 0;
+    if (e.keep && NEED(&e, i)) d += e.d[i];
+    P[i] = d;
+  }
+  *out = logp;
+  return AD_OK;
+}
+
+PL_INLINE int pl_fwd1(const pl_plan *p, const pl_ins *i, int op, double *V, double *P, pl_memo *memo) {
+  switch (op) {
+  case PL_FILL:
+    for (uint32_t k = 0; k < i->n; k++) V[i->o + k] = NAN;
+    return AD_OK;
+  case PL_READ:
+    V[i->o] = V[i->a];
+    return AD_OK;
+  case PL_ADD:
+    V[i->o] = V[i->a] + V[i->b];
+    return AD_OK;
+  case PL_SUB:
+    V[i->o] = V[i->a] - V[i->b];
+    return AD_OK;
+  case PL_MUL: {
+    double x = V[i->a], y = V[i->b];
+    V[i->o] = x * y;
+    P[i->x] = y;
+    P[i->x + 1] = x;
+    return AD_OK;
+  }
+  case PL_DIV: {
+    double x = V[i->a], y = V[i->b], f = x / y;
+    V[i->o] = f;
+    P[i->x] = 1 / y;
+    P[i->x + 1] = -f / y;
+    return AD_OK;
+  }
+  case PL_COPY:
+    if (i->n == 1) V[i->o] = V[i->a];
+    else memcpy(V + i->o, V + i->a, i->n * sizeof(double));
+    return AD_OK;
+  case PL_GATHER: {
+    const size_t *offs = p->ptrs[i->x];
+    for (uint32_t k = 0; k < i->n; k++) V[i->o + k] = V[i->a + offs[k]];
+    return AD_OK;
+  }
+  case PL_STORE:
+    if (i->x == PL_NONE) {
+      if (i->n == 1) V[i->o] = V[i->a];
+      else memcpy(V + i->o, V + i->a, i->n * sizeof(double));
+    }
+    else {
+      const size_t *offs = p->ptrs[i->x];
+      for (uint32_t k = 0; k < i->n; k++) V[i->o + offs[k]] = V[i->a + k];
+    }
+    return AD_OK;
+  case PL_PACK: {
+    const uint32_t *idx = p->ptrs[i->x];
+    for (uint32_t k = 0; k < i->n; k++) V[i->o + k] = V[idx[k]];
+    return AD_OK;
+  }
+  case PL_SUM: {
+    const uint32_t *idx = p->ptrs[i->x];
+    double t = 0.0;
+    for (uint32_t k = 0; k < i->n; k++) t += V[idx[k]];
+    V[i->o] = t;
+    return AD_OK;
+  }
+  case PL_GCMP:
+    return pl_compare(i->flags, V[i->a], V[i->b]) != (int)i->n ? PL_GUARD : AD_OK;
+  case PL_GTRUTH:
+    return (V[i->a] != 0.0) != (int)i->n ? PL_GUARD : AD_OK;
+  case PL_UNARY: {
+    const tm_unary_def *d = p->ptrs[i->b];
+    double x = V[i->a];
+    if (d->bad && d->bad(x)) return AD_EDOMAIN;
+    double fx = d->f(x);
+    V[i->o] = fx;
+    P[i->x] = d->df(x, fx);
+    return AD_OK;
+  }
+  case PL_BINARY: {
+    const tm_binary_def *d = p->ptrs[i->n];
+    double u = V[i->a], v = V[i->b];
+    if (d->check && d->check("", "", u, v)) return AD_EDOMAIN;
+    double f = d->f(u, v);
+    V[i->o] = f;
+    if (i->flags & 1) P[i->x] = d->dx(u, v, f);
+    if (i->flags & 2) P[i->x + 1] = d->dy(u, v, f);
+    return AD_OK;
+  }
+  case PL_NORMAL: {
+    /* tm_dens_cont.c's normal_body for one element, operation for operation */
+    double y = V[i->a], mu = V[i->b], s = V[i->c];
+    if (isnan(y) || !isfinite(mu) || !(s > 0)) return AD_EDOMAIN;
+    double inv_s = 1 / s, z = (y - mu) * inv_s, g = z * inv_s, zz = 0;
+    zz += z * z;
+    double gy = 0, gmu = 0;
+    gy -= g;
+    gmu += g;
+    P[i->x] = gy;
+    P[i->x + 1] = gmu;
+    P[i->x + 2] = (zz - 1.0) * inv_s;
+    double lp = -0.5 * zz;
+    if (i->flags & 8) lp -= TM_LOG_SQRT_2PI * 1.0;
+    if (i->flags & 16) {
+      if (s != memo->s) { memo->s = s; memo->log_s = log(s); }
+      lp -= 1.0 * memo->log_s;
+    }
+    V[i->o] = lp;
+    return AD_OK;
+  }
+  case PL_LOGMIX: {
+    /* tm_scalar.c's log_mix3 */
+    double th = V[i->a], l1 = V[i->b], l2 = V[i->c];
+    if (isnan(l1) || isnan(l2) || !(th >= 0 && th <= 1)) return AD_EDOMAIN;
+    double f = tm_log_sum_exp2(log(th) + l1, tm_log1m(th) + l2);
+    double e1 = exp(l1 - f), e2 = exp(l2 - f);
+    V[i->o] = f;
+    P[i->x] = e1 - e2;
+    P[i->x + 1] = th * e1;
+    P[i->x + 2] = (1 - th) * e2;
+    return AD_OK;
+  }
+  case PL_LSE: {
+    /* tm_scalar.c's lse_n and lse_kernel: the shift's 0 is added too */
+    const double *x = V + i->a;
+    double m = -INFINITY, f;
+    int nan = 0;
+    for (uint32_t k = 0; k < i->n; k++) {
+      double t = x[k] + (double)0;
+      if (isnan(t)) { nan = 1; break; }
+      if (t > m) m = t;
+    }
+    if (nan) f = NAN;
+    else if (isinf(m)) f = m;
+    else {
+      double s = 0;
+      for (uint32_t k = 0; k < i->n; k++) s += exp(x[k] + (double)0 - m);
+      f = m + log(s);
+    }
+    V[i->o] = f;
+    for (uint32_t k = 0; k < i->n; k++) P[i->x + k] = exp(x[k] - f);
+    return AD_OK;
+  }
+  case PL_ELEM:
+    return pl_run_elem(p->ptrs[i->n], V, P + i->x, &V[i->o]);
+  default:
+    return PL_OTHER;
+  }
+}
+
+/* The reverse of pl_fwd1's instructions; 0 when op is not one of them. */
+PL_INLINE int pl_rev1(const pl_plan *p, const pl_ins *i, int op, double *A, const double *P) {
+  switch (op) {
+  case PL_FILL: case PL_READ: case PL_GCMP: case PL_GTRUTH:
+    return 1;
+  case PL_ADD:
+    if (i->flags & 1) A[i->aa] += A[i->oa];
+    if (i->flags & 2) A[i->ba] += A[i->oa];
+    return 1;
+  case PL_SUB:
+    if (i->flags & 1) A[i->aa] += A[i->oa];
+    if (i->flags & 2) A[i->ba] += A[i->oa] * -1.0;
+    return 1;
+  case PL_MUL:
+  case PL_DIV:
+  case PL_BINARY:
+    if (i->flags & 1) A[i->aa] += A[i->oa] * P[i->x];
+    if (i->flags & 2) A[i->ba] += A[i->oa] * P[i->x + 1];
+    return 1;
+  case PL_COPY:
+    for (uint32_t k = 0; k < i->n; k++) A[i->aa + k] += A[i->oa + k];
+    return 1;
+  case PL_GATHER: {
+    const size_t *offs = p->ptrs[i->x];
+    for (uint32_t k = 0; k < i->n; k++) A[i->aa + offs[k]] += A[i->oa + k];
+    return 1;
+  }
+  case PL_STORE: {
+    const size_t *offs = i->x == PL_NONE ? NULL : p->ptrs[i->x];
+    for (uint32_t k = i->n; k-- > 0;) {
+      size_t o = i->oa + (offs ? offs[k] : k);
+      double a = A[o];
+      A[o] = 0.0;
+      if (i->aa != PL_NONE) A[i->aa + k] += a;
+    }
+    return 1;
+  }
+  case PL_PACK: {
+    const uint32_t *idx = p->ptrs[i->x];
+    for (uint32_t k = 0; k < i->n; k++) if (idx[i->n + k] != PL_NONE) A[idx[i->n + k]] += A[i->oa + k];
+    return 1;
+  }
+  case PL_SUM: {
+    const uint32_t *idx = p->ptrs[i->x];
+    for (uint32_t k = 0; k < i->b; k++) A[idx[i->n + k]] += A[i->oa] * 1.0;
+    return 1;
+  }
+  case PL_UNARY:
+    A[i->aa] += A[i->oa] * P[i->x];
+    return 1;
+  case PL_LSE: {
+    double a = A[i->oa];
+    for (uint32_t k = 0; k < i->n; k++) A[i->aa + k] += a * P[i->x + k];
+    return 1;
+  }
+  case PL_LOGMIX:
+  case PL_NORMAL: {
+    double a = A[i->oa];
+    if (i->flags & 1) A[i->aa] += a * P[i->x];
+    if (i->flags & 2) A[i->ba] += a * P[i->x + 1];
+    if (i->flags & 4) A[i->ca] += a * P[i->x + 2];
+    return 1;
+  }
+  case PL_ELEM: {
+    const pl_elem *el = p->ptrs[i->n];
+    double a = A[i->oa];
+    for (int k = 0; k < el->nargs; k++)
+      if (el->need >> k & 1u) A[el->a[k]] += a * P[i->x + k];
+    return 1;
+  }
+  default:
+    return 0;
+  }
+}
+
+#endif

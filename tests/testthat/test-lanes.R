@@ -1,0 +1,186 @@
+# Loops kept as loops (src/plan/pl_reroll.c, pl_lanes.c): a loop whose
+# iterations repeat one body runs lane by lane, and gives the bits of the
+# unrolled plan and of the tree; loops whose lane order would change a value
+# (recurrences, one adjoint summed by two instructions) stay unrolled.
+
+# The tree, an unrolled plan and a plan with lanes, each on a context of its
+# own, at every point; the lanes context's counters.
+three_paths <- function(code, data, pts = NULL, k = 6, sd = 0.8) {
+  m <- tapestry_model(code = code)
+  ctx_tree <- m$bind(data)
+  ctx_flat <- m$bind(data)
+  ctx_lanes <- m$bind(data)
+  if (is.null(pts)) {
+    n <- ctx_lanes$num_upars()
+    pts <- c(list(rep(0.1, n)), lapply(seq_len(k), function(i) stats::rnorm(n, sd = sd)))
+  }
+  one <- function(ctx, u) tryCatch(ctx$grad_log_prob(u),
+                                   error = function(e) paste("error:", conditionMessage(e)))
+  old_plans <- tapestry:::plans_enabled(FALSE)
+  old_lanes <- tapestry:::plan_lanes(NA)
+  on.exit({
+    tapestry:::plans_enabled(old_plans)
+    tapestry:::plan_lanes(old_lanes)
+  })
+  tree <- lapply(pts, function(u) one(ctx_tree, u))
+  tapestry:::plans_enabled(TRUE)
+  tapestry:::plan_lanes(FALSE)
+  flat <- lapply(pts, function(u) one(ctx_flat, u))
+  tapestry:::plan_lanes(TRUE)
+  lanes <- lapply(pts, function(u) one(ctx_lanes, u))
+  list(tree = tree, flat = flat, lanes = lanes,
+       stats = tapestry:::plan_stats(ctx_lanes), flat_stats = tapestry:::plan_stats(ctx_flat))
+}
+
+expect_three <- function(r, label) {
+  expect_identical(r$flat, r$tree, label = paste(label, "unrolled plan"))
+  expect_identical(r$lanes, r$tree, label = paste(label, "lanes"))
+}
+
+test_that("a regression loop with a varying intercept runs lane by lane, same bits", {
+  code <- "
+    data { int N; int J; array[N] int<lower=1, upper=J> g; vector[N] x; vector[N] y; }
+    parameters { vector[J] a; real b; real<lower=0> sigma; }
+    model {
+      a ~ normal(0, 1);
+      for (n in 1:N) y[n] ~ normal(a[g[n]] + b * x[n], sigma);
+    }"
+  set.seed(1)
+  N <- 60
+  d <- list(N = N, J = 5, g = sample(1:5, N, TRUE), x = rnorm(N), y = rnorm(N))
+  r <- three_paths(code, d)
+  expect_three(r, "varying intercept")
+  expect_equal(r$stats$loops, 1)
+  expect_lt(r$stats$instructions, r$flat_stats$instructions / 10)
+  expect_gt(r$stats$replays, 3)
+})
+
+test_that("recurrences and shared sums in the wrong order stay unrolled, same bits", {
+  set.seed(2)
+  d <- list(N = 40, x = rnorm(40), z = rnorm(40), y = rnorm(40))
+  # mu[t] reads mu[t - 1], which the iteration before wrote last
+  ar <- "
+    data { int N; vector[N] y; }
+    parameters { real a; real<lower=-1, upper=1> b; real<lower=0> s; }
+    model {
+      vector[N] mu;
+      mu[1] = a;
+      for (t in 2:N) mu[t] = a + b * mu[t - 1];
+      y ~ normal(mu, s);
+    }"
+  r <- three_paths(ar, d)
+  expect_three(r, "recurrence")
+  expect_equal(r$stats$loops, 0)
+  # a's adjoint summed by two instructions of each iteration
+  two <- "
+    data { int N; vector[N] x; vector[N] z; vector[N] y; }
+    parameters { real a; real<lower=0> s; }
+    model { for (n in 1:N) y[n] ~ normal(a * x[n] + a * z[n], s); }"
+  r <- three_paths(two, d)
+  expect_three(r, "two sums into one adjoint")
+  expect_equal(r$stats$loops, 0)
+  # a running sum in a local
+  acc <- "
+    data { int N; vector[N] y; }
+    parameters { real a; }
+    model { real s = 0; for (n in 1:N) s += (y[n] - a)^2; target += -0.5 * s; }"
+  r <- three_paths(acc, d)
+  expect_three(r, "running sum")
+})
+
+test_that("loop shapes: nested, ragged, reversed, foreach, squares, guards, functions", {
+  set.seed(3)
+  nested <- "
+    data { int I; int J; array[I, J] int<lower=0, upper=1> y; array[I] int<lower=1> len; }
+    parameters { vector[J] theta; vector[I] b; vector<lower=0>[I] a; real<lower=0> s; }
+    model {
+      theta ~ normal(0, 1); b ~ normal(0, 2); a ~ lognormal(0, 1);
+      for (i in 1:I) for (j in 1:J) y[i, j] ~ bernoulli_logit(a[i] * (theta[j] - b[i]));
+      for (i in 1:I) for (j in 1:len[i]) target += normal_lpdf(theta[j] | b[i], s);
+      for (n in 1:J) target += -0.5 * square(theta[J - n + 1] * s);
+      for (v in theta) target += log_mix(0.3, normal_lpdf(v | 0, 1), normal_lpdf(v | 1, s));
+      for (n in 1:J) target += -0.01 * s * s * theta[n];
+    }"
+  d <- list(I = 4, J = 12, y = matrix(rbinom(48, 1, 0.5), 4, 12), len = c(3L, 12L, 7L, 12L))
+  r <- three_paths(nested, d)
+  expect_three(r, "nested")
+  expect_gt(r$stats$loops, 3)
+
+  guarded <- "
+    data { int N; vector[N] y; }
+    parameters { vector[N] th; real<lower=0> s; }
+    model {
+      th ~ normal(0, 1);
+      for (n in 1:N) {
+        if (th[n] > -10) target += normal_lpdf(y[n] | th[n], s);
+        else target += -th[n];
+      }
+    }"
+  d <- list(N = 10, y = rnorm(10))
+  pts <- list(rep(0.1, 11), c(rep(-20, 10), 0), rnorm(11), c(-20, rnorm(10)), rep(0.2, 11))
+  r <- three_paths(guarded, d, pts)
+  expect_three(r, "guarded")
+  expect_gt(r$stats$fallbacks, 0)
+
+  fn <- "
+    functions {
+      real sq(vector x, real c) { real t = 0; for (i in 1:rows(x)) t += square(x[i] - c); return t; }
+      vector shift(vector x, real c) { vector[rows(x)] z; for (i in 1:rows(x)) z[i] = x[i] - c; return z; }
+    }
+    data { int N; vector[N] y; }
+    parameters { real c; real<lower=0> s; }
+    model { target += -0.5 * sq(y, c) / s^2 - N * log(s); shift(y, c) ~ normal(0, s); }"
+  r <- three_paths(fn, list(N = 40, y = rnorm(40)))
+  expect_three(r, "user functions")
+  expect_gt(r$stats$loops, 0)
+})
+
+test_that("a failure inside a lane gives the tree's error; data branches and breaks keep the bits", {
+  code <- "
+    data { int N; vector[N] y; array[N] int k; }
+    parameters { real m; real t; }
+    model {
+      for (n in 1:N) {
+        if (n > N - 2) break;
+        if (k[n] > 0) y[n] ~ normal(m, exp(t)); else y[n] ~ normal(m, t);
+      }
+    }"
+  d <- list(N = 12, y = rnorm(12), k = c(rep(1L, 6), 0L, rep(1L, 5)))
+  r <- three_paths(code, d, list(c(0.1, 0.5), c(0.2, -0.5), c(0, 1), c(1, -2)))
+  expect_three(r, "domain error")
+  expect_match(r$lanes[[2]], "error:")
+
+  d <- list(N = 40, y = rnorm(40), k = rep(1L, 40))
+  code2 <- "
+    data { int N; vector[N] y; array[N] int k; }
+    parameters { real m; real t; }
+    model { for (n in 1:N) y[n] ~ normal(m, t); }"
+  r <- three_paths(code2, d, list(c(0.1, 0.5), c(0.2, -0.5), c(0, 1)))
+  expect_three(r, "domain error in a lane")
+  expect_equal(r$stats$loops, 1)
+  expect_match(r$lanes[[2]], "normal_lpdf.*Scale parameter")
+})
+
+test_that("reduce_sum's chunks keep their loops as loops; brms-style predictors too", {
+  code <- "
+    functions {
+      real part(array[] real ys, int start, int end, vector mu, real s) {
+        real t = 0;
+        for (i in start:end) t += normal_lpdf(ys[i - start + 1] | mu[i], s);
+        return t;
+      }
+    }
+    data { int N; array[N] real y; array[N] int<lower=1, upper=3> J; vector[N] Z; }
+    parameters { real b0; vector[3] r; real<lower=0> s; }
+    model {
+      vector[N] mu = rep_vector(b0, N);
+      for (n in 1:N) mu[n] += r[J[n]] * Z[n];
+      r ~ normal(0, 1);
+      target += reduce_sum(part, y, 8, mu, s);
+    }"
+  set.seed(5)
+  d <- list(N = 40, y = rnorm(40), J = sample(1:3, 40, TRUE), Z = rnorm(40))
+  r <- three_paths(code, d)
+  expect_three(r, "reduce_sum")
+  expect_equal(r$stats$loops, 1)
+})
