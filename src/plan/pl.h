@@ -9,6 +9,8 @@
 ** evaluations replay it: one forward loop, one reverse loop.  Library
 ** functions without an instruction of their own are called again on views
 ** of the cells (a CALL), and their nodes swept in place on the way back.
+** A loop whose iterations repeat one body stays a loop (PL_LOOP), run lane
+** by lane: each body instruction over every iteration.
 **
 ** Bits: every instruction does the same floating-point operations in the
 ** same order as the tree's node, so a replay gives the tree's log density
