@@ -133,7 +133,21 @@ typedef struct pl_lane {
   unsigned acc;               /* adjoint targets (1: aa, 2: ba, 4: ca) that are one cell in
                                  every iteration and nothing else in the lane touches:
                                  their sums run in a register */
+  const struct pl_elemlane *elem; /* a lane of PL_ELEM: its arguments over the lane */
 } pl_lane;
+
+/* A lane of PL_ELEM (an elementwise mass in every iteration): the
+** arguments over the lane's iterations, so that the checks run once on
+** the whole lane and the terms in one tight loop. */
+typedef struct pl_elemlane {
+  const pl_elem *el;          /* iteration 0's: the function, keep, need, shapes */
+  const uint32_t *v[4];       /* real arguments: their V cell in each iteration */
+  const uint32_t *a[4];       /* needed arguments: their A cell in each iteration */
+  const int *ival[4];         /* int arguments: their value in each iteration */
+  uint32_t scratch;           /* P cells: the real arguments gathered, n per argument */
+  unsigned acc;               /* bit k: argument k's adjoint is one cell over the lane that no
+                                 other argument's is: its sum runs in a register */
+} pl_elemlane;
 
 typedef struct pl_loop {
   uint32_t n, len;            /* iterations, body instructions */

@@ -84,6 +84,64 @@ PL_INLINE void lane_ins(pl_ins *u, const pl_ins *b, const pl_lane *l, uint32_t t
     }                                                             \
     break;
 
+/* A lane of PL_ELEM: the real arguments gathered into the lane's P cells,
+** the mass's checks once on the whole lane (as arrays: they pass exactly
+** when every iteration's would; a failure sends the evaluation to the
+** tree, which says where), then the terms; the values and partials are
+** pl_run_elem's, the same expressions. */
+static int elem_fwd(const pl_ins *b, const pl_lane *l, uint32_t n, double *V, double *P) {
+  const pl_elemlane *E = l->elem;
+  const pl_elem *el = E->el;
+  const elem_def *def = el->def;
+  int nargs = el->nargs;
+  tm_v a[4];
+  const double *x[4] = { NULL, NULL, NULL, NULL };
+  double *s = P + E->scratch;
+  for (int k = 0; k < nargs; k++) {
+    a[k] = el->arg[k];
+    a[k].narr = 1;
+    a[k].dim[0] = (int)n;
+    a[k].rows = a[k].cols = 1;
+    if (E->ival[k]) {
+      a[k].ival = (int *)E->ival[k];
+      continue;
+    }
+    const uint32_t *v = E->v[k];
+    for (uint32_t t = 0; t < n; t++) s[t] = V[v[t]];
+    a[k].val = s;
+    x[k] = s;
+    s += n;
+  }
+  tm_dens D;
+  memset(&D, 0, sizeof D);
+  D.fn = el->fn;
+  D.a = a;
+  D.nargs = nargs;
+  D.n = n;
+  D.propto = el->propto;
+  if (def->check(&D)) return AD_EDOMAIN;
+  elem e;
+  memset(&e, 0, sizeof e);
+  e.keep = el->keep;
+  e.need = el->need;
+  for (uint32_t t = 0; t < n; t++) {
+    uint32_t o = at(b->o, l, PL_F_O, t), px = at(b->x, l, PL_F_X, t);
+    double logp = 0;
+    if (e.keep) {
+      for (int k = 0; k < nargs; k++) e.x[k] = x[k] ? x[k][t] : (double)E->ival[k][t];
+      e.d[0] = e.d[1] = e.d[2] = e.d[3] = 0;
+      logp += def->term(&e);
+    }
+    for (int k = 0; k < nargs; k++) {
+      double d = 0;
+      if (e.keep && NEED(&e, k)) d += e.d[k];
+      P[px + k] = d;
+    }
+    V[o] = logp;
+  }
+  return AD_OK;
+}
+
 int pl_lanes_fwd(const pl_plan *p, const pl_ins *hdr, double *V, double *P) {
   const pl_loop *lp = p->ptrs[hdr->x];
   uint32_t n = lp->n;
@@ -93,6 +151,10 @@ int pl_lanes_fwd(const pl_plan *p, const pl_ins *hdr, double *V, double *P) {
   for (uint32_t j = 0; j < lp->len; j++) {
     const pl_ins *b = hdr + 1 + j;
     const pl_lane *l = &lp->lane[j];
+    if (l->elem) {
+      if ((rc = elem_fwd(b, l, n, V, P))) return rc;
+      continue;
+    }
     switch (b->op) {
     FWD(PL_FILL) FWD(PL_READ) FWD(PL_ADD) FWD(PL_SUB) FWD(PL_MUL) FWD(PL_DIV)
     FWD(PL_COPY) FWD(PL_GATHER) FWD(PL_STORE) FWD(PL_GCMP) FWD(PL_GTRUTH)
@@ -174,6 +236,30 @@ int pl_lanes_fwd(const pl_plan *p, const pl_ins *hdr, double *V, double *P) {
     break;                                                                  \
   }
 
+/* A lane of PL_ELEM backwards: pl_rev1's sums in its order (iterations
+** from the last, arguments in order), the sums into one cell over the lane
+** in registers. */
+static void elem_rev(const pl_ins *b, const pl_lane *l, uint32_t n, double *A, const double *P) {
+  const pl_elemlane *E = l->elem;
+  const pl_elem *el = E->el;
+  int nargs = el->nargs;
+  unsigned acc = E->acc;
+  double r[4] = { 0, 0, 0, 0 };
+  for (int k = 0; k < nargs; k++)
+    if (acc >> k & 1u) r[k] = A[E->a[k][0]];
+  for (uint32_t t = n; t-- > 0;) {
+    uint32_t oa = at(b->oa, l, PL_F_OA, t), px = at(b->x, l, PL_F_X, t);
+    double g = A[oa];
+    for (int k = 0; k < nargs; k++) {
+      if (!(el->need >> k & 1u)) continue;
+      if (acc >> k & 1u) r[k] += g * P[px + k];
+      else A[E->a[k][t]] += g * P[px + k];
+    }
+  }
+  for (int k = 0; k < nargs; k++)
+    if (acc >> k & 1u) A[E->a[k][0]] = r[k];
+}
+
 void pl_lanes_rev(const pl_plan *p, const pl_ins *hdr, double *A, const double *P) {
   const pl_loop *lp = p->ptrs[hdr->x];
   uint32_t n = lp->n;
@@ -181,6 +267,10 @@ void pl_lanes_rev(const pl_plan *p, const pl_ins *hdr, double *A, const double *
   for (uint32_t j = lp->len; j-- > 0;) {
     const pl_ins *b = hdr + 1 + j;
     const pl_lane *l = &lp->lane[j];
+    if (l->elem) {
+      elem_rev(b, l, n, A, P);
+      continue;
+    }
     if (l->acc) {
       switch (b->op) {
       REVACC(PL_ADD) REVACC(PL_SUB) REVACC(PL_MUL) REVACC(PL_DIV) REVACC(PL_BINARY)

@@ -328,6 +328,54 @@ static int can_reroll(const pl_plan *p, const pl_loopseen *l, chk *c) {
   return !bad;
 }
 
+/* Body instruction j of loop l, a PL_ELEM, as a pl_elemlane: each
+** argument's cells or values per iteration, and P cells to gather the real
+** arguments in (the lane's checks see them as arrays); NULL when memory ran
+** out or the plan would outgrow its cell numbers. */
+static const pl_elemlane *elem_lane(pl_plan *p, const pl_loopseen *l, size_t j) {
+  uint32_t n = l->n;
+  pl_elemlane *E = pl_mem(&p->mem, sizeof *E);
+  if (!E) return NULL;
+  memset(E, 0, sizeof *E);
+  E->el = p->ptrs[p->ins[l->iter[0] + j].n];
+  int nreal = 0;
+  for (int k = 0; k < E->el->nargs; k++) {
+    int isint = E->el->arg[k].base == TM_INT, need = E->el->need >> k & 1u;
+    uint32_t *v = NULL, *a = NULL;
+    int *iv = NULL;
+    if (isint && !(iv = pl_mem(&p->mem, (size_t)n * sizeof *iv))) return NULL;
+    if (!isint && !(v = pl_mem(&p->mem, (size_t)n * sizeof *v))) return NULL;
+    if (need && !(a = pl_mem(&p->mem, (size_t)n * sizeof *a))) return NULL;
+    for (uint32_t t = 0; t < n; t++) {
+      const pl_elem *et = p->ptrs[p->ins[l->iter[t] + j].n];
+      if (iv) iv[t] = et->arg[k].ival[0];
+      if (v) v[t] = et->v[k];
+      if (a) a[t] = et->a[k];
+    }
+    E->ival[k] = iv;
+    E->v[k] = v;
+    E->a[k] = a;
+    nreal += !isint;
+  }
+  if ((uint64_t)p->np + (uint64_t)nreal * n >= PL_NONE) return NULL;
+  E->scratch = p->np;
+  p->np += (uint32_t)nreal * n;
+  /* register sums: one adjoint cell over the lane, met by no other argument
+     and not the lane's own output adjoints */
+  for (int k = 0; k < E->el->nargs; k++) {
+    if (!E->a[k]) continue;
+    uint32_t c = E->a[k][0];
+    int ok = c != PL_NONE;
+    for (uint32_t t = 1; t < n && ok; t++) ok = E->a[k][t] == c;
+    for (int m = 0; m < E->el->nargs && ok; m++)
+      if (m != k && E->a[m])
+        for (uint32_t t = 0; t < n && ok; t++) ok = E->a[m][t] != c;
+    for (uint32_t t = 0; t < n && ok; t++) ok = p->ins[l->iter[t] + j].oa != c;
+    if (ok) E->acc |= 1u << k;
+  }
+  return E;
+}
+
 /* The body of loop l (can_reroll) as a pl_loop; NULL when memory ran out. */
 static pl_loop *build_loop(pl_plan *p, const pl_loopseen *l) {
   uint32_t n = l->n;
@@ -365,6 +413,7 @@ static pl_loop *build_loop(pl_plan *p, const pl_loopseen *l) {
       ln->tables = 1;
     }
     ln->acc = register_sums(i0, ln, n);
+    if (i0->op == PL_ELEM && !(ln->elem = elem_lane(p, l, j))) return NULL;
   }
   return lp;
 }

@@ -184,3 +184,35 @@ test_that("reduce_sum's chunks keep their loops as loops; brms-style predictors 
   expect_three(r, "reduce_sum")
   expect_equal(r$stats$loops, 1)
 })
+
+test_that("elementwise masses run as one lane: shared and per-iteration arguments, ints, checks", {
+  # poisson_log with a shared intercept (its adjoint summed in a register),
+  # binomial_logit with a per-row count, bernoulli_logit with both signs of
+  # its argument, and poisson whose rate can go negative: the lane's check
+  # fails where the tree's would, and the tree gives the error
+  code <- "
+    data { int N; array[N] int c; array[N] int k; array[N] int m; array[N] int<lower=0, upper=1> z; vector[N] x; }
+    parameters { real a; real b; }
+    model {
+      for (n in 1:N) c[n] ~ poisson_log(a);
+      for (n in 1:N) k[n] ~ binomial_logit(m[n], a + b * x[n]);
+      for (n in 1:N) z[n] ~ bernoulli_logit(b * x[n] * 40);
+      for (n in 1:N) target += poisson_lpmf(c[n] | a + b * x[n]);
+    }"
+  set.seed(6)
+  N <- 30
+  m <- sample(1:9, N, TRUE)
+  d <- list(N = N, c = rpois(N, 2), k = rbinom(N, m, 0.4), m = m, z = rbinom(N, 1, 0.5),
+            x = runif(N, 0.1, 1))
+  pts <- list(c(2, 0.5), c(3, -0.1), c(1.5, 1), c(0.5, -1), c(2, 0))
+  r <- three_paths(code, d, pts)
+  expect_three(r, "masses")
+  expect_equal(r$stats$loops, 4)
+  expect_match(r$lanes[[4]], "error:.*poisson_lpmf")
+  expect_false(is.character(r$lanes[[1]]))
+  g <- r$lanes[[1]]
+  f <- function(u) tapestry_model(code = code)$bind(d)$log_prob(u)
+  h <- 1e-6
+  fd <- vapply(1:2, function(i) { e <- c(0, 0); e[i] <- h; (f(pts[[1]] + e) - f(pts[[1]] - e)) / (2 * h) }, 0)
+  expect_equal(as.numeric(g), fd, tolerance = 1e-6)
+})
