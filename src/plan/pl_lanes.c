@@ -145,7 +145,7 @@ static int elem_fwd(const pl_ins *b, const pl_lane *l, uint32_t n, double *V, do
 int pl_lanes_fwd(const pl_plan *p, const pl_ins *hdr, double *V, double *P) {
   const pl_loop *lp = p->ptrs[hdr->x];
   uint32_t n = lp->n;
-  pl_memo memo = { NAN, 0 };
+  pl_memo memo = PL_MEMO_INIT;
   pl_ins u;
   int rc;
   for (uint32_t j = 0; j < lp->len; j++) {

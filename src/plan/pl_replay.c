@@ -475,7 +475,7 @@ static int fwd(const pl_plan *p, const bufs *b, const double *upars) {
 
 static int fwd_loop(const pl_plan *p, const bufs *b, const double *upars) {
   double *V = b->V, *A = b->A, *P = b->P;
-  pl_memo memo = { NAN, 0 };
+  pl_memo memo = PL_MEMO_INIT;
   call_state *cs = b->cs;
   memcpy(V, p->kvals, p->nk * sizeof(double));
   memcpy(V + p->pv, upars, p->npars * sizeof(double));

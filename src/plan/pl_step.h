@@ -30,9 +30,16 @@
 #define PL_INLINE static inline
 #endif
 
-/* log(sigma) of the last PL_NORMAL: loops call normal_lpdf with one sigma
-** again and again, and the log of the same double is the same double. */
-typedef struct pl_memo { double s, log_s; } pl_memo;
+/* Logs a replay keeps: loops call normal_lpdf with one sigma and log_mix
+** with one theta again and again, and the log of the same double is the
+** same double. */
+typedef struct pl_memo {
+  double s, log_s;            /* PL_NORMAL: the last sigma and its log */
+  uint64_t th;                /* PL_LOGMIX: the last theta's bits (a NaN at first: a theta
+                                 that passed the check never has them), its log and log1m */
+  double log_th, log1m_th;
+} pl_memo;
+#define PL_MEMO_INIT { NAN, 0, UINT64_C(0x7ff8dead0000beef), 0, 0 }
 
 static inline int pl_compare(int op, double x, double y) {
   switch (op) {
@@ -186,7 +193,12 @@ PL_INLINE int pl_fwd1(const pl_plan *p, const pl_ins *i, int op, double *V, doub
     /* tm_scalar.c's log_mix3 */
     double th = V[i->a], l1 = V[i->b], l2 = V[i->c];
     if (isnan(l1) || isnan(l2) || !(th >= 0 && th <= 1)) return AD_EDOMAIN;
-    double f = tm_log_sum_exp2(log(th) + l1, tm_log1m(th) + l2);
+    /* loops mix with one theta again and again: its logs are kept (the
+       same bits give the same logs) */
+    uint64_t tb;
+    memcpy(&tb, &th, sizeof tb);
+    if (tb != memo->th) { memo->th = tb; memo->log_th = log(th); memo->log1m_th = tm_log1m(th); }
+    double f = tm_log_sum_exp2(memo->log_th + l1, memo->log1m_th + l2);
     double e1 = exp(l1 - f), e2 = exp(l2 - f);
     V[i->o] = f;
     P[i->x] = e1 - e2;

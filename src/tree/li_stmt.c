@@ -113,6 +113,29 @@ static int makes_fresh_scalar(const ln_expr *e) {
   return 0;
 }
 
+/* `x = a * b;` or `x += e;` for a real scalar local x on the tape, with a
+** right side that made a new node: x becomes that value itself, as Stan
+** rebinds a local var, marked shared so that a later write of another kind
+** moves it to storage of its own (li_assign).  No store and no node to hand
+** the adjoint over: the adjoint that x's later readers leave is the new
+** node's from 0, the same sum the store would have handed it.  0 when x is
+** not such a variable. */
+static int rebind_scalar(li_run *r, const ln_expr *lhs, const tm_v *v) {
+  if (!r->ad || lhs->kind != LE_VAR || !lhs->decl) return 0;
+  const ln_decl *d = lhs->decl;
+  if (!(d->scope == LN_SCOPE_LOCAL || d->block == LN_BLK_MODEL) || d->type.narr != 0 ||
+      d->type.base != TM_REAL || !ad_typed(r, d))
+    return 0;
+  if (!v->adj || v->base != TM_REAL || v->narr != 0 || !tm_is_scalar(v)) return 0;
+  li_slot *s = li_slot_of(r, lhs);
+  unsigned char dep = s->v.dep;
+  s->v = tm_real_view(v->val, v->adj);
+  s->v.dep = dep;
+  s->set = 1;
+  s->shared = 1;
+  return 1;
+}
+
 int li_declare(li_run *r, const ln_decl *d, const tm_v *shape) {
   li_slot *s = decl_slot(r, d);
   int ad = ad_typed(r, d), rc;
@@ -496,8 +519,9 @@ int li_exec(li_run *r, const ln_stmt *s) {
     }
     return li_declare(r, d, &shape);
   }
-  case LS_ASSIGN:
+  case LS_ASSIGN: {
     if ((rc = li_eval(r, s->e, &v))) return rc;
+    int fresh = makes_fresh_scalar(s->e);
     if (s->op != LN_OP_NONE) {
       tm_v two[2], res;
       if ((rc = li_eval(r, s->lhs, &two[0]))) return rc;
@@ -506,9 +530,13 @@ int li_exec(li_run *r, const ln_stmt *s) {
           (rc = li_invoke(r, s->fn, 0, two, 2, &res)))
         return rc;
       if (rc) return rc;
+      /* a new node unless the operator handed an operand back */
+      fresh = res.adj && res.adj != two[0].adj && res.adj != two[1].adj;
       v = res;
     }
+    if (fresh && rebind_scalar(r, s->lhs, &v)) return AD_OK;
     return li_assign(r, s->lhs, &v);
+  }
   case LS_TILDE:
     return exec_tilde(r, s);
   case LS_TARGET:

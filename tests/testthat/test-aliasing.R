@@ -35,6 +35,9 @@
 # | scalar locals     | real v = x[1]; ... x[1] = 3 * x[1]; v += w        |
 # |   (x is the value |   (a local initialised by an autodiff expression  |
 # |   of its init)    |   is that value until written)                    |
+# | rebound scalars   | m += e; m *= m; m = m - a; m = x[3]; s /= 2       |
+# |                   |   (a compound or operator assignment to a real    |
+# |                   |   local makes it the new value, as Stan rebinds)  |
 
 alias_functions <- "
   real sq(real x) { return x * x; }
@@ -159,6 +162,16 @@ alias_forms <- list(
     r = function(th) {
       x <- th[1:3]; s <- th[4]; v <- x[1]; w <- v * x[2]; q <- s; s <- 2 * s; x[1] <- 3 * x[1]
       v <- v + w; x[2] <- v + q; z <- x[3] * 2; z <- z * z; x[3] <- z + v + s; x
+    }),
+  rebound_scalars = list(
+    init = "vector[3] x = th[1:3]; real s = th[4];",
+    stmt = paste("{ real m = x[1]; real a = m; m += x[2] * s; real b = m; m *= m; m = m - a; x[1] = m;",
+                 "m = x[3]; m += b; x[2] = m + a; x[3] = s; s += m; s /= 2; x[3] += s; }"),
+    flat = "x", nout = 3,
+    r = function(th) {
+      x <- th[1:3]; s <- th[4]; m <- x[1]; a <- m; m <- m + x[2] * s; b <- m; m <- m * m
+      m <- m - a; x[1] <- m; m <- x[3]; m <- m + b; x[2] <- m + a; x[3] <- s; s <- s + m
+      s <- s / 2; x[3] <- x[3] + s; x
     })
 )
 
