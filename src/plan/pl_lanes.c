@@ -88,20 +88,18 @@ PL_INLINE void lane_ins(pl_ins *u, const pl_ins *b, const pl_lane *l, uint32_t t
 ** the mass's checks once on the whole lane (as arrays: they pass exactly
 ** when every iteration's would; a failure sends the evaluation to the
 ** tree, which says where), then the terms; the values and partials are
-** pl_run_elem's, the same expressions. */
+** pl_elem_term's, as in the scalar replay. */
 static int elem_fwd(const pl_ins *b, const pl_lane *l, uint32_t n, double *V, double *P) {
   const pl_elemlane *E = l->elem;
   const pl_elem *el = E->el;
-  const elem_def *def = el->def;
   int nargs = el->nargs;
   tm_v a[4];
   const double *x[4] = { NULL, NULL, NULL, NULL };
   double *s = P + E->scratch;
   for (int k = 0; k < nargs; k++) {
-    a[k] = el->arg[k];
+    a[k] = el->arg[k];              /* a scalar's shape, as an array of n */
     a[k].narr = 1;
     a[k].dim[0] = (int)n;
-    a[k].rows = a[k].cols = 1;
     if (E->ival[k]) {
       a[k].ival = (int *)E->ival[k];
       continue;
@@ -112,32 +110,14 @@ static int elem_fwd(const pl_ins *b, const pl_lane *l, uint32_t n, double *V, do
     x[k] = s;
     s += n;
   }
-  tm_dens D;
-  memset(&D, 0, sizeof D);
-  D.fn = el->fn;
-  D.a = a;
-  D.nargs = nargs;
-  D.n = n;
-  D.propto = el->propto;
-  if (def->check(&D)) return AD_EDOMAIN;
+  if (pl_elem_check(el, a, n)) return AD_EDOMAIN;
   elem e;
-  memset(&e, 0, sizeof e);
   e.keep = el->keep;
   e.need = el->need;
   for (uint32_t t = 0; t < n; t++) {
-    uint32_t o = at(b->o, l, PL_F_O, t), px = at(b->x, l, PL_F_X, t);
-    double logp = 0;
-    if (e.keep) {
+    if (e.keep)
       for (int k = 0; k < nargs; k++) e.x[k] = x[k] ? x[k][t] : (double)E->ival[k][t];
-      e.d[0] = e.d[1] = e.d[2] = e.d[3] = 0;
-      logp += def->term(&e);
-    }
-    for (int k = 0; k < nargs; k++) {
-      double d = 0;
-      if (e.keep && NEED(&e, k)) d += e.d[k];
-      P[px + k] = d;
-    }
-    V[o] = logp;
+    pl_elem_term(el, &e, P + at(b->x, l, PL_F_X, t), &V[at(b->o, l, PL_F_O, t)]);
   }
   return AD_OK;
 }

@@ -52,37 +52,51 @@ static inline int pl_compare(int op, double x, double y) {
   }
 }
 
-/* tm_dens_disc.c's kernel for one element: its check, its term. */
-static inline int pl_run_elem(const pl_elem *el, const double *V, double *P, double *out) {
+/* tm_dens_disc.c's kernel, in two steps the scalar replay and the lanes
+** share.  The mass's checks on its arguments a, n elements each. */
+static inline int pl_elem_check(const pl_elem *el, const tm_v *a, size_t n) {
   const elem_def *def = el->def;
-  tm_v a[4];
   tm_dens D;
   memset(&D, 0, sizeof D);
+  D.fn = el->fn;
+  D.a = a;
+  D.nargs = el->nargs;
+  D.n = n;
+  D.propto = el->propto;
+  return def->check(&D) ? AD_EDOMAIN : AD_OK;
+}
+
+/* One element's term, e's keep, need and (when kept) x set: the log mass to
+** *out, the partials to P[0 .. nargs) (0 where not needed). */
+static inline void pl_elem_term(const pl_elem *el, elem *e, double *P, double *out) {
+  const elem_def *def = el->def;
+  double logp = 0;
+  if (e->keep) {
+    e->d[0] = e->d[1] = e->d[2] = e->d[3] = 0;
+    logp += def->term(e);
+  }
+  for (int i = 0; i < el->nargs; i++) {
+    double d = 0;
+    if (e->keep && NEED(e, i)) d += e->d[i];
+    P[i] = d;
+  }
+  *out = logp;
+}
+
+/* One element: its check, its term. */
+static inline int pl_run_elem(const pl_elem *el, const double *V, double *P, double *out) {
+  tm_v a[4];
   for (int i = 0; i < el->nargs; i++) {
     a[i] = el->arg[i];
     if (a[i].base != TM_INT) a[i].val = (double *)V + el->v[i];
   }
-  D.fn = el->fn;
-  D.a = a;
-  D.nargs = el->nargs;
-  D.n = 1;
-  D.propto = el->propto;
-  if (def->check(&D)) return AD_EDOMAIN;
+  if (pl_elem_check(el, a, 1)) return AD_EDOMAIN;
   elem e;
-  memset(&e, 0, sizeof e);
   e.keep = el->keep;
   e.need = el->need;
-  double logp = 0;
-  if (e.keep) {
+  if (e.keep)
     for (int i = 0; i < el->nargs; i++) e.x[i] = tm_get(&a[i], 0);
-    logp += def->term(&e);
-  }
-  for (int i = 0; i < el->nargs; i++) {
-    double d = 0;
-    if (e.keep && NEED(&e, i)) d += e.d[i];
-    P[i] = d;
-  }
-  *out = logp;
+  pl_elem_term(el, &e, P, out);
   return AD_OK;
 }
 

@@ -113,22 +113,23 @@ static int makes_fresh_scalar(const ln_expr *e) {
   return 0;
 }
 
-/* `x = a * b;` or `x += e;` for a real scalar local x on the tape, with a
-** right side that made a new node: x becomes that value itself, as Stan
-** rebinds a local var, marked shared so that a later write of another kind
-** moves it to storage of its own (li_assign).  No store and no node to hand
-** the adjoint over: the adjoint that x's later readers leave is the new
-** node's from 0, the same sum the store would have handed it.  0 when x is
-** not such a variable. */
-static int rebind_scalar(li_run *r, const ln_expr *lhs, const tm_v *v) {
-  if (!r->ad || lhs->kind != LE_VAR || !lhs->decl) return 0;
-  const ln_decl *d = lhs->decl;
-  if (!(d->scope == LN_SCOPE_LOCAL || d->block == LN_BLK_MODEL) || d->type.narr != 0 ||
-      d->type.base != TM_REAL || !ad_typed(r, d))
-    return 0;
-  if (!v->adj || v->base != TM_REAL || v->narr != 0 || !tm_is_scalar(v)) return 0;
-  li_slot *s = li_slot_of(r, lhs);
-  unsigned char dep = s->v.dep;
+/* A real scalar local on the tape (a local, or a top-level variable of the
+** model block) can be rebound to a new node as Stan rebinds a local var:
+** `real x = a * b;`, `x = f(y);`, `x += e;` make x that value itself, marked
+** shared so that a later write of another kind moves x to storage of its
+** own (li_assign).  No storage to fill or store, and no node to hand the
+** adjoint over: the adjoint x's later readers leave is the node's own, from
+** 0, the same sum a store would have handed it.  Not for `x = y[1];`: that
+** value's adjoint is the element's, and a later write to y[1] would hand
+** x's share to y's new value. */
+static int rebindable(const li_run *r, const ln_decl *d) {
+  return ad_typed(r, d) && (d->scope == LN_SCOPE_LOCAL || d->block == LN_BLK_MODEL) &&
+         d->type.narr == 0 && d->type.base == TM_REAL;
+}
+
+/* s becomes v's node; 0 when v is not an autodiff real scalar. */
+static int rebind(li_slot *s, const tm_v *v, unsigned char dep) {
+  if (!v->adj || v->base != TM_REAL || v->narr != 0) return 0;
   s->v = tm_real_view(v->val, v->adj);
   s->v.dep = dep;
   s->set = 1;
@@ -139,40 +140,21 @@ static int rebind_scalar(li_run *r, const ln_expr *lhs, const tm_v *v) {
 int li_declare(li_run *r, const ln_decl *d, const tm_v *shape) {
   li_slot *s = decl_slot(r, d);
   int ad = ad_typed(r, d), rc;
-  /* `real x = a * b;` (an expression that makes a new node) for a local:
-     x is that value itself, marked shared so that a later write moves x to
-     storage of its own (li_assign).  No storage to fill and no node to hand
-     the adjoint over.  Not for `real x = y[1];`: that value's adjoint is
-     the element's, and a later write to y[1] would hand x's share to y's
-     new value. */
-  if (ad && d->init && (d->scope == LN_SCOPE_LOCAL || d->block == LN_BLK_MODEL) && d->type.narr == 0 &&
-      d->type.base == TM_REAL && makes_fresh_scalar(d->init)) {
-    tm_v v;
+  unsigned char dep = (unsigned char)dep_typed(r, d);
+  tm_v v;
+  /* `real x = a * b;` (an expression that makes a new node) */
+  int early = d->init && rebindable(r, d) && makes_fresh_scalar(d->init);
+  if (early) {
     if ((rc = li_eval(r, d->init, &v))) return rc;
-    if (v.adj && v.base == TM_REAL && v.narr == 0) {
-      s->v = tm_real_view(v.val, v.adj);
-      s->v.dep = (unsigned char)dep_typed(r, d);
-      s->set = 1;
-      s->shared = 1;
-      return AD_OK;
-    }
-    if ((rc = li_alloc_r(r, &s->v, shape, ad))) return rc;
-    s->v.dep = (unsigned char)dep_typed(r, d);
-    s->set = 1;
-    s->shared = 0;
-    ln_expr x;
-    var_of(d, &x);
-    return li_assign(r, &x, &v);
+    if (rebind(s, &v, dep)) return AD_OK;
   }
-  rc = li_alloc_r(r, &s->v, shape, ad);
-  if (rc) return rc;
-  s->v.dep = (unsigned char)dep_typed(r, d);
+  if ((rc = li_alloc_r(r, &s->v, shape, ad))) return rc;
+  s->v.dep = dep;
   s->set = 1;
   s->shared = 0;
   if (!d->init) return AD_OK;
-  tm_v v;
+  if (!early && (rc = li_eval(r, d->init, &v))) return rc;
   ln_expr x;
-  if ((rc = li_eval(r, d->init, &v))) return rc;
   var_of(d, &x);
   return li_assign(r, &x, &v);
 }
@@ -534,7 +516,10 @@ int li_exec(li_run *r, const ln_stmt *s) {
       fresh = res.adj && res.adj != two[0].adj && res.adj != two[1].adj;
       v = res;
     }
-    if (fresh && rebind_scalar(r, s->lhs, &v)) return AD_OK;
+    if (fresh && s->lhs->kind == LE_VAR && s->lhs->decl && rebindable(r, s->lhs->decl)) {
+      li_slot *x = li_slot_of(r, s->lhs);
+      if (rebind(x, &v, x->v.dep)) return AD_OK;
+    }
     return li_assign(r, s->lhs, &v);
   }
   case LS_TILDE:
