@@ -101,6 +101,36 @@ TapestryContext <- R6::R6Class("TapestryContext",
       new_profile_run(raw, n, trace_every)
     },
 
+    #' @description How the gradient runs: whether it replays a recorded
+    #'   plan or walks the program's tree (and why), and for each `for` loop
+    #'   whether it is vectorized (its body run as vector operations over
+    #'   all iterations, "lane by lane") or unrolled, and why. Use it to see
+    #'   why a program written as loops is slow: a loop stays unrolled when
+    #'   an iteration uses the result of an earlier one (a recurrence), when
+    #'   its iterations take different branches, or when its body calls a
+    #'   function that has no vector kernel in plans.
+    #' @param upars Where to evaluate the gradient when none has been
+    #'   evaluated yet (the plan is recorded by the first evaluation);
+    #'   default all zeros.
+    #' @return A data frame of class `tapestry_plan`, one row per `for`
+    #'   statement of the program with bounds from data, in the order first
+    #'   met: `line`, `col`, `loop` (its variable), `where` (`"model"`, or
+    #'   the `reduce_sum`, `parallel_map` or `map_rect` whose function it is
+    #'   in), `runs` (times one evaluation runs it), `vectorized` (of those
+    #'   runs), `iterations` (over all runs) and `reason`. Attributes `path`
+    #'   (`"plan"` or `"tree"`), `why` (why the tree, else `""`) and
+    #'   `instructions` (the plan's length).
+    plan = function(upars = NULL) {
+      s <- plan_stats_ptr(private$ctx())
+      if (s$evaluations == 0) {
+        if (is.null(upars)) upars <- rep(0, private$nfree_)
+        upars <- private$check_upars(upars)
+        .Call(C_tp_grad_log_prob, private$ctx(), upars, TRUE)
+        s <- plan_stats_ptr(private$ctx())
+      }
+      new_plan_report(.Call(C_tp_plan_loops, private$ctx()), s, private$model_$model_name())
+    },
+
     #' @description The unconstrained vector of parameter values.
     #' @param variables A named list with a value for every parameter, of
     #'   its declared shape (as `$constrain_variables()` returns them); other

@@ -497,6 +497,14 @@ TapestryFit <- R6::R6Class("TapestryFit",
       lapply(private$chains_, function(ch) profile_frame(ch$profiles))
     },
 
+    #' @description How the chains' gradients ran: the plan report of the
+    #'   model's data context (see [TapestryContext]'s `$plan()`), which
+    #'   tells which `for` loops were vectorized and why the others were not.
+    #' @return A data frame of class `tapestry_plan`.
+    plan = function() {
+      private$context_$plan()
+    },
+
     #' @description Writes the profiles as 'CmdStan' profile CSV files, one
     #'   per chain run, which 'cmdstanr' and `read.csv()` read: a header line
     #'   `name,thread_id,total_time,forward_time,reverse_time,chain_stack,

@@ -114,6 +114,7 @@ simd_cap <- function(cap) .Call(C_tp_simd_cap, as.integer(cap))
 # Recorded plans (src/plan): a context's counters, and the switch the tests
 # use to run the tree interpreter alone (NA: just ask).
 plan_stats <- function(ctx) .Call(C_tp_plan_stats, ctx$.__enclos_env__$private$ptr_)
+plan_stats_ptr <- function(ptr) .Call(C_tp_plan_stats, ptr)
 plans_enabled <- function(on = NA) .Call(C_tp_plan_enable, as.logical(on))
 plan_lanes <- function(on = NA) .Call(C_tp_plan_lanes, as.logical(on))
 plan_time <- function(ctx, upars, reps = 1000L) {

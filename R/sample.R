@@ -73,6 +73,12 @@ report_plans <- function(context) {
               format(s$replays, big.mark = ","), format(s$evaluations - s$replays, big.mark = ","),
               s$records, if (s$records == 1) "" else "s", s$fallbacks, if (s$fallbacks == 1) "" else "s"))
   if (nzchar(s$why)) cat(sprintf("The program stays on the tree interpreter: %s.\n", s$why))
+  loops <- .Call(C_tp_plan_loops, context_ptr(context))
+  if (length(loops$line)) {
+    n <- length(loops$line)
+    cat(sprintf("Loops: %d of %d vectorized (the fit's $plan() says which, and why not).\n",
+                sum(loops$vectorized == loops$runs), n))
+  }
   cat("\n")
   invisible(s)
 }

@@ -55,6 +55,24 @@ typedef struct pl_stats {
 } pl_stats;
 void pl_get_stats(const li_ctx *c, pl_stats *out);
 
+/* One for statement of the program (bounds from data) as the context's
+** first plan (Jacobian on, else off) runs it: vectorized, lane by lane, or
+** not and why.  Strings live as long as the context. */
+typedef struct pl_loopinfo {
+  int line, col;
+  const char *var;             /* the loop variable */
+  const char *where;           /* "model" (the program), "reduce_sum", "parallel_map", "map_rect" */
+  int why;                     /* a PL_WHY_ code (pl_int.h): see pl_why_text */
+  const char *detail;          /* the function, when why says a function; else NULL */
+  long runs, lanes;            /* times one evaluation met it; times it ran lane by lane */
+  double iters;                /* its iterations over all runs */
+} pl_loopinfo;
+/* The loops into out[0 .. max), in the order first met; returns how many
+** it wrote.  out NULL: a bound on their number (max ignored).  0 when no
+** plan. */
+size_t pl_loop_report(const li_ctx *c, pl_loopinfo *out, size_t max);
+const char *pl_why_text(int why);
+
 /* Process-wide switch (tests compare the two paths): 0 turns plans off. */
 void pl_set_enabled(int on);
 int  pl_enabled(void);

@@ -178,6 +178,31 @@ typedef struct pl_const { uint32_t at, n; const double *src; } pl_const;
 
 typedef struct pl_chunk pl_chunk;
 
+/* Why a loop runs lane by lane or not (pl_reroll.c), for the report of
+** $plan() (pl_loop_report). */
+enum {
+  PL_WHY_LANES,      /* kept as a loop: runs lane by lane */
+  PL_WHY_INSIDE,     /* part of the body of an enclosing loop kept as a loop */
+  PL_WHY_INNER,      /* the loops inside it run lane by lane instead (cheaper) */
+  PL_WHY_COST,       /* cheaper unrolled (few iterations or a short body) */
+  PL_WHY_FEW,        /* fewer than PL_LANES_MIN iterations */
+  PL_WHY_DATA,       /* no work on parameters in its body */
+  PL_WHY_SHAPE,      /* its iterations do different work (a branch, loops of other lengths) */
+  PL_WHY_OP,         /* its body has an operation without a lane (detail names it) */
+  PL_WHY_ORDER,      /* an iteration depends on an earlier one (a recurrence, a running sum) */
+  PL_WHY_OFF,        /* loops were off when it was recorded (plan_lanes(FALSE)) */
+  PL_WHY_NONE        /* no iteration ran */
+};
+
+typedef struct pl_loopnote {
+  int line, col;
+  const char *var;            /* the loop variable (the plan's copy) */
+  const char *detail;         /* PL_WHY_OP: the operation (the plan's copy), else NULL */
+  int why;                    /* the first run's that was not kept, else PL_WHY_LANES */
+  uint32_t runs, lanes;       /* times met in one evaluation; times kept as a loop */
+  uint64_t iters;             /* iterations over all runs */
+} pl_loopnote;
+
 typedef struct pl_plan {
   pl_ins *ins;
   size_t nins;
@@ -195,6 +220,8 @@ typedef struct pl_plan {
   uint32_t nres;              /* results (1; a map_rect job's plan: its outputs) */
   uint32_t nprof;             /* profile blocks entered */
   uint32_t nloops;            /* loops kept as loops (PL_LOOP) */
+  pl_loopnote *notes;         /* each for statement met, as pl_reroll judged it */
+  uint32_t nnotes;
   struct pl_plan **subs;      /* plans of mapped elements (PL_PMAP), freed with this one */
   size_t nsubs;
   pl_chunk *mem;              /* everything above lives here */
@@ -218,6 +245,7 @@ static inline void pl_dims_cover(pl_dims *d, const pl_plan *p) {
 
 /* Memory of a plan: chunks that never move. */
 void *pl_mem(pl_chunk **head, size_t n);
+char *pl_strdup(pl_chunk **head, const char *s);
 void  pl_mem_free(pl_chunk *head);
 
 /* pl_record.c: a recorder is a tracer; a complete trace becomes a plan. */
@@ -237,7 +265,10 @@ int pl_compact(pl_plan *p, size_t *pos, size_t npos);
 
 /* A loop as the recorder saw it: iteration k begins at instruction
 ** iter[k], the last ends at end. */
-typedef struct pl_loopseen { size_t *iter; uint32_t n; size_t end; int depth; } pl_loopseen;
+typedef struct pl_loopseen {
+  size_t *iter; uint32_t n; size_t end; int depth;
+  int line, col; const char *var;   /* the for statement */
+} pl_loopseen;
 
 /* pl_reroll.c: each loop whose iterations repeat one body, and whose
 ** iterations run lane by lane with the same bits, becomes a PL_LOOP

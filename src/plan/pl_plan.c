@@ -178,3 +178,74 @@ void pl_get_stats(const li_ctx *ctx, pl_stats *out) {
   snprintf(out->why, sizeof out->why, "%s", c->why);
   pthread_mutex_unlock(&c->lock);
 }
+
+/* ---- the report of loops ---- */
+
+const char *pl_why_text(int why) {
+  switch (why) {
+  case PL_WHY_LANES: return "vectorized: runs lane by lane";
+  case PL_WHY_INSIDE: return "vectorized as part of the loop around it";
+  case PL_WHY_INNER: return "the loops inside it are vectorized instead (cheaper)";
+  case PL_WHY_COST: return "unrolled: cheaper than lanes (few iterations or a short body)";
+  case PL_WHY_FEW: return "unrolled: fewer than 4 iterations";
+  case PL_WHY_DATA: return "no work on parameters: nothing to replay";
+  case PL_WHY_SHAPE: return "unrolled: its iterations record different operations (a branch, inner loops of other lengths, or values carried from one iteration to the next)";
+  case PL_WHY_OP: return "unrolled: its body has an operation without a lane kernel";
+  case PL_WHY_ORDER: return "unrolled: an iteration uses a result of an earlier one (a recurrence or a running sum)";
+  case PL_WHY_OFF: return "unrolled: loops were turned off (plan_lanes(FALSE)) when it was recorded";
+  default: return "no iteration ran when the plan was recorded";
+  }
+}
+
+typedef struct report { pl_loopinfo *out; size_t max, n; } report;
+
+/* Adds plan p's notes (and its maps' plans') to r; with r->out NULL only
+** counts them (a bound on the loops they merge into). */
+static void report_plan(report *r, const pl_plan *p, const char *where) {
+  if (!p) return;
+  for (uint32_t k = 0; k < p->nnotes; k++) {
+    const pl_loopnote *q = &p->notes[k];
+    if (!r->out) { r->n++; continue; }
+    size_t m = 0;
+    while (m < r->n && !(r->out[m].line == q->line && r->out[m].col == q->col && !strcmp(r->out[m].where, where))) m++;
+    if (m == r->n) {
+      if (r->n == r->max) continue;
+      pl_loopinfo *o = &r->out[r->n++];
+      memset(o, 0, sizeof *o);
+      o->line = q->line;
+      o->col = q->col;
+      o->var = q->var ? q->var : "";
+      o->where = where;
+      o->why = q->why;
+      o->detail = q->detail;
+    }
+    pl_loopinfo *o = &r->out[m];
+    if (o->why == PL_WHY_LANES && q->why != PL_WHY_LANES) { o->why = q->why; o->detail = q->detail; }
+    o->runs += q->runs;
+    o->lanes += q->lanes;
+    o->iters += (double)q->iters;
+  }
+  for (size_t k = 0; k < p->nins; k++) {
+    const pl_ins *i = &p->ins[k];
+    if (i->op == PL_RSUM) {
+      const pl_reduce *rd = p->ptrs[i->b];
+      for (int c = 0; c < rd->nchunks; c++) report_plan(r, rd->subs[c], "reduce_sum");
+    } else if (i->op == PL_PMAP) {
+      const pl_pmap *pm = p->ptrs[i->b];
+      report_plan(r, pm->sub, "parallel_map");
+    } else if (i->op == PL_MRECT) {
+      const pl_maprect *mr = p->ptrs[i->b];
+      for (int j = 0; j < mr->J; j++) report_plan(r, mr->subs[j], "map_rect");
+    }
+  }
+}
+
+size_t pl_loop_report(const li_ctx *ctx, pl_loopinfo *out, size_t max) {
+  pl_cache *c = li_ctx_attachment(ctx);
+  if (!c) return 0;
+  pl_plan *p = atomic_load(&c->nplans[1]) ? atomic_load(&c->plan[1][0]) : NULL;
+  if (!p && atomic_load(&c->nplans[0])) p = atomic_load(&c->plan[0][0]);
+  report r = { out, out ? max : 0, 0 };
+  report_plan(&r, p, "model");
+  return r.n;
+}

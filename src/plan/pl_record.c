@@ -44,6 +44,13 @@ void *pl_mem(pl_chunk **head, size_t n) {
   return p;
 }
 
+char *pl_strdup(pl_chunk **head, const char *s) {
+  size_t n = strlen(s) + 1;
+  char *d = pl_mem(head, n);
+  if (d) memcpy(d, s, n);
+  return d;
+}
+
 void pl_mem_free(pl_chunk *head) {
   while (head) { pl_chunk *n = head->next; free(head); head = n; }
 }
@@ -119,7 +126,7 @@ struct pl_rec {
   int nopen;                /* profile blocks entered and not left */
   /* loops seen: loop[k] began at instruction begin; mark[] the starts of
      iterations, with their loop's number */
-  struct { size_t end; int depth; uint32_t n; } *loop;
+  struct { size_t end; int depth; uint32_t n; int line, col; const char *var; } *loop;
   size_t nloop, caploop;
   struct { size_t loop, at; } *mark;
   size_t nmark, capmark;
@@ -711,15 +718,18 @@ static void record_maprect(pl_rec *r, const li_event *ev) {
 
 /* Loops are only noted here: pl_reroll decides, on the finished plan,
 ** which can stay loops. */
-static void on_loop(pl_rec *r, int op) {
+static void on_loop(pl_rec *r, const li_event *ev) {
   int deep = r->nopenloop == (int)(sizeof r->openloop / sizeof r->openloop[0]);
-  switch (op) {
+  switch (ev->op) {
   case LI_LOOP_BEGIN:
     if (deep) { r->lostloop++; break; }
     if (grow(r, &r->loop, r->nloop, &r->caploop, sizeof *r->loop, 16)) break;
     r->loop[r->nloop].end = SIZE_MAX;
     r->loop[r->nloop].depth = r->nopenloop;
     r->loop[r->nloop].n = 0;
+    r->loop[r->nloop].line = ev->result;
+    r->loop[r->nloop].col = (int)ev->n;
+    r->loop[r->nloop].var = ev->why;
     r->openloop[r->nopenloop++] = r->nloop++;
     break;
   case LI_LOOP_ITER:
@@ -946,7 +956,7 @@ static void on_event(void *ud, const li_event *ev) {
     }
     break;
   case LI_EV_LOOP:
-    on_loop(r, ev->op);
+    on_loop(r, ev);
     break;
   case LI_EV_UNSUPPORTED:
   default:
@@ -994,6 +1004,9 @@ pl_plan *pl_rec_finish(pl_rec *r, char *why, size_t size) {
       seen[k].n = r->loop[k].end == SIZE_MAX ? 0 : r->loop[k].n;
       seen[k].end = pos[r->nmark + k];
       seen[k].depth = r->loop[k].depth;
+      seen[k].line = r->loop[k].line;
+      seen[k].col = r->loop[k].col;
+      seen[k].var = r->loop[k].var;
       at += r->loop[k].n;
     }
     /* the marks in loop order (each loop's in the order seen) */

@@ -301,31 +301,52 @@ static unsigned register_sums(const pl_ins *i, const pl_lane *ln, uint32_t n) {
 
 typedef struct built { size_t from, to; pl_loop *lp; } built;
 
-/* Whether loop l can run lane by lane: every iteration the same
-** instructions, and the order check passes. */
-static int can_reroll(const pl_plan *p, const pl_loopseen *l, chk *c) {
+/* What instruction i is, for the report, when it has no lane. */
+static const char *op_name(const pl_plan *p, const pl_ins *i) {
+  switch (i->op) {
+  case PL_CALL: {
+    const pl_call *c = &p->calls[i->x];
+    if (c->kind == PL_K_INVOKE) return ((const tm_fn *)c->fn)->name;
+    if (c->kind == PL_K_TRANSFORM) return "a constraint transform";
+    return "a checked constraint";
+  }
+  case PL_PACK: return "values put together in a container";
+  case PL_SUM: return "sum";
+  case PL_PMAP: return "parallel_map";
+  case PL_RSUM: return "reduce_sum";
+  case PL_MRECT: return "map_rect";
+  case PL_PROF_ENTER: case PL_PROF_EXIT: return "a profile block";
+  default: return "an operation without a lane";
+  }
+}
+
+/* Whether loop l can run lane by lane (PL_WHY_LANES): every iteration the
+** same instructions, and the order check passes; else why not (*detail:
+** the operation, for PL_WHY_OP). */
+static int why_not(const pl_plan *p, const pl_loopseen *l, chk *c, const char **detail) {
   uint32_t n = l->n;
-  if (n < PL_LANES_MIN) return 0;
+  *detail = NULL;
+  if (!n) return PL_WHY_NONE;
+  if (l->end == l->iter[0]) return PL_WHY_DATA;
+  if (n < PL_LANES_MIN) return PL_WHY_FEW;
   size_t len = l->iter[1] - l->iter[0];
-  if (!len || len > UINT32_MAX) return 0;
   for (uint32_t t = 0; t < n; t++) {
     size_t next = t + 1 < n ? l->iter[t + 1] : l->end;
-    if (next - l->iter[t] != len) return 0;
+    if (next - l->iter[t] != len) return PL_WHY_SHAPE;
   }
   const pl_ins *b0 = &p->ins[l->iter[0]];
-  for (size_t j = 0; j < len; j++) {
-    if (!lane_op(b0[j].op)) return 0;
-    for (uint32_t t = 1; t < n; t++) {
-      const pl_ins *bt = &p->ins[l->iter[t] + j];
-      if (!same_kind(p, &b0[j], bt)) return 0;
-    }
-  }
+  for (size_t j = 0; j < len; j++)
+    if (!lane_op(b0[j].op)) { *detail = op_name(p, &b0[j]); return PL_WHY_OP; }
+  if (len > UINT32_MAX) return PL_WHY_COST;
+  for (size_t j = 0; j < len; j++)
+    for (uint32_t t = 1; t < n; t++)
+      if (!same_kind(p, &b0[j], &p->ins[l->iter[t] + j])) return PL_WHY_SHAPE;
   /* the order check, on the unrolled instructions */
   for (uint32_t t = 0; t < n && !c->bad; t++)
     for (size_t j = 0; j < len && !c->bad; j++) visit(c, p, &p->ins[l->iter[t] + j], t, (int32_t)j);
   int bad = c->bad;
   chk_reset(c);
-  return !bad;
+  return bad ? PL_WHY_ORDER : PL_WHY_LANES;
 }
 
 /* Body instruction j of loop l, a PL_ELEM, as a pl_elemlane: each
@@ -376,7 +397,7 @@ static const pl_elemlane *elem_lane(pl_plan *p, const pl_loopseen *l, size_t j) 
   return E;
 }
 
-/* The body of loop l (can_reroll) as a pl_loop; NULL when memory ran out. */
+/* The body of loop l (why_not gave PL_WHY_LANES) as a pl_loop; NULL when memory ran out. */
 static pl_loop *build_loop(pl_plan *p, const pl_loopseen *l) {
   uint32_t n = l->n;
   size_t len = l->iter[1] - l->iter[0];
@@ -429,8 +450,9 @@ static double lane_cost(const pl_loopseen *l) {
 /* Which loops to keep as loops: each loop's choice is the cheaper of
 ** itself rerolled and its region unrolled with its inner loops' choices.
 ** want[k] set for the loops chosen (an inner loop of a chosen loop is
-** part of its body). */
-static int choose(const pl_plan *p, const pl_loopseen *loops, size_t nloops, chk *c, unsigned char *want) {
+** part of its body), why[k] the reason for the report. */
+static int choose(const pl_plan *p, const pl_loopseen *loops, size_t nloops, chk *c, unsigned char *want,
+                  int *why, const char **detail) {
   double *best = malloc(nloops * sizeof *best), *inner = calloc(nloops, sizeof *inner);
   size_t *parent = malloc(nloops * sizeof *parent), *stack = malloc(nloops * sizeof *stack);
   if (!best || !inner || !parent || !stack) { free(best); free(inner); free(parent); free(stack); return AD_EMEMORY; }
@@ -451,9 +473,11 @@ static int choose(const pl_plan *p, const pl_loopseen *loops, size_t nloops, chk
     double unrolled = (double)size + inner[k];
     want[k] = 0;
     best[k] = unrolled;
-    if (l->n && can_reroll(p, l, c)) {
+    why[k] = why_not(p, l, c, &detail[k]);
+    if (why[k] == PL_WHY_LANES) {
       double lanes = lane_cost(l);
       if (lanes < unrolled) { want[k] = 1; best[k] = lanes; }
+      else why[k] = inner[k] < 0 ? PL_WHY_INNER : PL_WHY_COST;
     }
     if (parent[k] != SIZE_MAX) inner[parent[k]] += best[k] - (double)size;
   }
@@ -461,19 +485,64 @@ static int choose(const pl_plan *p, const pl_loopseen *loops, size_t nloops, chk
   return AD_OK;
 }
 
+/* Each loop's verdict in p->notes, one note per for statement (its runs
+** summed). */
+static int take_notes(pl_plan *p, const pl_loopseen *loops, size_t nloops, const int *why,
+                      const char **detail) {
+  pl_loopnote *notes = pl_mem(&p->mem, nloops * sizeof *notes);
+  if (!notes) return AD_EMEMORY;
+  uint32_t nn = 0;
+  for (size_t k = 0; k < nloops; k++) {
+    const pl_loopseen *l = &loops[k];
+    pl_loopnote *q = NULL;
+    for (uint32_t m = nn; m-- > 0 && !q;)
+      if (notes[m].line == l->line && notes[m].col == l->col) q = &notes[m];
+    if (!q) {
+      q = &notes[nn++];
+      memset(q, 0, sizeof *q);
+      q->line = l->line;
+      q->col = l->col;
+      q->why = PL_WHY_LANES;
+      if (l->var && !(q->var = pl_strdup(&p->mem, l->var))) return AD_EMEMORY;
+    }
+    q->runs++;
+    q->iters += l->n;
+    if (why[k] == PL_WHY_LANES || why[k] == PL_WHY_INSIDE) q->lanes++;
+    else if (q->why == PL_WHY_LANES || (q->why == PL_WHY_NONE && why[k] != PL_WHY_NONE)) {
+      q->why = why[k];
+      q->detail = NULL;
+      if (detail[k] && !(q->detail = pl_strdup(&p->mem, detail[k]))) return AD_EMEMORY;
+    }
+  }
+  p->notes = notes;
+  p->nnotes = nn;
+  return AD_OK;
+}
+
 int pl_reroll(pl_plan *p, const pl_loopseen *loops, size_t nloops) {
   canonical(p);
-  if (!nloops || !pl_lanes_enabled()) return AD_OK;
+  if (!nloops) return AD_OK;
+  int *why = malloc(nloops * sizeof *why);
+  const char **detail = calloc(nloops, sizeof *detail);
+  if (!why || !detail) { free(why); free(detail); return AD_EMEMORY; }
+  if (!pl_lanes_enabled()) {
+    for (size_t k = 0; k < nloops; k++) why[k] = loops[k].n ? PL_WHY_OFF : PL_WHY_NONE;
+    int rc = take_notes(p, loops, nloops, why, detail);
+    free(why); free(detail);
+    return rc;
+  }
   chk c;
   built *done = malloc(nloops * sizeof *done);
   unsigned char *want = malloc(nloops);
   int rc = chk_init(&c, p);
   if (!done || !want) rc = AD_EMEMORY;
-  if (!rc) rc = choose(p, loops, nloops, &c, want);
+  if (!rc) rc = choose(p, loops, nloops, &c, want, why, detail);
   size_t ndone = 0, covered = 0, body = 0;
   for (size_t k = 0; k < nloops && !rc; k++) {
     const pl_loopseen *l = &loops[k];
-    if (!want[k] || l->iter[0] < covered) continue;
+    size_t from = l->n ? l->iter[0] : l->end;
+    if (from < covered) { why[k] = PL_WHY_INSIDE; continue; }
+    if (!want[k]) continue;
     pl_loop *lp = build_loop(p, l);
     if (!lp) { rc = AD_EMEMORY; break; }
     done[ndone].from = l->iter[0];
@@ -491,6 +560,9 @@ int pl_reroll(pl_plan *p, const pl_loopseen *loops, size_t nloops) {
   }
   chk_free(&c);
   free(want);
+  if (!rc) rc = take_notes(p, loops, nloops, why, detail);
+  free(why);
+  free(detail);
   if (rc || !ndone) { free(done); return rc; }
   /* the new instructions: each rerolled loop is its header, iteration 0's
      instructions as the body's bases, and its end */

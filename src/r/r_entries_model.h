@@ -15,6 +15,7 @@ SEXP tp_output_names(SEXP ctx, SEXP tparams, SEXP gqs);
 SEXP tp_ctx_vars(SEXP ctx);
 SEXP tp_ptr_ok(SEXP x);
 SEXP tp_plan_stats(SEXP ctx);
+SEXP tp_plan_loops(SEXP ctx);
 SEXP tp_plan_enable(SEXP on);
 SEXP tp_plan_time(SEXP ctx, SEXP upars, SEXP reps);
 SEXP tp_plan_lanes(SEXP on);
@@ -32,6 +33,7 @@ SEXP tp_plan_lanes(SEXP on);
   ENTRY(tp_ctx_vars, 1), \
   ENTRY(tp_ptr_ok, 1), \
   ENTRY(tp_plan_stats, 1), \
+  ENTRY(tp_plan_loops, 1), \
   ENTRY(tp_plan_enable, 1), \
   ENTRY(tp_plan_time, 3), \
   ENTRY(tp_plan_lanes, 1),

@@ -29,6 +29,45 @@ SEXP tp_plan_stats(SEXP ctx) {
   return res;
 }
 
+/* The loops of the context's plan, as columns: line, col, loop, where,
+** runs, vectorized (runs that ran lane by lane), iterations, reason. */
+SEXP tp_plan_loops(SEXP ctx) {
+  const li_ctx *c = rm_ctx_of(ctx);
+  size_t n = pl_loop_report(c, NULL, 0);
+  pl_loopinfo *info = (pl_loopinfo *)R_alloc(n ? n : 1, sizeof *info);
+  n = pl_loop_report(c, info, n);
+  const char *names[] = {"line", "col", "loop", "where", "runs", "vectorized", "iterations", "reason"};
+  SEXP res = PROTECT(allocVector(VECSXP, 8)), nm = PROTECT(allocVector(STRSXP, 8));
+  SEXP line = allocVector(INTSXP, (R_xlen_t)n); SET_VECTOR_ELT(res, 0, line);
+  SEXP col = allocVector(INTSXP, (R_xlen_t)n); SET_VECTOR_ELT(res, 1, col);
+  SEXP var = allocVector(STRSXP, (R_xlen_t)n); SET_VECTOR_ELT(res, 2, var);
+  SEXP where = allocVector(STRSXP, (R_xlen_t)n); SET_VECTOR_ELT(res, 3, where);
+  SEXP runs = allocVector(REALSXP, (R_xlen_t)n); SET_VECTOR_ELT(res, 4, runs);
+  SEXP lanes = allocVector(REALSXP, (R_xlen_t)n); SET_VECTOR_ELT(res, 5, lanes);
+  SEXP iters = allocVector(REALSXP, (R_xlen_t)n); SET_VECTOR_ELT(res, 6, iters);
+  SEXP why = allocVector(STRSXP, (R_xlen_t)n); SET_VECTOR_ELT(res, 7, why);
+  for (size_t k = 0; k < n; k++) {
+    const pl_loopinfo *q = &info[k];
+    INTEGER(line)[k] = q->line;
+    INTEGER(col)[k] = q->col;
+    SET_STRING_ELT(var, (R_xlen_t)k, mkChar(q->var));
+    SET_STRING_ELT(where, (R_xlen_t)k, mkChar(q->where));
+    REAL(runs)[k] = (double)q->runs;
+    REAL(lanes)[k] = (double)q->lanes;
+    REAL(iters)[k] = q->iters;
+    char buf[300];
+    if (q->detail)
+      snprintf(buf, sizeof buf, "unrolled: its body has %s, which has no lane kernel", q->detail);
+    else
+      snprintf(buf, sizeof buf, "%s", pl_why_text(q->why));
+    SET_STRING_ELT(why, (R_xlen_t)k, mkChar(buf));
+  }
+  for (int i = 0; i < 8; i++) SET_STRING_ELT(nm, i, mkChar(names[i]));
+  setAttrib(res, R_NamesSymbol, nm);
+  UNPROTECT(2);
+  return res;
+}
+
 /* on: TRUE/FALSE sets the switch, NA leaves it; returns the previous state. */
 SEXP tp_plan_enable(SEXP on) {
   int was = pl_enabled();

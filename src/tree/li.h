@@ -128,8 +128,9 @@ enum {
   LI_EV_PROFILE,      /* a profile block entered (op 1) or left (op 0): why its name, fn the
                          profile around it (const char *, or NULL), result its line, n 1 when
                          it runs on the tape; entering records a node when profiling */
-  LI_EV_LOOP          /* a for loop (bounds from data) begins (op LI_LOOP_BEGIN), starts an
-                         iteration (LI_LOOP_ITER) or ends (LI_LOOP_END, also after break) */
+  LI_EV_LOOP          /* a for loop (bounds from data) begins (op LI_LOOP_BEGIN: result its
+                         line, n its column, why its variable), starts an iteration
+                         (LI_LOOP_ITER) or ends (LI_LOOP_END, also after break) */
 };
 
 enum { LI_LOOP_END = 0, LI_LOOP_BEGIN, LI_LOOP_ITER };

@@ -374,13 +374,19 @@ static int add_target(li_run *r, const ln_expr *e) {
 /* ---- loops ---- */
 
 /* Tells the tracer where a loop and each of its iterations begin, so a plan
-** can keep the loop as a loop. */
-static void loop_mark(const li_run *r, int op) {
+** can keep the loop as a loop; s, the loop, with LI_LOOP_BEGIN (its place
+** and variable go in the plan's report of loops). */
+static void loop_mark(const li_run *r, int op, const ln_stmt *s) {
   if (!r->tr) return;
   li_event ev;
   memset(&ev, 0, sizeof ev);
   ev.kind = LI_EV_LOOP;
   ev.op = op;
+  if (s) {
+    ev.result = s->line;
+    ev.n = (size_t)(s->col > 0 ? s->col : 0);
+    ev.why = s->name;
+  }
   ev.chain0 = li_chain_len();
   li_emit(r, &ev);
 }
@@ -402,14 +408,14 @@ static int exec_for(li_run *r, const ln_stmt *s) {
   li_slot *slot = decl_slot(r, s->decl);
   if ((rc = tm_new_int(&slot->v))) return rc;
   slot->set = 1;
-  loop_mark(r, LI_LOOP_BEGIN);
+  loop_mark(r, LI_LOOP_BEGIN, s);
   for (long long i = lo; i <= hi; i++) {
     slot->v.ival[0] = (int)i;
-    loop_mark(r, LI_LOOP_ITER);
+    loop_mark(r, LI_LOOP_ITER, NULL);
     if ((rc = loop_body(r, s->body[0], &stop))) return rc;
     if (stop) break;
   }
-  loop_mark(r, LI_LOOP_END);
+  loop_mark(r, LI_LOOP_END, NULL);
   return AD_OK;
 }
 
@@ -420,11 +426,11 @@ static int exec_foreach(li_run *r, const ln_stmt *s) {
   li_slot *slot = decl_slot(r, s->decl);
   slot->set = 1;
   slot->shared = 0;
-  loop_mark(r, LI_LOOP_BEGIN);
+  loop_mark(r, LI_LOOP_BEGIN, s);
   if (c.narr > 0) {
     for (int i = 0; i < c.dim[0]; i++) {
       slot->v = tm_elem(&c, i);
-      loop_mark(r, LI_LOOP_ITER);
+      loop_mark(r, LI_LOOP_ITER, NULL);
       if ((rc = loop_body(r, s->body[0], &stop))) return rc;
       if (stop) break;
     }
@@ -433,12 +439,12 @@ static int exec_foreach(li_run *r, const ln_stmt *s) {
     for (size_t i = 0; i < n; i++) {
       slot->v = tm_real_view(c.val + i, c.adj ? c.adj + i : NULL);
       slot->v.dep = c.dep;
-      loop_mark(r, LI_LOOP_ITER);
+      loop_mark(r, LI_LOOP_ITER, NULL);
       if ((rc = loop_body(r, s->body[0], &stop))) return rc;
       if (stop) break;
     }
   }
-  loop_mark(r, LI_LOOP_END);
+  loop_mark(r, LI_LOOP_END, NULL);
   return AD_OK;
 }
 

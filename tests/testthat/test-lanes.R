@@ -216,3 +216,92 @@ test_that("elementwise masses run as one lane: shared and per-iteration argument
   fd <- vapply(1:2, function(i) { e <- c(0, 0); e[i] <- h; (f(pts[[1]] + e) - f(pts[[1]] - e)) / (2 * h) }, 0)
   expect_equal(as.numeric(g), fd, tolerance = 1e-6)
 })
+
+# $plan(): which loops run lane by lane, and why the others do not.
+plan_report_code <- "
+  functions {
+    real part(array[] real ys, int start, int end, real mu, real sigma) {
+      real s = 0;
+      for (i in 1:size(ys)) s += normal_lpdf(ys[i] | mu, sigma);
+      return s;
+    }
+  }
+  data { int N; vector[N] x; vector[N] y; array[N] int flag; }
+  parameters { real a; real b; real<lower=0> sigma; vector[3] v; }
+  model {
+    vector[N] m;
+    real r = 0;
+    for (n in 1:N) y[n] ~ normal(a + b * x[n], sigma);
+    m[1] = a;
+    for (n in 2:N) m[n] = 0.5 * m[n - 1] + x[n];
+    for (n in 1:N) {
+      if (flag[n] == 1) target += -square(y[n] - a);
+      else target += -0.5 * square(y[n] - b);
+    }
+    for (n in 1:N) target += normal_lpdf(v | a * x[n], 1);
+    for (k in 1:2) r += v[k];
+    target += normal_lpdf(m | 0, 10) + r;
+    target += reduce_sum(part, to_array_1d(y), 5, a, sigma);
+  }"
+
+plan_report_data <- function() {
+  set.seed(3)
+  list(N = 20, x = rnorm(20), y = rnorm(20), flag = rep(c(1L, 2L), 10))
+}
+
+test_that("$plan() says which loops run lane by lane and why the others do not", {
+  ctx <- tapestry_model(code = plan_report_code)$bind(plan_report_data())
+  p <- ctx$plan()
+  expect_s3_class(p, "tapestry_plan")
+  expect_identical(attr(p, "path"), "plan")
+  expect_identical(p$line, c(14L, 16L, 17L, 21L, 22L, 5L))
+  expect_identical(p$loop, c("n", "n", "n", "n", "k", "i"))
+  expect_identical(p$where, c(rep("model", 5), "reduce_sum"))
+  # reduce_sum is recorded as the tree cut it: one chunk on R's thread
+  expect_identical(p$runs, c(1, 1, 1, 1, 1, 1))
+  expect_identical(p$iterations, c(20, 19, 20, 20, 2, 20))
+  expect_identical(p$vectorized, c(1, 0, 0, 0, 0, 1))
+  expect_match(p$reason[1], "^vectorized")
+  expect_match(p$reason[2], "uses a result of an earlier one")
+  expect_match(p$reason[3], "record different operations")
+  expect_match(p$reason[4], "normal_lpdf, which has no lane kernel")
+  expect_match(p$reason[5], "fewer than 4 iterations")
+  expect_match(p$reason[6], "^vectorized")
+  expect_match(format(p)[1], "replay a recorded plan of [0-9,]+ instructions")
+  expect_snapshot(cat(format(p)[-1], sep = "\n"))
+  # the report describes the plan the gradients replay: the same bits
+  u <- seq(-0.5, 0.5, length.out = ctx$num_upars())
+  old <- tapestry:::plans_enabled(FALSE)
+  tree <- ctx$grad_log_prob(u)
+  tapestry:::plans_enabled(old)
+  expect_identical(ctx$grad_log_prob(u), tree)
+})
+
+test_that("$plan() on loops recorded unrolled, on the tree, and from a fit", {
+  code <- "
+    data { int N; vector[N] y; }
+    parameters { real mu; }
+    model { for (n in 1:N) y[n] ~ normal(mu, 1); }"
+  d <- list(N = 40, y = rnorm(40))
+  old <- tapestry:::plan_lanes(FALSE)
+  p <- tapestry_model(code = code)$bind(d)$plan()
+  tapestry:::plan_lanes(old)
+  expect_identical(p$vectorized, 0)
+  expect_match(p$reason, "loops were turned off")
+  # a program plans do not follow stays on the tree, and the report says why
+  tree_code <- "
+    data { int N; vector[N] y; }
+    parameters { real mu; }
+    model { print(mu); for (n in 1:N) y[n] ~ normal(mu, 1); }"
+  pt <- tapestry_model(code = tree_code)$bind(d)$plan()
+  expect_identical(attr(pt, "path"), "tree")
+  expect_match(attr(pt, "why"), "print")
+  expect_identical(nrow(pt), 0L)
+  expect_match(format(pt)[1], "tree interpreter \\(.*print")
+  fit <- tapestry_model(code = code)$sample(data = d, chains = 1, iter_warmup = 50,
+                                            iter_sampling = 20, seed = 1, refresh = 0,
+                                            show_messages = FALSE)
+  pf <- fit$plan()
+  expect_identical(pf$vectorized, 1)
+  expect_match(format(pf)[2], "1 of 1 for loop vectorized")
+})
