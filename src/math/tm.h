@@ -119,6 +119,9 @@ typedef struct tm_call {
   const tm_fn *fn;         /* the table entry being called */
   int propto;              /* drop constant terms, as Stan's ~ and _lupdf do */
   tm_rng *rng;             /* the caller's generator, for _rng functions */
+  unsigned frozen;         /* bit i: args[i]'s values stay as they are until the reverse
+                              pass is over (a plan's constant), so a node may keep a
+                              pointer to them rather than a copy */
 } tm_call;
 
 typedef int (*tm_kernel)(const tm_call *c, const tm_v *args, int nargs, tm_v *out);
@@ -147,6 +150,8 @@ const tm_fn *tm_table_entry(int i);
 int          tm_table_init(void);
 /* Call by entry: fills a tm_call and runs the kernel. */
 int tm_invoke(const tm_fn *fn, int propto, tm_rng *rng, const tm_v *args, int nargs, tm_v *out);
+/* The same for a plan's call: frozen as in tm_call, no generator. */
+int tm_invoke_frozen(const tm_fn *fn, int propto, const tm_v *args, int nargs, unsigned frozen, tm_v *out);
 
 /* ---- checks shared by kernels: return AD_OK or fail with Stan's wording ---- */
 int tm_check_size_match(const char *fn, const char *name1, size_t n1, const char *name2, size_t n2);

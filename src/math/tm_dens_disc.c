@@ -23,6 +23,7 @@
 #include "tm_special.h"
 #include "tm_special_dist.h"
 #include "tm_dens_elem.h"
+#include "../par/pp.h"
 
 /* ---- shared pieces ---- */
 
@@ -111,6 +112,47 @@ static int not_int(const char *fn, const char *arg) {
 
 /* elem, elem_def, KEEP and NEED: tm_dens_elem.h */
 
+/* Elements per block: a mass over more than TM_BLOCK_MIN elements sums each
+** block in order and then the blocks' sums in order, so its blocks can run
+** on the evaluation's threads (pp_for) with the bits of one thread.  The
+** blocks depend on the size alone; TM_BLOCK_MIN elements or fewer are one
+** block, the plain order. */
+#define TM_BLOCK_MIN 256
+#define TM_BLOCKS_MAX 64
+#define TM_PAR_MIN 2048           /* fewer elements: not worth waking a thread */
+
+typedef struct elem_run {
+  const elem_def *def;
+  const tm_v *a;
+  tm_dens *D;
+  unsigned keep, need, shared;    /* shared: needed scalar arguments (one partial summed) */
+  size_t n, bs;
+  double sum[TM_BLOCKS_MAX];
+  double sc[TM_BLOCKS_MAX][4];
+} elem_run;
+
+static void elem_block(void *ctx, int b) {
+  elem_run *r = ctx;
+  const elem_def *def = r->def;
+  elem e;
+  memset(&e, 0, sizeof e);
+  e.keep = r->keep;
+  e.need = r->need;
+  size_t lo = (size_t)b * r->bs, hi = lo + r->bs < r->n ? lo + r->bs : r->n;
+  double logp = 0, sc[4] = { 0, 0, 0, 0 };
+  for (size_t j = lo; j < hi; j++) {
+    for (int i = 0; i < def->nargs; i++) e.x[i] = tm_get(&r->a[i], j);
+    logp += def->term(&e);
+    for (int i = 0; i < def->nargs; i++) {
+      if (!NEED(&e, i)) continue;
+      if (r->shared >> i & 1u) sc[i] += e.d[i];
+      else r->D->d[i][j] += e.d[i];
+    }
+  }
+  r->sum[b] = logp;
+  memcpy(r->sc[b], sc, sizeof sc);
+}
+
 int tm_dens_elem_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   const elem_def *def = c->fn->data;
   const char *fn = c->fn->name;
@@ -125,20 +167,29 @@ int tm_dens_elem_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   tm_dens D;
   int rc = tm_dens_begin(&D, c, a, nargs, def->names);
   if (rc || (rc = def->check(&D))) return rc;
-  elem e;
-  memset(&e, 0, sizeof e);
+  elem_run r;
+  r.def = def;
+  r.a = a;
+  r.D = &D;
+  r.keep = r.need = r.shared = 0;
   for (int i = 0; i < nargs; i++) {
-    if (tm_dens_keep(&D, 1u << i)) e.keep |= 1u << i;
-    if (D.d[i]) e.need |= 1u << i;
+    if (tm_dens_keep(&D, 1u << i)) r.keep |= 1u << i;
+    if (D.d[i]) r.need |= 1u << i;
+    if (D.d[i] && tm_is_scalar(&a[i])) r.shared |= 1u << i;
   }
   /* Stan's early return: nothing left once propto drops every term. */
   double logp = 0;
-  if (e.keep) {
-    for (size_t j = 0; j < D.n; j++) {
-      for (int i = 0; i < nargs; i++) e.x[i] = tm_get(&a[i], j);
-      logp += def->term(&e);
+  if (r.keep && D.n) {
+    r.n = D.n;
+    r.bs = (D.n + TM_BLOCKS_MAX - 1) / TM_BLOCKS_MAX;
+    if (r.bs < TM_BLOCK_MIN) r.bs = TM_BLOCK_MIN;
+    int nb = (int)((D.n + r.bs - 1) / r.bs);
+    if (D.n >= TM_PAR_MIN) pp_for(nb, elem_block, &r);
+    else for (int b = 0; b < nb; b++) elem_block(&r, b);
+    for (int b = 0; b < nb; b++) {
+      logp += r.sum[b];
       for (int i = 0; i < nargs; i++)
-        if (NEED(&e, i)) tm_dens_add(&D, i, j, e.d[i]);
+        if (r.shared >> i & 1u) D.d[i][0] += r.sc[b][i];
     }
   }
   return tm_dens_end(&D, logp, out);

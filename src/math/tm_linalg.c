@@ -19,14 +19,39 @@ void tm_la_gemm_nn(int m, int n, int k, double alpha, const double *A, const dou
     }
 }
 
-void tm_la_gemm_tn(int m, int n, int k, double alpha, const double *A, const double *B, double *C) {
-  for (int j = 0; j < n; j++)
-    for (int i = 0; i < m; i++) {
-      const double *a = &TM_AT(A, k, 0, i), *b = &TM_AT(B, k, 0, j);
+/* Rows lo..hi of C += alpha A^T B.  Each element is one sum over l in
+** order; four of them run side by side, so the additions of one do not
+** wait for the last (the same operations, four times the throughput). */
+void tm_la_gemm_tn_rows(int m, int n, int k, double alpha, const double *A, const double *B, double *C,
+                        int lo, int hi) {
+  for (int j = 0; j < n; j++) {
+    const double *b = &TM_AT(B, k, 0, j);
+    int i = lo;
+    for (; i + 4 <= hi; i += 4) {
+      const double *a0 = &TM_AT(A, k, 0, i), *a1 = a0 + k, *a2 = a1 + k, *a3 = a2 + k;
+      double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+      for (int l = 0; l < k; l++) {
+        s0 += a0[l] * b[l];
+        s1 += a1[l] * b[l];
+        s2 += a2[l] * b[l];
+        s3 += a3[l] * b[l];
+      }
+      TM_AT(C, m, i, j) += alpha * s0;
+      TM_AT(C, m, i + 1, j) += alpha * s1;
+      TM_AT(C, m, i + 2, j) += alpha * s2;
+      TM_AT(C, m, i + 3, j) += alpha * s3;
+    }
+    for (; i < hi; i++) {
+      const double *a = &TM_AT(A, k, 0, i);
       double s = 0;
       for (int l = 0; l < k; l++) s += a[l] * b[l];
       TM_AT(C, m, i, j) += alpha * s;
     }
+  }
+}
+
+void tm_la_gemm_tn(int m, int n, int k, double alpha, const double *A, const double *B, double *C) {
+  tm_la_gemm_tn_rows(m, n, k, alpha, A, B, C, 0, m);
 }
 
 void tm_la_gemm_nt(int m, int n, int k, double alpha, const double *A, const double *B, double *C) {

@@ -12,6 +12,7 @@
 #include <math.h>
 #include <string.h>
 #include <limits.h>
+#include "../par/pp.h"
 #include "tm_tables.h"
 #include "tm_linalg.h"
 
@@ -120,6 +121,60 @@ static int mul_scale(const tm_v *x, const tm_v *s, tm_v *out) {
 
 /* ---- multiply: matrix products, C (m x n) = A (m x k) B (k x n) ---- */
 
+/* Large products split over the evaluation's threads (pp_for): C's rows
+** forward and Bbar's rows backward, each element summed over the same
+** index in the same order as on one thread, so the bits do not depend on
+** the threads. */
+#define TM_MUL_PAR_MIN 65536.0   /* multiply-adds below which one thread does it */
+
+typedef struct mul_job {
+  int m, n, k, nb;
+  const double *A, *B;
+  double *C;
+} mul_job;
+
+/* C[lo..hi, ] += A[lo..hi, ] B: tm_la_gemm_nn's loops on a band of rows */
+static void mul_nn_band(void *ctx, int b) {
+  const mul_job *q = ctx;
+  int lo = (int)((long long)q->m * b / q->nb), hi = (int)((long long)q->m * (b + 1) / q->nb);
+  for (int j = 0; j < q->n; j++)
+    for (int l = 0; l < q->k; l++) {
+      double bv = TM_AT(q->B, q->k, l, j);
+      if (bv == 0) continue;
+      const double *a = &TM_AT(q->A, q->m, 0, l);
+      double *c = &TM_AT(q->C, q->m, 0, j);
+      for (int i = lo; i < hi; i++) c[i] += a[i] * bv;
+    }
+}
+
+/* C[lo..hi, ] += A[, lo..hi]^T B: tm_la_gemm_tn on a band of C's rows */
+static void mul_tn_band(void *ctx, int b) {
+  const mul_job *q = ctx;
+  int lo = (int)((long long)q->m * b / q->nb), hi = (int)((long long)q->m * (b + 1) / q->nb);
+  tm_la_gemm_tn_rows(q->m, q->n, q->k, 1.0, q->A, q->B, q->C, lo, hi);
+}
+
+static int mul_bands(int m, int n, int k, int unit) {
+  int t = pp_threads();
+  if (t < 2 || (double)m * n * k < TM_MUL_PAR_MIN || m < 2 * unit) return 1;
+  int nb = 4 * t;
+  return nb > m / unit ? m / unit : nb;
+}
+
+static void gemm_nn(int m, int n, int k, const double *A, const double *B, double *C) {
+  int nb = mul_bands(m, n, k, 1);
+  if (nb < 2) { tm_la_gemm_nn(m, n, k, 1.0, A, B, C); return; }
+  mul_job q = { m, n, k, nb, A, B, C };
+  pp_for(nb, mul_nn_band, &q);
+}
+
+static void gemm_tn(int m, int n, int k, const double *A, const double *B, double *C) {
+  int nb = mul_bands(m, n, k, 4);   /* bands of four rows or more (tm_la_gemm_tn_rows) */
+  if (nb < 2) { tm_la_gemm_tn(m, n, k, 1.0, A, B, C); return; }
+  mul_job q = { m, n, k, nb, A, B, C };
+  pp_for(nb, mul_tn_band, &q);
+}
+
 typedef struct {
   ad_node hdr;
   int m, k, n;
@@ -130,7 +185,7 @@ typedef struct {
 static void matmul_chain(ad_node *self) {
   matmul_node *p = (matmul_node *)self;
   if (p->Aadj) tm_la_gemm_nt(p->m, p->k, p->n, 1.0, p->Cadj, p->B, p->Aadj);
-  if (p->Badj) tm_la_gemm_tn(p->k, p->n, p->m, 1.0, p->A, p->Cadj, p->Badj);
+  if (p->Badj) gemm_tn(p->k, p->n, p->m, p->A, p->Cadj, p->Badj);
 }
 
 /* Result type of a product, or -1 when Stan has no such overload. */
@@ -156,15 +211,18 @@ static int mul_matrix(const tm_call *c, const tm_v *a, tm_v *out) {
   int rc = new_base(out, base, m, n, ad);
   if (rc) return rc;
   memset(out->val, 0, (size_t)m * (size_t)n * sizeof(double));
-  tm_la_gemm_nn(m, n, k, 1.0, x->val, y->val, out->val);
+  gemm_nn(m, n, k, x->val, y->val, out->val);
   if (!ad) { mark_dep(out, a, 2); return AD_OK; }
   matmul_node *p = ad_node_new(sizeof *p, matmul_chain);
   if (!p) return AD_EMEMORY;
   p->m = m; p->k = k; p->n = n;
   p->Aadj = x->adj; p->Badj = y->adj; p->Cadj = out->adj;
   p->A = p->B = NULL;
-  if (y->adj && !(p->A = tm_copy_vals(x))) return AD_EMEMORY;
-  if (x->adj && !(p->B = tm_copy_vals(y))) return AD_EMEMORY;
+  /* the operands' values as the reverse pass will need them: a plan's
+     constant stays as it is (c->frozen), anything else may be written
+     before then */
+  if (y->adj && !(p->A = (c->frozen & 1u) ? x->val : tm_copy_vals(x))) return AD_EMEMORY;
+  if (x->adj && !(p->B = (c->frozen & 2u) ? y->val : tm_copy_vals(y))) return AD_EMEMORY;
   return AD_OK;
 }
 

@@ -108,6 +108,15 @@ void pp_region_release(pp_region *g);
 /* Frees the stacks on the free list (package unload, after the pool). */
 void pp_stacks_free(void);
 
+/* ---- a kernel's blocks (pp_for.c) ----
+** fn(ctx, b) for every block b < nblocks, on the threads of this thread's
+** budget (pp_threads()) when it is above 1, else in order here.  fn touches
+** no tape and writes only what block b owns; the caller combines the
+** blocks' results in block order, so they do not depend on the threads. */
+void pp_for(int nblocks, void (*fn)(void *ctx, int block), void *ctx);
+/* pp_for calls so far that opened a region (for tests). */
+long pp_for_regions(void);
+
 /* Cores the process may use: online processors, at most 2 when
 ** _R_CHECK_LIMIT_CORES_ is set (as R CMD check asks). */
 int  pp_cores(void);

@@ -43,12 +43,18 @@ static int run_call(const pl_call *c, double *V, double *A, call_state *st) {
   tm_v small[8], *args = small, y[2];
   int rc;
   if (c->nargs > 8 && !(args = ad_alloc((size_t)c->nargs * sizeof *args))) return AD_EMEMORY;
-  for (int i = 0; i < c->nargs; i++) view_of(&c->args[i], V, A, &args[i]);
+  /* a constant's values are the plan's and stay as they are: a node may
+     point at them rather than copy them (a data matrix in a product) */
+  unsigned frozen = 0;
+  for (int i = 0; i < c->nargs; i++) {
+    view_of(&c->args[i], V, A, &args[i]);
+    if (c->args[i].v == PL_NONE && i < 32) frozen |= 1u << i;
+  }
   st->c0 = st->c1 = ad_active->nchain;
   st->oadj[0] = st->oadj[1] = NULL;
   switch (c->kind) {
   case PL_K_INVOKE:
-    rc = tm_invoke(c->fn, c->propto, NULL, args, c->nargs, &y[0]);
+    rc = tm_invoke_frozen(c->fn, c->propto, args, c->nargs, frozen, &y[0]);
     break;
   case PL_K_TRANSFORM:
     y[0] = c->out[0].shape;

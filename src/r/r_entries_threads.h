@@ -5,6 +5,7 @@
 #include <Rinternals.h>
 SEXP tp_threads(SEXP n);
 SEXP tp_pool_size(void);
+SEXP tp_for_regions(void);
 SEXP tp_cores(void);
 SEXP tp_pmap_threshold(SEXP above);
 SEXP tp_memory_limit(SEXP bytes);
@@ -12,6 +13,7 @@ SEXP tp_pmap_test(SEXP n, SEXP m, SEXP strategy, SEXP fail_at);
 #define R_ENTRIES_THREADS \
   ENTRY(tp_threads, 1), \
   ENTRY(tp_pool_size, 0), \
+  ENTRY(tp_for_regions, 0), \
   ENTRY(tp_cores, 0), \
   ENTRY(tp_pmap_threshold, 1), \
   ENTRY(tp_memory_limit, 1), \

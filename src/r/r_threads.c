@@ -26,6 +26,9 @@ SEXP tp_threads(SEXP n) {
   return ScalarInteger(pp_threads());
 }
 
+/* tp_for_regions(): kernels' blocks run on a region so far (pp_for), for tests. */
+SEXP tp_for_regions(void) { return ScalarReal((double)pp_for_regions()); }
+
 /* tp_pool_size(): the pool's workers, for tests. */
 SEXP tp_pool_size(void) { return ScalarInteger(pp_pool_size()); }
 
