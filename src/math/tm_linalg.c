@@ -7,6 +7,7 @@
 #include <math.h>
 #include "../ad/ad.h"
 #include "tm_linalg.h"
+#include "tm_simd.h"
 
 void tm_la_gemm_nn(int m, int n, int k, double alpha, const double *A, const double *B, double *C) {
   for (int j = 0; j < n; j++)
@@ -73,7 +74,7 @@ int tm_la_cholesky(int n, const double *A, double *L, double *pivot) {
     for (int k = 0; k < j; k++) {
       double ljk = TM_AT(L, n, j, k);
       if (ljk == 0) continue;
-      for (int i = j; i < n; i++) TM_AT(L, n, i, j) -= TM_AT(L, n, i, k) * ljk;
+      tm_block_axpy_sub(&TM_AT(L, n, j, k), ljk, &TM_AT(L, n, j, j), (size_t)(n - j));
     }
     double d = TM_AT(L, n, j, j);
     if (!(d > 0) || !isfinite(d)) {

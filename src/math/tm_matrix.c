@@ -15,6 +15,7 @@
 #include "../par/pp.h"
 #include "tm_tables.h"
 #include "tm_linalg.h"
+#include "tm_simd.h"
 
 #define AT TM_AT
 
@@ -356,33 +357,45 @@ static int k_lowtri(const tm_call *c, const tm_v *a, int n, tm_v *out) {
 typedef struct {
   ad_node hdr;
   int n;
-  double *L, *work, *Aadj, *Ladj;
+  double *U, *work, *Aadj, *Ladj;   /* U = L^T */
 } chol_node;
 
 /* The unblocked reverse algorithm of Murray (2016) as in Stan Math: walks
 ** the forward recursion backwards, turning Lbar into Abar on the lower
 ** triangle (the forward pass reads only the lower triangle of A, so that
-** is where its gradient lives). */
+** is where its gradient lives).  It runs on the transposes, U = L^T and
+** W = Lbar^T, so that its inner loops (along rows of L) read memory in
+** order: each element gets the same updates in the same order as on L,
+** so the bits are the same; at n = 500 it is several times faster. */
 static void chol_chain(ad_node *self) {
   chol_node *p = (chol_node *)self;
   int n = p->n;
-  double *L = p->L, *adjL = p->work;
-  for (int j = 0; j < n; j++)
-    for (int i = 0; i < n; i++) AT(adjL, n, i, j) = i >= j ? AT(p->Ladj, n, i, j) : 0.0;
-  for (int i = n - 1; i >= 0; i--)
+  const double *U = p->U;
+  double *W = p->work;
+  for (int i = 0; i < n; i++)
+    for (int k = 0; k < n; k++) AT(W, n, k, i) = i >= k ? AT(p->Ladj, n, i, k) : 0.0;
+  for (int i = n - 1; i >= 0; i--) {
+    double *wi = &AT(W, n, 0, i);
+    const double *ui = &AT(U, n, 0, i);
     for (int j = i; j >= 0; j--) {
+      double *wj = &AT(W, n, 0, j);
+      const double *uj = &AT(U, n, 0, j);
       double adjA;
-      if (i == j) adjA = 0.5 * AT(adjL, n, i, j) / AT(L, n, i, j);
-      else {
-        adjA = AT(adjL, n, i, j) / AT(L, n, j, j);
-        AT(adjL, n, j, j) -= AT(adjL, n, i, j) * AT(L, n, i, j) / AT(L, n, j, j);
-      }
-      for (int k = j - 1; k >= 0; k--) {
-        AT(adjL, n, i, k) -= adjA * AT(L, n, j, k);
-        AT(adjL, n, j, k) -= adjA * AT(L, n, i, k);
+      /* each element's updates in the order of the loop over k they
+         replace (two on one row when i == j) */
+      if (i == j) {
+        adjA = 0.5 * wi[i] / ui[i];
+        tm_block_axpy_sub(ui, adjA, wi, (size_t)j);
+        tm_block_axpy_sub(ui, adjA, wi, (size_t)j);
+      } else {
+        adjA = wi[j] / uj[j];
+        wj[j] -= wi[j] * ui[j] / uj[j];
+        tm_block_axpy_sub(uj, adjA, wi, (size_t)j);
+        tm_block_axpy_sub(ui, adjA, wj, (size_t)j);
       }
       AT(p->Aadj, n, i, j) += adjA;
     }
+  }
 }
 
 static int k_cholesky(const tm_call *c, const tm_v *a, int n, tm_v *out) {
@@ -402,9 +415,10 @@ static int k_cholesky(const tm_call *c, const tm_v *a, int n, tm_v *out) {
   p->n = k;
   p->Aadj = A->adj; p->Ladj = out->adj;
   size_t kk = (size_t)k * (size_t)k;
-  if (!(p->L = ad_alloc_doubles(kk ? kk : 1)) || !(p->work = ad_alloc_doubles(kk ? kk : 1)))
+  if (!(p->U = ad_alloc_doubles(kk ? kk : 1)) || !(p->work = ad_alloc_doubles(kk ? kk : 1)))
     return AD_EMEMORY;
-  if (kk) memcpy(p->L, out->val, kk * sizeof(double));
+  for (int j = 0; j < k; j++)
+    for (int i = 0; i < k; i++) AT(p->U, k, j, i) = AT(out->val, k, i, j);
   return AD_OK;
 }
 

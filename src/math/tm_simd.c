@@ -43,6 +43,14 @@ static double poisson_lane(double y, double eta, double *t) {
 
 #if defined(__GNUC__) && !defined(TM_NO_SIMD)
 
+/* no fused multiply-add in this function (GCC contracts a * b - c into one
+** where the target has FMA; clang keeps them apart unless asked) */
+#if defined(__clang__)
+#define NOFUSE
+#else
+#define NOFUSE __attribute__((optimize("fp-contract=off")))
+#endif
+
 /* a vector read from and written to any double address (no alignment promised) */
 #define LOAD(p) (*(const VDU *)(p))
 #define STORE(p, v) (*(VDU *)(p) = (v))
@@ -264,6 +272,8 @@ double tm_block_sumsq(const double *x, size_t n) {
 
 void tm_block_scale(double *x, double c, size_t n) { DISPATCH(, scale, (x, c, n)) }
 
+void tm_block_axpy_sub(const double *x, double a, double *y, size_t n) { DISPATCH(, axpy_sub, (x, a, y, n)) }
+
 #else   /* no vector extensions */
 
 int tm_simd_cap(int cap) {
@@ -331,6 +341,10 @@ double tm_block_sumsq(const double *x, size_t n) {
 
 void tm_block_scale(double *x, double c, size_t n) {
   for (size_t i = 0; i < n; i++) x[i] *= c;
+}
+
+void tm_block_axpy_sub(const double *x, double a, double *y, size_t n) {
+  for (size_t i = 0; i < n; i++) y[i] -= x[i] * a;
 }
 
 #endif

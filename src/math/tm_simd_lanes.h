@@ -216,6 +216,14 @@ TGT static double NAME(sumsq)(const double *x, size_t n) {
   return s + HSUM(acc);
 }
 
+/* y[i] -= a x[i]: a product, then a difference, never fused (NOFUSE), so
+** every variant gives the bits of the plain loop. */
+TGT NOFUSE static void NAME(axpy_sub)(const double *x, double a, double *y, size_t n) {
+  size_t i = 0;
+  for (; i + W <= n; i += W) STORE(y + i, LOAD(y + i) - LOAD(x + i) * a);
+  for (; i < n; i++) y[i] -= x[i] * a;
+}
+
 TGT static void NAME(scale)(double *x, double c, size_t n) {
   size_t i = 0;
   for (; i + W <= n; i += W) STORE(x + i, LOAD(x + i) * c);
