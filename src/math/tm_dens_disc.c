@@ -23,6 +23,7 @@
 #include "tm_special.h"
 #include "tm_special_dist.h"
 #include "tm_dens_elem.h"
+#include "tm_simd.h"
 #include "../par/pp.h"
 
 /* ---- shared pieces ---- */
@@ -121,8 +122,16 @@ static int not_int(const char *fn, const char *arg) {
 #define TM_BLOCKS_MAX 64
 #define TM_PAR_MIN 2048           /* fewer elements: not worth waking a thread */
 
+/* A block's rows through a vector kernel of tm_simd.h: y ints (stride ys),
+** the real argument's values al, its partials t (zero on entry); returns
+** the block's sum. */
+typedef double (*elem_rows)(const int *y, size_t ys, const double *al, size_t as, double *t, size_t n);
+
 typedef struct elem_run {
   const elem_def *def;
+  elem_rows rows;                 /* NULL: element by element through def->term */
+  int finite;                     /* rows only on blocks whose real argument is finite */
+  double *t;                      /* rows: the partials they write (D's, or scratch) */
   const tm_v *a;
   tm_dens *D;
   unsigned keep, need, shared;    /* shared: needed scalar arguments (one partial summed) */
@@ -140,6 +149,19 @@ static void elem_block(void *ctx, int b) {
   e.need = r->need;
   size_t lo = (size_t)b * r->bs, hi = lo + r->bs < r->n ? lo + r->bs : r->n;
   double logp = 0, sc[4] = { 0, 0, 0, 0 };
+  if (r->rows) {
+    const double *al = r->a[1].val + lo;
+    int ok = 1;
+    if (r->finite)
+      for (size_t j = 0; j < hi - lo; j++) ok &= isfinite(al[j]);
+    if (ok) {
+      const tm_v *y = &r->a[0];
+      size_t ys = tm_is_scalar(y) ? 0 : 1;
+      r->sum[b] = r->rows(y->ival + (ys ? lo : 0), ys, al, 1, r->t + lo, hi - lo);
+      memset(r->sc[b], 0, sizeof r->sc[b]);
+      return;
+    }
+  }
   for (size_t j = lo; j < hi; j++) {
     for (int i = 0; i < def->nargs; i++) e.x[i] = tm_get(&r->a[i], j);
     logp += def->term(&e);
@@ -152,6 +174,8 @@ static void elem_block(void *ctx, int b) {
   r->sum[b] = logp;
   memcpy(r->sc[b], sc, sizeof sc);
 }
+
+static const elem_def bernoulli_logit_def, poisson_log_def;
 
 int tm_dens_elem_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   const elem_def *def = c->fn->data;
@@ -169,6 +193,9 @@ int tm_dens_elem_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   if (rc || (rc = def->check(&D))) return rc;
   elem_run r;
   r.def = def;
+  r.rows = NULL;
+  r.finite = 0;
+  r.t = NULL;
   r.a = a;
   r.D = &D;
   r.keep = r.need = r.shared = 0;
@@ -176,6 +203,22 @@ int tm_dens_elem_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
     if (tm_dens_keep(&D, 1u << i)) r.keep |= 1u << i;
     if (D.d[i]) r.need |= 1u << i;
     if (D.d[i] && tm_is_scalar(&a[i])) r.shared |= 1u << i;
+  }
+  /* bernoulli_logit and poisson_log (without the constant, which propto
+     drops) on a vector of autodiff values: the rows of tm_simd.h, whose
+     exp and log1p run on vector lanes (poisson_log only on finite rates:
+     its limits at +-inf are Stan's, element by element) */
+  if (nargs == 2 && a[0].base == TM_INT && a[1].base != TM_INT && !tm_is_scalar(&a[1]) && D.n) {
+    if (def == &bernoulli_logit_def && (r.keep & 2u)) r.rows = tm_rows_bernoulli_logit;
+    if (def == &poisson_log_def && r.keep == 2u) { r.rows = tm_rows_poisson_log; r.finite = 1; }
+    /* on doubles (no partials wanted) the rows still write theirs: to
+       scratch, so the value is the tape's bit for bit */
+    if (r.rows && !D.d[1]) {
+      if (!(r.t = ad_alloc_doubles(D.n))) return AD_EMEMORY;
+      memset(r.t, 0, D.n * sizeof *r.t);
+    } else {
+      r.t = D.d[1];
+    }
   }
   /* Stan's early return: nothing left once propto drops every term. */
   double logp = 0;

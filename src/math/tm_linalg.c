@@ -14,9 +14,7 @@ void tm_la_gemm_nn(int m, int n, int k, double alpha, const double *A, const dou
     for (int l = 0; l < k; l++) {
       double b = alpha * TM_AT(B, k, l, j);
       if (b == 0) continue;
-      const double *a = &TM_AT(A, m, 0, l);
-      double *c = &TM_AT(C, m, 0, j);
-      for (int i = 0; i < m; i++) c[i] += a[i] * b;
+      tm_block_axpy_add(&TM_AT(A, m, 0, l), b, &TM_AT(C, m, 0, j), (size_t)m);
     }
 }
 

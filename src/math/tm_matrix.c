@@ -142,9 +142,7 @@ static void mul_nn_band(void *ctx, int b) {
     for (int l = 0; l < q->k; l++) {
       double bv = TM_AT(q->B, q->k, l, j);
       if (bv == 0) continue;
-      const double *a = &TM_AT(q->A, q->m, 0, l);
-      double *c = &TM_AT(q->C, q->m, 0, j);
-      for (int i = lo; i < hi; i++) c[i] += a[i] * bv;
+      tm_block_axpy_add(&TM_AT(q->A, q->m, lo, l), bv, &TM_AT(q->C, q->m, lo, j), (size_t)(hi - lo));
     }
 }
 

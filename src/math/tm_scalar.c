@@ -217,8 +217,8 @@ static const unary_def def_exp = U(exp, d_exp), def_log = U(log, d_log),
   def_log_inv_logit = U(tm_log_inv_logit, d_log_inv_logit),
   def_log1m_inv_logit = U(tm_log1m_inv_logit, d_log1m_inv_logit),
   def_log1m = {tm_log1m, d_log1m, above_1, "be less than or equal to 1", NULL},
-  def_log1p_exp = U(tm_log1p_exp, d_log1p_exp), def_lgamma = U(tm_lgamma, d_lgamma),
-  def_digamma = U(tm_digamma, d_digamma), def_erf = U(erf, d_erf), def_erfc = U(erfc, d_erfc),
+  def_log1p_exp = U(tm_log1p_exp, d_log1p_exp), def_lgamma = {tm_lgamma, d_lgamma, NULL, NULL, NULL, NULL, 1},
+  def_digamma = {tm_digamma, d_digamma, NULL, NULL, NULL, NULL, 1}, def_erf = U(erf, d_erf), def_erfc = U(erfc, d_erfc),
   def_Phi = {tm_Phi, d_Phi, is_nan, "not be nan!", NULL},
   def_sin = U(sin, d_sin), def_cos = U(cos, d_cos), def_tan = U(tan, d_tan),
   def_asin = U(asin, d_asin), def_acos = U(acos, d_acos), def_atan = U(atan, d_atan),
@@ -252,6 +252,71 @@ static int check_shapes(const char *fn, const tm_v *x, const tm_v *y) {
   return ad_fail(AD_EINVALID, "%s: x (%s, %d x %d) and y (%s, %d x %d) must have the same type and dimensions",
                  fn, tm_type_name(x, tx, sizeof tx), x->rows, x->cols,
                  tm_type_name(y, ty, sizeof ty), y->rows, y->cols);
+}
+
+static double f_add(double x, double y);
+static double f_sub(double x, double y);
+
+/* x + y and x - y of real values with a container among them: binary_apply
+** without a call through a pointer per element, and a node that adds the
+** output's adjoints (or subtracts them, for y of a difference) with no
+** partials of 1 and -1 to multiply by: a * 1 and a * -1 are exact, so the
+** sums are those of the generic node, bit for bit. */
+typedef struct addsub_node {
+  ad_node hdr;
+  size_t n;
+  const double *oadj;
+  double *xadj, *yadj;
+  int xs, ys, sub;
+} addsub_node;
+
+static void addsub_into(double *adj, int scalar, int neg, const double *oadj, size_t n) {
+  if (!adj) return;
+  if (scalar) {
+    double s = 0;
+    if (neg) for (size_t i = 0; i < n; i++) s -= oadj[i];
+    else for (size_t i = 0; i < n; i++) s += oadj[i];
+    adj[0] += s;
+  } else if (neg) {
+    for (size_t i = 0; i < n; i++) adj[i] -= oadj[i];
+  } else {
+    for (size_t i = 0; i < n; i++) adj[i] += oadj[i];
+  }
+}
+
+static void addsub_chain(ad_node *self) {
+  addsub_node *p = (addsub_node *)self;
+  addsub_into(p->xadj, p->xs, 0, p->oadj, p->n);
+  addsub_into(p->yadj, p->ys, p->sub, p->oadj, p->n);
+}
+
+static int addsub(int sub, const tm_v *x, int xs, const tm_v *y, int ys, const tm_v *shape, size_t n,
+                  int ad, tm_v *out) {
+  int rc = tm_new_like(out, shape, ad);
+  if (rc) return rc;
+  out->dep = x->dep || y->dep;
+  const double *xv = x->val, *yv = y->val;
+  double *o = out->val;
+  if (sub) {
+    if (xs) { double u = xv[0]; for (size_t i = 0; i < n; i++) o[i] = u - yv[i]; }
+    else if (ys) { double v = yv[0]; for (size_t i = 0; i < n; i++) o[i] = xv[i] - v; }
+    else for (size_t i = 0; i < n; i++) o[i] = xv[i] - yv[i];
+  } else {
+    if (xs) { double u = xv[0]; for (size_t i = 0; i < n; i++) o[i] = u + yv[i]; }
+    else if (ys) { double v = yv[0]; for (size_t i = 0; i < n; i++) o[i] = xv[i] + v; }
+    else for (size_t i = 0; i < n; i++) o[i] = xv[i] + yv[i];
+  }
+  if (!ad) return AD_OK;
+  addsub_node *p = ad_node_new(sizeof *p, addsub_chain);
+  if (!p) return AD_EMEMORY;
+  p->n = n;
+  p->oadj = out->adj;
+  p->xadj = x->adj;
+  p->yadj = y->adj;
+  p->xs = xs;
+  p->ys = ys;
+  p->sub = sub;
+  return AD_OK;
 }
 
 static int binary_apply(const char *fn, const binary_def *d, const tm_v *a, int nargs, tm_v *out) {
@@ -291,6 +356,8 @@ static int binary_apply(const char *fn, const binary_def *d, const tm_v *a, int 
     else rc = ad_unary(yv, f, d->dy(u, v, f), &r);
     return rc ? rc : tm_set_var(out, r);
   }
+  if ((d->f == f_add || d->f == f_sub) && x->base != TM_INT && y->base != TM_INT)
+    return addsub(d->f == f_sub, x, xs, y, ys, shape, n, ad, out);
   double *px, *py;
   if ((rc = tm_new_like(out, shape, ad)) || (rc = partials_for(x, n, &px)) ||
       (rc = partials_for(y, n, &py)))

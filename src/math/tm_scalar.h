@@ -20,6 +20,9 @@ typedef struct tm_unary_def {
   /* int -> int version (minus, abs), or NULL: ints then promote to real */
   int (*fi)(const char *fn, int x, int *r);
   const char *xname;         /* the argument's name in messages; NULL: "x" */
+  /* costly (lgamma, digamma): a plan's replay keeps the last argument and
+  ** result, and takes them again for the same argument (pl_step.h) */
+  unsigned char memo;
 } tm_unary_def;
 
 typedef struct tm_binary_def {

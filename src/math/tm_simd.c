@@ -274,6 +274,8 @@ void tm_block_scale(double *x, double c, size_t n) { DISPATCH(, scale, (x, c, n)
 
 void tm_block_axpy_sub(const double *x, double a, double *y, size_t n) { DISPATCH(, axpy_sub, (x, a, y, n)) }
 
+void tm_block_axpy_add(const double *x, double a, double *y, size_t n) { DISPATCH(, axpy_add, (x, a, y, n)) }
+
 #else   /* no vector extensions */
 
 int tm_simd_cap(int cap) {
@@ -345,6 +347,10 @@ void tm_block_scale(double *x, double c, size_t n) {
 
 void tm_block_axpy_sub(const double *x, double a, double *y, size_t n) {
   for (size_t i = 0; i < n; i++) y[i] -= x[i] * a;
+}
+
+void tm_block_axpy_add(const double *x, double a, double *y, size_t n) {
+  for (size_t i = 0; i < n; i++) y[i] += x[i] * a;
 }
 
 #endif

@@ -61,6 +61,8 @@ double tm_block_sumsq(const double *x, size_t n);
 /* y[i] -= x[i] * a, i < n: the plain loop's bits on every variant (no fused
 ** multiply-add). */
 void tm_block_axpy_sub(const double *x, double a, double *y, size_t n);
+/* y[i] += x[i] * a, the same way. */
+void tm_block_axpy_add(const double *x, double a, double *y, size_t n);
 void tm_block_scale(double *x, double c, size_t n);
 
 /* Caps the instruction set the kernels use (0 the baseline, 1 AVX2, 2 or -1

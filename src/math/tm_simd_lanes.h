@@ -224,6 +224,13 @@ TGT NOFUSE static void NAME(axpy_sub)(const double *x, double a, double *y, size
   for (; i < n; i++) y[i] -= x[i] * a;
 }
 
+/* y[i] += x[i] a, the same way. */
+TGT NOFUSE static void NAME(axpy_add)(const double *x, double a, double *y, size_t n) {
+  size_t i = 0;
+  for (; i + W <= n; i += W) STORE(y + i, LOAD(y + i) + LOAD(x + i) * a);
+  for (; i < n; i++) y[i] += x[i] * a;
+}
+
 TGT static void NAME(scale)(double *x, double c, size_t n) {
   size_t i = 0;
   for (; i + W <= n; i += W) STORE(x + i, LOAD(x + i) * c);

@@ -107,6 +107,8 @@ typedef struct bufs {
   pf_handle *Hd;            /* the same, kept when it is left (to take its counts back) */
   size_t *PC;               /* its entry's and exit's nodes on the chain stack: 4 per block */
   pf_registry *prof;
+  pl_memo *memo;            /* kept from one replay to the next on these buffers (the
+                               elements of a parallel_map on one slot) */
 } bufs;
 
 static int take_bufs_of(const pl_dims *d, pf_registry *prof, bufs *b) {
@@ -118,7 +120,12 @@ static int take_bufs_of(const pl_dims *d, pf_registry *prof, bufs *b) {
   b->Hd = ad_alloc((d->nprof ? d->nprof : 1) * sizeof *b->Hd);
   b->PC = ad_alloc((d->nprof ? 4 * (size_t)d->nprof : 1) * sizeof *b->PC);
   b->prof = prof;
-  return b->V && b->A && b->P && b->cs && b->H && b->Hd && b->PC ? AD_OK : AD_EMEMORY;
+  b->memo = ad_alloc(sizeof *b->memo);
+  if (b->memo) {
+    pl_memo init = PL_MEMO_INIT;
+    *b->memo = init;
+  }
+  return b->V && b->A && b->P && b->cs && b->H && b->Hd && b->PC && b->memo ? AD_OK : AD_EMEMORY;
 }
 
 static int take_bufs(const pl_plan *p, pf_registry *prof, bufs *b) {
@@ -481,14 +488,14 @@ static int fwd(const pl_plan *p, const bufs *b, const double *upars) {
 
 static int fwd_loop(const pl_plan *p, const bufs *b, const double *upars) {
   double *V = b->V, *A = b->A, *P = b->P;
-  pl_memo memo = PL_MEMO_INIT;
+  pl_memo *memo = b->memo;
   call_state *cs = b->cs;
   memcpy(V, p->kvals, p->nk * sizeof(double));
   memcpy(V + p->pv, upars, p->npars * sizeof(double));
   int rc;
   const pl_ins *ins = p->ins, *end = ins + p->nins;
   for (const pl_ins *i = ins; i < end; i++) {
-    rc = pl_fwd1(p, i, i->op, V, P, &memo);
+    rc = pl_fwd1(p, i, i->op, V, P, memo);
     if (rc == AD_OK) continue;
     if (rc != PL_OTHER) return rc;
     switch (i->op) {

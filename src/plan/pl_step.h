@@ -33,13 +33,19 @@
 /* Logs a replay keeps: loops call normal_lpdf with one sigma and log_mix
 ** with one theta again and again, and the log of the same double is the
 ** same double. */
+/* A costly unary function's last argument (its bits) and result: a pure
+** function of (d, x), so an entry is right whichever plan left it. */
+typedef struct pl_unmemo { const void *d; uint64_t x; double fx, dfx; } pl_unmemo;
+#define PL_UNMEMO 4
+
 typedef struct pl_memo {
+  pl_unmemo un[PL_UNMEMO];    /* PL_UNARY of a tm_unary_def with memo: by P cell, mod 4 */
   double s, log_s;            /* PL_NORMAL: the last sigma and its log */
   uint64_t th;                /* PL_LOGMIX: the last theta's bits (a NaN at first: a theta
                                  that passed the check never has them), its log and log1m */
   double log_th, log1m_th;
 } pl_memo;
-#define PL_MEMO_INIT { NAN, 0, UINT64_C(0x7ff8dead0000beef), 0, 0 }
+#define PL_MEMO_INIT { { { NULL, 0, 0, 0 } }, NAN, 0, UINT64_C(0x7ff8dead0000beef), 0, 0 }
 
 static inline int pl_compare(int op, double x, double y) {
   switch (op) {
@@ -166,6 +172,27 @@ PL_INLINE int pl_fwd1(const pl_plan *p, const pl_ins *i, int op, double *V, doub
   case PL_UNARY: {
     const tm_unary_def *d = p->ptrs[i->b];
     double x = V[i->a];
+    if (d->memo) {
+      /* the same argument as last time (lgamma(beta) in every element of
+         a parallel_map): the same value and partial, without the call */
+      pl_unmemo *m = &memo->un[i->x % PL_UNMEMO];
+      uint64_t xb;
+      memcpy(&xb, &x, sizeof xb);
+      if (m->d == d && m->x == xb) {
+        V[i->o] = m->fx;
+        P[i->x] = m->dfx;
+        return AD_OK;
+      }
+      if (d->bad && d->bad(x)) return AD_EDOMAIN;
+      double fx = d->f(x), dfx = d->df(x, fx);
+      V[i->o] = fx;
+      P[i->x] = dfx;
+      m->d = d;
+      m->x = xb;
+      m->fx = fx;
+      m->dfx = dfx;
+      return AD_OK;
+    }
     if (d->bad && d->bad(x)) return AD_EDOMAIN;
     double fx = d->f(x);
     V[i->o] = fx;

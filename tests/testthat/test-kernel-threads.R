@@ -64,3 +64,97 @@ test_that("the blocked sums agree with R and the gradient with finite difference
   g <- with_threads(2, ctx$grad_log_prob(u))
   expect_equal(as.vector(g), fd_grad(ctx, u, 1e-5), tolerance = 1e-6)
 })
+
+# every instruction set this machine has, widest first
+simd_levels <- function() {
+  levels <- unique(c(simd_cap(-1), 1, 0))
+  levels[levels <= levels[1]]
+}
+
+test_that("vector bernoulli_logit and poisson_log rows: R's values on every instruction set, limits at -inf", {
+  code <- "
+    data { int N; vector[N] x; array[N] int<lower=0, upper=1> y; array[N] int c; }
+    parameters { real a; real<lower=0> s; }
+    model {
+      y ~ bernoulli_logit(a + s * x);
+      c ~ poisson_log(a + s * x);
+    }"
+  set.seed(21)
+  N <- 700
+  x <- c(rnorm(N - 2, sd = 3), -Inf, 400)
+  d <- list(N = N, x = x, y = rbinom(N, 1, 0.5), c = c(rpois(N - 2, 2), 0L, 1L))
+  ctx <- tapestry_model(code = code)$bind(d)
+  u <- c(0.2, log(0.7))
+  eta <- 0.2 + 0.7 * x
+  # the -inf rate with a count of 0 is a mass of 1 (Stan's limit): the
+  # blocks with it go element by element
+  ref <- sum(plogis(ifelse(d$y == 1, eta, -eta), log.p = TRUE)) +
+    sum(ifelse(is.infinite(eta), 0, d$c * eta - exp(eta)))
+  on.exit(simd_cap(-1))
+  for (level in simd_levels()) {
+    expect_equal(simd_cap(level), level)
+    expect_equal(ctx$log_prob(u, jacobian = FALSE), ref, tolerance = 1e-13)
+    g <- ctx$grad_log_prob(u, jacobian = FALSE)
+    expect_equal(attr(g, "log_prob"), ref, tolerance = 1e-13)
+    # d/da; d/ds meets x = -inf and is not finite, as in Stan
+    expect_equal(g[1], sum(d$y - plogis(eta)) + sum(ifelse(is.infinite(eta), 0, d$c - exp(eta))),
+                 tolerance = 1e-12)
+  }
+  simd_cap(-1)
+  # finite differences on data without the limits
+  d$x <- rnorm(N)
+  ctx <- tapestry_model(code = code)$bind(d)
+  expect_equal(as.vector(ctx$grad_log_prob(u)), fd_grad(ctx, u, 1e-6), tolerance = 1e-7)
+})
+
+test_that("cholesky_decompose: the same bits on every instruction set, gradient against finite differences", {
+  code <- "
+    data { int n; matrix[n, n] S; }
+    parameters { vector<lower=0>[n] s; real<lower=0> r; }
+    model {
+      matrix[n, n] A = S * r;
+      for (i in 1:n) A[i, i] += s[i];
+      matrix[n, n] L = cholesky_decompose(A);
+      target += sum(log(diagonal(L))) + 0.1 * sum(L);
+      s ~ lognormal(0, 1);
+    }"
+  set.seed(22)
+  n <- 37
+  M <- matrix(rnorm(n * n), n)
+  S <- crossprod(M) / n
+  S <- (S + t(S)) / 2
+  ctx <- tapestry_model(code = code)$bind(list(n = n, S = S))
+  u <- rnorm(n + 1, sd = 0.3)
+  on.exit(simd_cap(-1))
+  gs <- lapply(simd_levels(), function(level) {
+    simd_cap(level)
+    ctx$grad_log_prob(u)
+  })
+  for (g in gs) expect_identical(g, gs[[1]])
+  simd_cap(-1)
+  expect_equal(as.vector(gs[[1]]), fd_grad(ctx, u, 1e-6), tolerance = 1e-7)
+})
+
+test_that("a costly function of the same argument in every element is taken again, same bits", {
+  code <- "
+    functions {
+      real f(real x, real a, real b) {
+        return lgamma(a * x) + lgamma(b) + digamma(b) - lgamma(a * x + b) + digamma(a) + lgamma(a);
+      }
+    }
+    data { int N; vector<lower=0>[N] x; vector[N] y; }
+    parameters { real<lower=0> a; real<lower=0> b; }
+    model {
+      vector[N] mu = parallel_map(f, 10, x, a, b);
+      y ~ normal(mu, 1);
+    }"
+  set.seed(23)
+  N <- 200
+  d <- list(N = N, x = rexp(N), y = rnorm(N))
+  ctx <- tapestry_model(code = code)$bind(d)
+  pts <- lapply(1:5, function(i) rnorm(2, sd = 0.5))
+  r <- both_paths(ctx, pts)
+  expect_identical(r$plan, r$tree)
+  expect_gt(r$stats$replays, 5)
+  expect_equal(as.vector(ctx$grad_log_prob(pts[[2]])), fd_grad(ctx, pts[[2]], 1e-6), tolerance = 1e-7)
+})
