@@ -159,6 +159,12 @@ int lc_compound_fn(lc_ctx *c, int line, int col, int op, ln_type lhs, ln_expr *r
 ln_func *lc_user_resolve(lc_ctx *c, const char *name, ln_expr **args, int nargs,
                          ln_type *ret, int *data_bad);
 const lc_sig *lc_lib_resolve_args(const char *name, ln_expr **args, int nargs, ln_type *ret);
+/* lc_glm.c: dist (bernoulli_logit, poisson_log, normal) of checked
+** arguments args (the outcome first) whose location is alpha + X * beta:
+** 1 with *out the GLM's arguments (y, X, alpha, beta[, sigma]) and *fn the
+** GLM; 0 when it does not apply. */
+int lc_glm_fuse(lc_ctx *c, const char *dist, ln_expr **args, int nargs, ln_expr ***out, int *nout,
+                const tm_fn **fn);
 /* Context rules of a function name's suffix (_rng, _lp, _jacobian). */
 int lc_suffix_rules(lc_ctx *c, const char *name, int line, int col);
 /* The higher-order builtin a name denotes (LN_BI_REDUCE_SUM ...), or 0. */

@@ -145,6 +145,21 @@ static int resolve(lc_ctx *c, ln_expr *e, const char *name, int as_stmt) {
   e->ufn = f;
   e->fn = s ? s->fn : NULL;
   e->type = ret;
+  /* bernoulli_logit_lpmf(y | alpha + X * beta) and its kin: the GLM */
+  size_t len = strlen(name);
+  if (s && len > 5 && (lc_ends_with(name, "_lpmf") || lc_ends_with(name, "_lpdf")) && len - 5 < 32) {
+    char dist[32];
+    memcpy(dist, name, len - 5);
+    dist[len - 5] = '\0';
+    ln_expr **ga;
+    int gn;
+    const tm_fn *gf;
+    if (lc_glm_fuse(c, dist, e->args, e->nargs, &ga, &gn, &gf)) {
+      e->args = ga;
+      e->nargs = gn;
+      e->fn = gf;
+    }
+  }
   if (as_stmt && ret.base != LN_VOID)
     return lc_error(c, e->line, e->col,
                     "function '%s' returns a value, which a statement would discard; a statement "

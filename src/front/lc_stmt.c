@@ -248,6 +248,15 @@ static int tilde_resolve(lc_ctx *c, ln_stmt *s) {
   if (ret.base != TM_REAL || ret.narr)
     return lc_error(c, s->line, s->col, "%s must return real to be used with ~", used);
   if (s->trunc) return truncation(c, s, a, n, used);
+  /* y ~ bernoulli_logit(alpha + X * beta) and its kin: the GLM (lc_glm.c) */
+  ln_expr **ga;
+  int gn;
+  const tm_fn *gf;
+  if (s->fn && !s->ufn && lc_glm_fuse(c, s->name, a, n, &ga, &gn, &gf)) {
+    s->fn = gf;
+    s->args = ga + 1;
+    s->nargs = gn - 1;
+  }
   return AD_OK;
 }
 

@@ -16,6 +16,7 @@
 #include "tm_tables.h"
 #include "tm_special.h"
 #include "tm_simd.h"
+#include "../par/pp.h"
 
 
 typedef struct glm {
@@ -67,26 +68,98 @@ static inline double glm_alpha(const glm *G, size_t n) {
 ** block's terms of the log density to its own sums. */
 typedef void (*glm_rows)(void *ctx, const glm *G, size_t n0, size_t b, double *t);
 
-/* One pass over the outcomes in blocks: x beta, the GLM's rows, then X' g,
-** while the block's slice of X is still in cache (tm_simd.h). */
-static void glm_sweep(glm *G, glm_rows rows, void *ctx) {
+/* Outcomes n0 .. n1 - 1 in blocks: x beta, the GLM's rows, then X' g while
+** the block's slice of X is still in cache (tm_simd.h), into *gsum and
+** lanes. */
+static void glm_range(const glm *G, glm_rows rows, void *ctx, size_t n0_, size_t n1, double e0, double *gsum,
+                      double *lanes) {
   size_t N = G->N, K = G->K;
   const double *xv = G->x->val, *bv = G->be->val;
-  double e0 = 0;
-  if (G->xrow) for (size_t k = 0; k < K; k++) e0 += xv[k] * bv[k];
-  double gsum = 0;
-  for (size_t n0 = 0; n0 < N; n0 += TM_SIMD_BLOCK) {
-    size_t b = N - n0 < TM_SIMD_BLOCK ? N - n0 : TM_SIMD_BLOCK;
+  for (size_t n0 = n0_; n0 < n1; n0 += TM_SIMD_BLOCK) {
+    size_t b = n1 - n0 < TM_SIMD_BLOCK ? n1 - n0 : TM_SIMD_BLOCK;
     double *t = G->g + n0;
     if (G->xrow) for (size_t r = 0; r < b; r++) t[r] = e0;
     else tm_block_gemv_n(xv + n0, N, K, b, bv, t);
     rows(ctx, G, n0, b, t);
-    gsum += tm_block_sum(t, b);
-    if (G->lanes) tm_block_gemv_t(xv + n0, N, K, b, t, G->lanes);
+    *gsum += tm_block_sum(t, b);
+    if (lanes) tm_block_gemv_t(xv + n0, N, K, b, t, lanes);
+  }
+}
+
+/* One pass over the outcomes (glm_range), then beta's partials. */
+static void glm_sweep(glm *G, glm_rows rows, void *ctx) {
+  size_t K = G->K;
+  const double *xv = G->x->val, *bv = G->be->val;
+  double e0 = 0;
+  if (G->xrow) for (size_t k = 0; k < K; k++) e0 += xv[k] * bv[k];
+  double gsum = 0;
+  glm_range(G, rows, ctx, 0, G->N, e0, &gsum, G->lanes);
+  G->gsum = gsum;
+  if (G->lanes) tm_block_lane_sums(G->lanes, K, G->dbeta);
+  if (G->dbeta && G->xrow) for (size_t k = 0; k < K; k++) G->dbeta[k] = gsum * G->x->val[k];
+}
+
+/* ---- the same pass in chunks, on the evaluation's threads ----
+** Above GLM_CHUNK_MIN outcomes the pass is cut into chunks of whole blocks
+** by N alone (at most GLM_CHUNKS); each chunk sums into a context, gsum and
+** lanes of its own, started from the caller's context as it came in (its
+** sums still zero), and they are added in chunk order (merge), so the bits
+** depend on N only, never on the threads (pp_for). */
+#define GLM_CHUNK_MIN 512
+#define GLM_CHUNKS 32
+
+typedef struct glm_par {
+  const glm *G;
+  glm_rows rows;
+  size_t csize, ctx_size;
+  char *ctxs;                 /* nchunks contexts */
+  double *gsums, *lanes;      /* per chunk; lanes K * TM_SIMD_LANES each */
+  double e0;
+} glm_par;
+
+static void glm_chunk(void *arg, int c) {
+  const glm_par *P = arg;
+  size_t n0 = (size_t)c * P->csize, n1 = n0 + P->csize < P->G->N ? n0 + P->csize : P->G->N;
+  glm_range(P->G, P->rows, P->ctxs + (size_t)c * P->ctx_size, n0, n1, P->e0, &P->gsums[c],
+            P->lanes ? P->lanes + (size_t)c * P->G->K * TM_SIMD_LANES : NULL);
+}
+
+/* glm_sweep by chunks; merge(into, from) adds a chunk context's sums into
+** the caller's.  AD_OK or AD_EMEMORY. */
+static int glm_sweep_chunks(glm *G, glm_rows rows, void *ctx, size_t ctx_size,
+                            void (*merge)(void *into, const void *from)) {
+  size_t N = G->N, K = G->K;
+  size_t cs = (N + GLM_CHUNKS - 1) / GLM_CHUNKS;
+  cs = (cs + TM_SIMD_BLOCK - 1) / TM_SIMD_BLOCK * TM_SIMD_BLOCK;
+  if (cs < GLM_CHUNK_MIN) cs = GLM_CHUNK_MIN;
+  if (N <= cs) { glm_sweep(G, rows, ctx); return AD_OK; }
+  int nc = (int)((N + cs - 1) / cs);
+  glm_par P;
+  P.G = G;
+  P.rows = rows;
+  P.csize = cs;
+  P.ctx_size = ctx_size;
+  P.e0 = 0;
+  if (G->xrow) for (size_t k = 0; k < K; k++) P.e0 += G->x->val[k] * G->be->val[k];
+  P.ctxs = ad_alloc((size_t)nc * ctx_size);
+  P.gsums = ad_alloc_zeros((size_t)nc);
+  P.lanes = G->lanes ? ad_alloc_zeros((size_t)nc * K * TM_SIMD_LANES) : NULL;
+  if (!P.ctxs || !P.gsums || (G->lanes && !P.lanes)) return AD_EMEMORY;
+  for (int c = 0; c < nc; c++) memcpy(P.ctxs + (size_t)c * ctx_size, ctx, ctx_size);
+  pp_for(nc, glm_chunk, &P);
+  double gsum = 0;
+  for (int c = 0; c < nc; c++) {
+    merge(ctx, P.ctxs + (size_t)c * ctx_size);
+    gsum += P.gsums[c];
+    if (G->lanes) {
+      const double *l = P.lanes + (size_t)c * K * TM_SIMD_LANES;
+      for (size_t k = 0; k < K * TM_SIMD_LANES; k++) G->lanes[k] += l[k];
+    }
   }
   G->gsum = gsum;
   if (G->lanes) tm_block_lane_sums(G->lanes, K, G->dbeta);
-  if (G->dbeta && G->xrow) for (size_t k = 0; k < K; k++) G->dbeta[k] = gsum * xv[k];
+  if (G->dbeta && G->xrow) for (size_t k = 0; k < K; k++) G->dbeta[k] = gsum * G->x->val[k];
+  return AD_OK;
 }
 
 /* The failure Stan reports when the sum came out non-finite. */
@@ -211,6 +284,13 @@ static void nid_rows(void *ctx, const glm *G, size_t n0, size_t b, double *t) {
   C->logs += logs;
 }
 
+static void nid_merge(void *into, const void *from) {
+  nid_ctx *a = into;
+  const nid_ctx *b = from;
+  a->zz += b->zz;
+  a->logs += b->logs;
+}
+
 static int k_normal_id_glm(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   const char *fn = c->fn->name;
   if (nargs != 5) return ad_fail(AD_EINVALID, "%s: expected 5 arguments, got %d", fn, nargs);
@@ -228,7 +308,9 @@ static int k_normal_id_glm(const tm_call *c, const tm_v *a, int nargs, tm_v *out
   int keep_q = C.keep_s || !tm_is_const(&a[0]) || !tm_is_const(&a[1]) || !tm_is_const(&a[2]) || !tm_is_const(&a[3]);
   if (a[0].adj && !(C.dy = ad_alloc_zeros(tm_numel(&a[0]) + 1))) return AD_EMEMORY;
   if (sg->adj && !(C.ds = ad_alloc_zeros(tm_numel(sg) + 1))) return AD_EMEMORY;
-  glm_sweep(&G, nid_rows, &C);
+  /* a scalar y on the tape sums its partial across rows: one pass */
+  if (C.dy && tm_is_scalar(&a[0])) glm_sweep(&G, nid_rows, &C);
+  else if ((rc = glm_sweep_chunks(&G, nid_rows, &C, sizeof C, nid_merge))) return rc;
   if (C.ds && tm_is_scalar(sg)) C.ds[0] = (C.zz - (double)N) * C.inv_s0;
   if (!isfinite(C.zz)) {
     if ((rc = tm_check_finite(fn, "Vector of dependent variables", &a[0])) || (rc = glm_nonfinite(&G))) return rc;
@@ -259,13 +341,20 @@ static void plg_rows(void *ctx, const glm *G, size_t n0, size_t b, double *t) {
   C->lgy += lgy;
 }
 
+static void plg_merge(void *into, const void *from) {
+  plg_ctx *a = into;
+  const plg_ctx *b = from;
+  a->lin += b->lin;
+  a->lgy += b->lgy;
+}
+
 static int k_poisson_log_glm(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   const char *fn = c->fn->name;
   if (nargs != 4) return ad_fail(AD_EINVALID, "%s: expected 4 arguments, got %d", fn, nargs);
   glm G;
   int rc = glm_begin(&G, fn, a, 1);
   if (rc) return rc;
-  if ((rc = tm_check_nonnegative(fn, "Vector of dependent variables", &a[0]))) return rc;
+  if (!(c->frozen & 1u) && (rc = tm_check_nonnegative(fn, "Vector of dependent variables", &a[0]))) return rc;
   int propto = c->propto;
   plg_ctx C = {&a[0], 0, 0, !propto || !tm_is_const(&a[1]) || !tm_is_const(&a[2]) || !tm_is_const(&a[3]), !propto,
                NULL};
@@ -274,7 +363,7 @@ static int k_poisson_log_glm(const tm_call *c, const tm_v *a, int nargs, tm_v *o
   int ymax;
   if (C.full && !tm_is_scalar(&a[0]) && count_max(&a[0], G.N, &ymax) && !(C.lgf = lgamma_table(1, ymax)))
     return AD_EMEMORY;
-  glm_sweep(&G, plg_rows, &C);
+  if ((rc = glm_sweep_chunks(&G, plg_rows, &C, sizeof C, plg_merge))) return rc;
   if (!isfinite(G.gsum) && (rc = glm_nonfinite(&G))) return rc;
   double lp = 0;
   if (!propto) lp -= tm_is_scalar(&a[0]) ? tm_lgamma(a[0].ival[0] + 1.0) * (double)G.N : C.lgy;
@@ -294,18 +383,23 @@ static void blg_rows(void *ctx, const glm *G, size_t n0, size_t b, double *t) {
                                    t, b);
 }
 
+static void blg_merge(void *into, const void *from) {
+  ((blg_ctx *)into)->lp += ((const blg_ctx *)from)->lp;
+}
+
 static int k_bernoulli_logit_glm(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   const char *fn = c->fn->name;
   if (nargs != 4) return ad_fail(AD_EINVALID, "%s: expected 4 arguments, got %d", fn, nargs);
   glm G;
   int rc = glm_begin(&G, fn, a, 1);
   if (rc) return rc;
-  if ((rc = tm_check_bounded(fn, "Vector of dependent variables", &a[0], 0, 1))) return rc;
+  /* a plan's constant y passed this check when the plan was recorded */
+  if (!(c->frozen & 1u) && (rc = tm_check_bounded(fn, "Vector of dependent variables", &a[0], 0, 1))) return rc;
   int keep = !c->propto || !tm_is_const(&a[1]) || !tm_is_const(&a[2]) || !tm_is_const(&a[3]);
   ad_operand ops[4];
   if (!keep) return glm_end(&G, ops, 0, 0.0, tm_any_dep(a, 4), out);
   blg_ctx C = {&a[0], 0};
-  glm_sweep(&G, blg_rows, &C);
+  if ((rc = glm_sweep_chunks(&G, blg_rows, &C, sizeof C, blg_merge))) return rc;
   if (!isfinite(C.lp)) {
     /* Stan looks for the culprit only when the sum came out non-finite */
     if ((rc = tm_check_finite(fn, "Weight vector", G.be)) || (rc = tm_check_finite(fn, "Intercept", G.al)) ||
