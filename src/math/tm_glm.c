@@ -52,7 +52,9 @@ static int glm_begin(glm *G, const char *fn, const tm_v *a, int y_int) {
   if (!rc) rc = tm_check_consistent_size(fn, "Weight vector", tm_numel(be), G->K);
   if (!rc && !tm_is_scalar(al)) rc = tm_check_consistent_size(fn, "Vector of intercepts", tm_numel(al), G->N);
   if (rc) return rc;
-  if (!(G->g = ad_alloc_zeros(G->N + 1))) return AD_EMEMORY;
+  /* not zeroed: the pass writes every outcome's g before anything reads it
+     (a GLM that returns before its pass has no autodiff argument to read it) */
+  if (!(G->g = ad_alloc_doubles(G->N + 1))) return AD_EMEMORY;
   if (be->adj && !(G->dbeta = ad_alloc_zeros(G->K + 1))) return AD_EMEMORY;
   if (be->adj && !G->xrow && !(G->lanes = ad_alloc_zeros(G->K * TM_SIMD_LANES + 1))) return AD_EMEMORY;
   return AD_OK;

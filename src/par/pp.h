@@ -90,6 +90,8 @@ struct pp_region {
   int nchunks;
   int nthreads;                 /* participants at most, the opener included (<= 0: pp_threads()) */
   int keep_stacks;              /* also give each slot a keep stack */
+  int no_stacks;                /* chunks touch no tape: no stacks at all, each slot keeps
+                                   the stack it had (pp_for's blocks) */
   int (*begin)(pp_region *g, int slot);              /* optional, before a slot's first chunk */
   int (*chunk)(pp_region *g, int slot, int chunk);
   void *ctx;

@@ -30,6 +30,7 @@ void pp_for(int nblocks, void (*fn)(void *ctx, int block), void *ctx) {
     pp_region g;
     memset(&g, 0, sizeof g);
     g.nchunks = nblocks;
+    g.no_stacks = 1;
     g.chunk = for_chunk;
     g.ctx = &f;
     /* a region fails only when its stacks cannot be had, before any block

@@ -120,7 +120,7 @@ static void participate(pp_region *g, int slot, int first) {
   struct pp_region_state *st = g->st;
   ad_stack *saved = ad_active;
   int saved_budget = thread_budget;
-  ad_active = g->stack[slot];
+  if (!g->no_stacks) ad_active = g->stack[slot];
   thread_budget = st->budget;
   int c = first, rc = AD_OK;
   if (g->begin && (rc = g->begin(g, slot)) != AD_OK) record_failure(g, c, rc);
@@ -158,9 +158,9 @@ int pp_region_run(pp_region *g) {
   if (want > g->nchunks) want = g->nchunks;
   if (want > PP_MAX_SLOTS) want = PP_MAX_SLOTS;
   if (want < 1) want = 1;
-  int rc = stacks_get(g->stack, want);
+  int rc = g->no_stacks ? AD_OK : stacks_get(g->stack, want);
   if (rc) return rc;
-  if (g->keep_stacks && (rc = stacks_get(g->keep, want))) {
+  if (!g->no_stacks && g->keep_stacks && (rc = stacks_get(g->keep, want))) {
     stacks_put(g->stack, want);
     return rc;
   }
@@ -174,7 +174,7 @@ int pp_region_run(pp_region *g) {
   st.nstacks = want;
   st.budget = thread_budget;
   st.msg[0] = '\0';
-  g->nheld = want;
+  g->nheld = g->no_stacks ? 0 : want;
   g->st = &st;
   if (want > 1) {
     atomic_store_explicit(&st.outstanding, want - 1, memory_order_relaxed);
