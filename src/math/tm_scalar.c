@@ -544,17 +544,12 @@ static int log_mix3(const char *fn, const tm_v *a, tm_v *out) {
       (rc = tm_check_bounded(fn, "theta", &a[0], 0, 1)))
     return rc;
   double th = tm_get(&a[0], 0), l1 = tm_get(&a[1], 0), l2 = tm_get(&a[2], 0);
-  double f = tm_log_sum_exp2(log(th) + l1, tm_log1m(th) + l2);
-  double *d[3] = {NULL, NULL, NULL};
+  double *d[3] = {NULL, NULL, NULL}, *p = NULL;
   if (tm_any_ad(a, 3)) {
-    double *p = ad_alloc_doubles(3);
-    if (!p) return AD_EMEMORY;
-    double e1 = exp(l1 - f), e2 = exp(l2 - f);
-    p[0] = e1 - e2;
-    p[1] = th * e1;
-    p[2] = (1 - th) * e2;
+    if (!(p = ad_alloc_doubles(3))) return AD_EMEMORY;
     for (int i = 0; i < 3; i++) d[i] = p + i;
   }
+  double f = tm_log_mix3(th, log(th), tm_log1m(th), l1, l2, p);
   return tm_set_partials(out, a, d, 3, f);
 }
 

@@ -111,6 +111,32 @@ double tm_log_sum_exp2(double a, double b) {
   return b + tm_log1p_exp(a - b);
 }
 
+double tm_log_mix3(double th, double log_th, double log1m_th, double l1, double l2, double *p) {
+  double la = log_th + l1, lb = log1m_th + l2;
+  if (th > 0 && th < 1 && isfinite(la) && isfinite(lb)) {
+    /* tm_log_sum_exp2's sum, its exp kept: the weights of the two terms
+       are 1 / (1 + d) and d / (1 + d), so the partials need no exp more */
+    double hi = la > lb ? la : lb, lo = la > lb ? lb : la;
+    double d = exp(lo - hi), f = hi + log1p(d);
+    if (p) {
+      double w = 1 / (1 + d), wd = d * w;
+      double wa = la > lb ? w : wd, wb = la > lb ? wd : w;
+      p[0] = wa / th - wb / (1 - th);
+      p[1] = wa;
+      p[2] = wb;
+    }
+    return f;
+  }
+  double f = tm_log_sum_exp2(la, lb);
+  if (p) {
+    double e1 = exp(l1 - f), e2 = exp(l2 - f);
+    p[0] = e1 - e2;
+    p[1] = th * e1;
+    p[2] = (1 - th) * e2;
+  }
+  return f;
+}
+
 double tm_log_diff_exp(double a, double b) {
   if (a <= b) return (a < INFINITY && a == b) ? -INFINITY : NAN;
   return a + tm_log1m_exp(b - a);

@@ -31,6 +31,11 @@ double tm_lchoose(double n, double k);
 double tm_log1p_exp(double a);         /* log(1 + exp(a)) */
 double tm_log1m_exp(double a);         /* log(1 - exp(a)), a <= 0 */
 double tm_log_sum_exp2(double a, double b);
+/* log_mix(th, l1, l2) = log_sum_exp(log th + l1, log1m th + l2), given
+** log th and log1m th; p (unless NULL) its partials in th, l1, l2.  With th
+** inside (0, 1) and both sums finite, the partials come from the sum's own
+** exp (the terms' weights), else as exp(l - f). */
+double tm_log_mix3(double th, double log_th, double log1m_th, double l1, double l2, double *p);
 double tm_log_diff_exp(double a, double b);
 double tm_inv_logit(double u);
 double tm_log_inv_logit(double u);

@@ -239,12 +239,7 @@ PL_INLINE int pl_fwd1(const pl_plan *p, const pl_ins *i, int op, double *V, doub
     uint64_t tb;
     memcpy(&tb, &th, sizeof tb);
     if (tb != memo->th) { memo->th = tb; memo->log_th = log(th); memo->log1m_th = tm_log1m(th); }
-    double f = tm_log_sum_exp2(memo->log_th + l1, memo->log1m_th + l2);
-    double e1 = exp(l1 - f), e2 = exp(l2 - f);
-    V[i->o] = f;
-    P[i->x] = e1 - e2;
-    P[i->x + 1] = th * e1;
-    P[i->x + 2] = (1 - th) * e2;
+    V[i->o] = tm_log_mix3(th, memo->log_th, memo->log1m_th, l1, l2, P + i->x);
     return AD_OK;
   }
   case PL_LSE: {

@@ -103,6 +103,18 @@ static void var_of(const ln_decl *d, ln_expr *x) {
 ** a view of a variable's element or of an argument (a scalar read keeps the
 ** element's adjoint; a conditional or a user function may hand one of its
 ** operands back). */
+/* A real scalar read from a parameter: alpha, or beta[k] with single indices. */
+static int reads_parameter(const ln_expr *e) {
+  if (e->type.base != TM_REAL || e->type.narr) return 0;
+  const ln_expr *v = e;
+  if (e->kind == LE_INDEX) {
+    for (int i = 0; i < e->nidx; i++)
+      if (e->idx[i].kind != LI_SINGLE) return 0;
+    v = e->args[0];
+  }
+  return v->kind == LE_VAR && v->decl && v->decl->block == LN_BLK_PARAMS && v->scope == LN_SCOPE_GLOBAL;
+}
+
 static int makes_fresh_scalar(const ln_expr *e) {
   if (e->kind == LE_BINOP) return 1;
   if (e->kind == LE_UNOP) return e->op == LN_OP_NEG;
@@ -121,7 +133,9 @@ static int makes_fresh_scalar(const ln_expr *e) {
 ** adjoint over: the adjoint x's later readers leave is the node's own, from
 ** 0, the same sum a store would have handed it.  Not for `x = y[1];`: that
 ** value's adjoint is the element's, and a later write to y[1] would hand
-** x's share to y's new value. */
+** x's share to y's new value -- unless y is a parameter, which nothing
+** writes: `real mu = alpha;` and `real b = beta[k];` make x the parameter's
+** value itself, as a copied var shares its vari in Stan (reads_parameter). */
 static int rebindable(const li_run *r, const ln_decl *d) {
   return ad_typed(r, d) && (d->scope == LN_SCOPE_LOCAL || d->block == LN_BLK_MODEL) &&
          d->type.narr == 0 && d->type.base == TM_REAL;
@@ -143,7 +157,7 @@ int li_declare(li_run *r, const ln_decl *d, const tm_v *shape) {
   unsigned char dep = (unsigned char)dep_typed(r, d);
   tm_v v;
   /* `real x = a * b;` (an expression that makes a new node) */
-  int early = d->init && rebindable(r, d) && makes_fresh_scalar(d->init);
+  int early = d->init && rebindable(r, d) && (makes_fresh_scalar(d->init) || reads_parameter(d->init));
   if (early) {
     if ((rc = li_eval(r, d->init, &v))) return rc;
     if (rebind(s, &v, dep)) return AD_OK;

@@ -172,6 +172,17 @@ alias_forms <- list(
       x <- th[1:3]; s <- th[4]; m <- x[1]; a <- m; m <- m + x[2] * s; b <- m; m <- m * m
       m <- m - a; x[1] <- m; m <- x[3]; m <- m + b; x[2] <- m + a; x[3] <- s; s <- s + m
       s <- s / 2; x[3] <- x[3] + s; x
+    }),
+  # locals read from the parameter th (in the model and transformed
+  # parameters blocks) are th's values themselves; writing them leaves th
+  parameter_reads = list(
+    init = "vector[3] x;",
+    stmt = paste("{ real a = th[1]; real b = th[2]; a += b * th[3]; real c = th[1]; c *= a;",
+                 "b = c - th[2]; real d = th[4]; d = 3; x[1] = a + d; x[2] = b; x[3] = c + th[1]; }"),
+    flat = "x", nout = 3,
+    r = function(th) {
+      a <- th[1]; b <- th[2]; a <- a + b * th[3]; c <- th[1]; c <- c * a
+      b <- c - th[2]; d <- 3; c(a + d, b, c + th[1])
     })
 )
 
