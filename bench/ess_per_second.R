@@ -17,7 +17,8 @@ ext <- system.file("extdata", package = "tapestry")
 per_sec <- function(draws, secs) {
   pars <- setdiff(variables(draws), "lp__")
   pars <- pars[!grepl("^(log_lik|y_rep|yrep)", pars)]
-  median(vapply(pars, function(p) ess_bulk(extract_variable_matrix(draws, p)), 0)) / secs
+  # constants (a Cholesky factor's fixed elements) have no ESS
+  median(vapply(pars, function(p) ess_bulk(extract_variable_matrix(draws, p)), 0), na.rm = TRUE) / secs
 }
 res <- NULL
 for (m in models) {

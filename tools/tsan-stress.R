@@ -6,6 +6,7 @@
 # from recorded plans (src/plan): 4 chains of ar3_loop recording and
 # replaying at once, and a program whose guards fail now and then, so that
 # plans are recorded again while other chains replay the old one; last,
+# a program whose big kernels split over its threads (pp_for); then
 # parallel_map (lbeta_map) and map_rect (map_rect_hier) with 2 threads per
 # chain, whose replays run elements and jobs on the pool.
 args <- commandArgs(TRUE)
@@ -58,6 +59,24 @@ for (k in seq_along(plan_models)) {
                           iter_sampling = 200, seed = 3, refresh = 0, show_messages = FALSE)
   stopifnot(all(fit$return_codes() == 0))
 }
+# big kernels on the chains' threads without reduce_sum (pp_for): the
+# logistic GLM's chunks, a vectorized mass's blocks and a matrix product's
+# bands, 2 chains x 2 threads
+kernels <- tapestry_model(code = "
+  data { int N; int K; matrix[N, K] X; array[N] int<lower=0, upper=1> y; array[N] int c; }
+  parameters { real alpha; vector[K] beta; }
+  model {
+    vector[N] eta = alpha + X * beta;
+    alpha ~ normal(0, 2); beta ~ normal(0, 1);
+    y ~ bernoulli_logit(alpha + X * beta);
+    c ~ poisson_log(eta);
+  }")
+set.seed(4)
+Nk <- 3000
+kd <- list(N = Nk, K = 5, X = matrix(rnorm(Nk * 5), Nk, 5), y = rbinom(Nk, 1, 0.5), c = rpois(Nk, 1))
+fit <- kernels$sample(data = kd, chains = 2, parallel_chains = 2, threads_per_chain = 2, iter_warmup = 100,
+                      iter_sampling = 100, seed = 6, refresh = 0, show_messages = FALSE)
+stopifnot(all(fit$return_codes() == 0))
 for (m in c("lbeta_map", "map_rect_hier")) {
   fit <- tapestry_model(file.path(ext, paste0(m, ".stan")))$sample(
     data = file.path(ext, paste0(m, ".data.json")), chains = 2, parallel_chains = 2, threads_per_chain = 2,
