@@ -520,12 +520,10 @@ static int lse_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   if (nargs == 2) return binary_apply(fn, &def_lse2, a, nargs, out);
   if (nargs != 1) return ad_fail(AD_EINVALID, "%s: expected 1 or 2 arguments, got %d", fn, nargs);
   size_t n = tm_numel(a);
-  double f = lse_n(a, 0, 1, n, NULL);
   double *d[1] = {NULL};
-  if (a->adj) {
-    if (!(d[0] = ad_alloc_doubles(n ? n : 1))) return AD_EMEMORY;
-    for (size_t i = 0; i < n; i++) d[0][i] = exp(a->val[i] - f);
-  }
+  if (a->adj && !(d[0] = ad_alloc_doubles(n ? n : 1))) return AD_EMEMORY;
+  /* int containers: lse_n converts; real ones share plans' arithmetic */
+  double f = a->base == TM_INT ? lse_n(a, 0, 1, n, NULL) : tm_lse_partials(a->val, n, d[0]);
   return tm_set_partials(out, a, d, 1, f);
 }
 

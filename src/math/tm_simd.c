@@ -9,6 +9,7 @@
 ** caps it, to compare the variants).  Compilers without vector extensions get plain loops.
 */
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include "tm_simd.h"
@@ -188,29 +189,37 @@ typedef int v8i __attribute__((vector_size(32), aligned(4)));
 #include "tm_simd_lanes.h"
 #endif
 
-/* 0 baseline, 1 AVX2 with FMA, 2 AVX-512: what the CPU runs, asked once (a
-** benign race: every thread computes the same answer), and the cap set by
+/* 0 baseline, 1 AVX2 with FMA, 2 AVX-512: what the CPU runs, asked once
+** (threads that ask at the same time all compute the same answer; relaxed
+** atomics, as the kernels of chains on the pool ask too), and the cap set by
 ** TAPESTRY_SIMD or tm_simd_cap (for comparing the variants). */
-static volatile int simd_cpu = -1, simd_cap = -1;
+static atomic_int simd_cpu = -1, simd_cap = -1;
 
 static int simd_level(void) {
-  if (simd_cpu < 0) {
+  int cpu = atomic_load_explicit(&simd_cpu, memory_order_relaxed);
+  if (cpu < 0) {
     int level = 0;
 #ifdef TM_HAVE_X86
     __builtin_cpu_init();
     if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) level = 1;
     if (level == 1 && __builtin_cpu_supports("avx512f")) level = 2;
 #endif
-    const char *cap = getenv("TAPESTRY_SIMD");
-    if (cap && simd_cap < 0) simd_cap = strcmp(cap, "base") == 0 ? 0 : strcmp(cap, "avx2") == 0 ? 1 : -1;
-    simd_cpu = level;
+    const char *env = getenv("TAPESTRY_SIMD");
+    if (env && atomic_load_explicit(&simd_cap, memory_order_relaxed) < 0) {
+      int want = strcmp(env, "base") == 0 ? 0 : strcmp(env, "avx2") == 0 ? 1 : -1;
+      int none = -1;
+      atomic_compare_exchange_strong_explicit(&simd_cap, &none, want, memory_order_relaxed, memory_order_relaxed);
+    }
+    atomic_store_explicit(&simd_cpu, level, memory_order_relaxed);
+    cpu = level;
   }
-  return simd_cap >= 0 && simd_cap < simd_cpu ? simd_cap : simd_cpu;
+  int cap = atomic_load_explicit(&simd_cap, memory_order_relaxed);
+  return cap >= 0 && cap < cpu ? cap : cpu;
 }
 
 int tm_simd_cap(int cap) {
   simd_level();
-  simd_cap = cap;
+  atomic_store_explicit(&simd_cap, cap, memory_order_relaxed);
   return simd_level();
 }
 

@@ -111,6 +111,38 @@ double tm_log_sum_exp2(double a, double b) {
   return b + tm_log1p_exp(a - b);
 }
 
+double tm_lse_partials(const double *x, size_t n, double *d) {
+  double m = -INFINITY, f;
+  int nan = 0;
+  for (size_t k = 0; k < n; k++) {
+    double t = x[k] + (double)0;
+    if (isnan(t)) { nan = 1; break; }
+    if (t > m) m = t;
+  }
+  if (nan || isinf(m)) {
+    f = nan ? NAN : m;
+    if (d) for (size_t k = 0; k < n; k++) d[k] = exp(x[k] - f);
+    return f;
+  }
+  double s = 0;
+  if (d) {
+    /* the terms kept: the partials are the softmax, term / sum */
+    for (size_t k = 0; k < n; k++) {
+      double t = x[k] + (double)0 - m;
+      d[k] = t == 0 ? 1.0 : exp(t);
+      s += d[k];
+    }
+    f = m + log(s);
+    for (size_t k = 0; k < n; k++) d[k] /= s;
+    return f;
+  }
+  for (size_t k = 0; k < n; k++) {
+    double t = x[k] + (double)0 - m;
+    s += t == 0 ? 1.0 : exp(t);
+  }
+  return m + log(s);
+}
+
 double tm_log_mix3(double th, double log_th, double log1m_th, double l1, double l2, double *p) {
   double la = log_th + l1, lb = log1m_th + l2;
   if (th > 0 && th < 1 && isfinite(la) && isfinite(lb)) {

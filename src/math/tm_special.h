@@ -4,6 +4,7 @@
 */
 #ifndef TM_SPECIAL_H
 #define TM_SPECIAL_H
+#include <stddef.h>
 
 #define TM_LOG_SQRT_2PI 0.918938533204672741780329736406   /* log(sqrt(2 pi)) */
 #define TM_LOG_2PI      1.837877066409345483560659472811
@@ -35,6 +36,10 @@ double tm_log_sum_exp2(double a, double b);
 ** log th and log1m th; p (unless NULL) its partials in th, l1, l2.  With th
 ** inside (0, 1) and both sums finite, the partials come from the sum's own
 ** exp (the terms' weights), else as exp(l - f). */
+/* log_sum_exp of x[0 .. n) and, unless d is NULL, its partials: with a
+** finite maximum m, the terms exp(x - m) (exp(0) is 1: not called), their
+** sum s, m + log(s), and the softmax term / s; else exp(x - f). */
+double tm_lse_partials(const double *x, size_t n, double *d);
 double tm_log_mix3(double th, double log_th, double log1m_th, double l1, double l2, double *p);
 double tm_log_diff_exp(double a, double b);
 double tm_inv_logit(double u);

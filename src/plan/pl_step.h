@@ -242,27 +242,10 @@ PL_INLINE int pl_fwd1(const pl_plan *p, const pl_ins *i, int op, double *V, doub
     V[i->o] = tm_log_mix3(th, memo->log_th, memo->log1m_th, l1, l2, P + i->x);
     return AD_OK;
   }
-  case PL_LSE: {
-    /* tm_scalar.c's lse_n and lse_kernel: the shift's 0 is added too */
-    const double *x = V + i->a;
-    double m = -INFINITY, f;
-    int nan = 0;
-    for (uint32_t k = 0; k < i->n; k++) {
-      double t = x[k] + (double)0;
-      if (isnan(t)) { nan = 1; break; }
-      if (t > m) m = t;
-    }
-    if (nan) f = NAN;
-    else if (isinf(m)) f = m;
-    else {
-      double s = 0;
-      for (uint32_t k = 0; k < i->n; k++) s += exp(x[k] + (double)0 - m);
-      f = m + log(s);
-    }
-    V[i->o] = f;
-    for (uint32_t k = 0; k < i->n; k++) P[i->x + k] = exp(x[k] - f);
+  case PL_LSE:
+    /* tm_scalar.c's lse_kernel */
+    V[i->o] = tm_lse_partials(V + i->a, i->n, P + i->x);
     return AD_OK;
-  }
   case PL_ELEM:
     return pl_run_elem(p->ptrs[i->n], V, P + i->x, &V[i->o]);
   default:
