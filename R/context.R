@@ -44,6 +44,7 @@ TapestryContext <- R6::R6Class("TapestryContext",
       private$ptr_ <- .Call(C_tp_ctx_new, program, private$data_, private$seed_)
       private$vars_ <- .Call(C_tp_ctx_vars, private$ptr_)
       private$nfree_ <- sum(private$vars_$nfree)
+      self$grad_log_prob <- grad_log_prob_fn(private)
     },
 
     #' @description The log density at a point of the unconstrained space.
@@ -64,23 +65,16 @@ TapestryContext <- R6::R6Class("TapestryContext",
       .Call(C_tp_log_prob, private$ctx(), upars, jacobian, gradient)
     },
 
-    #' @description The gradient of the log density at a point of the
-    #'   unconstrained space.
-    #' @param upars,jacobian As for `$log_prob()`.
-    #' @return A numeric vector of length `$num_upars()` with the log density
-    #'   as attribute `"log_prob"` (as 'cmdstanr' and 'rstan' return it).
-    grad_log_prob = function(upars, jacobian = TRUE) {
-      # the common case without a closure call (each costs about as much as
-      # a small model's gradient): a plain double vector of the right length
-      # and a flag, on a live context
-      if (!is.double(upars) || !is.null(attributes(upars)) || length(upars) != private$nfree_) {
-        upars <- private$check_upars(upars)
-      }
-      if (!is.logical(jacobian) || length(jacobian) != 1L || is.na(jacobian)) check_flag(jacobian, "jacobian")
-      ptr <- private$ptr_
-      if (!.Call(C_tp_ptr_ok, ptr)) ptr <- private$ctx()
-      .Call(C_tp_grad_log_prob, ptr, upars, jacobian)
-    },
+    #' @field grad_log_prob `function(upars, jacobian = TRUE)`: the gradient
+    #'   of the log density at a point of the unconstrained space (`upars`
+    #'   and `jacobian` as for `$log_prob()`), a numeric vector of length
+    #'   `$num_upars()` with the log density as attribute `"log_prob"` (as
+    #'   'cmdstanr' and 'rstan' return it). A field holding a function rather
+    #'   than a method so that it stays byte-compiled: a sampler or optimizer
+    #'   in R calls it in a loop, and for a small model the R call costs more
+    #'   than the gradient.
+    grad_log_prob = NULL,
+
 
     #' @description Times `n` evaluations of the log density (with the
     #'   Jacobian, as the sampler evaluates it) and its gradient at one
@@ -340,4 +334,18 @@ describe <- function(x) {
 
 abort_arg <- function(message) {
   tapestry_raise(message, "tapestry_argument_error")
+}
+
+# The context's $grad_log_prob: made here, in the package's compiled code, so
+# the closure is byte-compiled (an R6 method's copy in the object is not).
+# The common case is one call: a live context, a plain double vector of the
+# right length and a flag; anything else comes back NULL and is checked here.
+grad_log_prob_fn <- function(private) {
+  function(upars, jacobian = TRUE) {
+    g <- .Call(C_tp_grad_fast, private$ptr_, upars, jacobian)
+    if (!is.null(g)) return(g)
+    upars <- private$check_upars(upars)
+    check_flag(jacobian, "jacobian")
+    .Call(C_tp_grad_log_prob, private$ctx(), upars, jacobian)
+  }
 }

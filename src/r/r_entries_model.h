@@ -7,6 +7,7 @@ SEXP tp_model_variables(SEXP prog);
 SEXP tp_ctx_new(SEXP prog, SEXP data, SEXP seed);
 SEXP tp_log_prob(SEXP ctx, SEXP upars, SEXP jacobian, SEXP grad);
 SEXP tp_grad_log_prob(SEXP ctx, SEXP upars, SEXP jacobian);
+SEXP tp_grad_fast(SEXP ctx, SEXP upars, SEXP jacobian);
 SEXP tp_write_array(SEXP ctx, SEXP upars, SEXP tparams, SEXP gqs, SEXP seed);
 SEXP tp_unconstrain(SEXP ctx, SEXP vals, SEXP partial);
 SEXP tp_num_upars(SEXP ctx);
@@ -25,6 +26,7 @@ SEXP tp_plan_lanes(SEXP on);
   ENTRY(tp_ctx_new, 3), \
   ENTRY(tp_log_prob, 4), \
   ENTRY(tp_grad_log_prob, 3), \
+  ENTRY(tp_grad_fast, 3), \
   ENTRY(tp_write_array, 5), \
   ENTRY(tp_unconstrain, 3), \
   ENTRY(tp_num_upars, 1), \

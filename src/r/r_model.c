@@ -304,6 +304,17 @@ SEXP tp_log_prob(SEXP ctx, SEXP upars, SEXP jacobian, SEXP grad) {
 
 /* The gradient at upars with the log density as attribute "log_prob", as
 ** $grad_log_prob() returns it (one call: this is in every benchmark loop). */
+/* $grad_log_prob()'s common case in one call: a live context, a plain
+** double vector of the right length and TRUE or FALSE; R_NilValue when
+** anything else (the R method then checks and says what is wrong). */
+SEXP tp_grad_fast(SEXP ctx, SEXP upars, SEXP jacobian) {
+  if (TYPEOF(ctx) != EXTPTRSXP || R_ExternalPtrAddr(ctx) == NULL) return R_NilValue;
+  if (TYPEOF(upars) != REALSXP || ATTRIB(upars) != R_NilValue) return R_NilValue;
+  if (TYPEOF(jacobian) != LGLSXP || XLENGTH(jacobian) != 1 || LOGICAL(jacobian)[0] == NA_LOGICAL) return R_NilValue;
+  if ((size_t)XLENGTH(upars) != li_num_upars(rm_ctx_of(ctx))) return R_NilValue;
+  return tp_grad_log_prob(ctx, upars, jacobian);
+}
+
 SEXP tp_grad_log_prob(SEXP ctx, SEXP upars, SEXP jacobian) {
   const li_ctx *c = rm_ctx_of(ctx);
   check_upars(c, upars);

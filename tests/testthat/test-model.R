@@ -292,6 +292,19 @@ model {
   expect_output(expect_error(ctx$log_prob(2), "y is too large: 2"))
 })
 
+test_that("$grad_log_prob() takes what it is given the long way, and says what is wrong", {
+  ctx <- tapestry_model(es_file())$bind(es_data())
+  u <- es_point()
+  g <- ctx$grad_log_prob(u)
+  expect_identical(ctx$grad_log_prob(setNames(u, paste0("u", seq_along(u)))), g)
+  expect_error(ctx$grad_log_prob(u, jacobian = 1), "jacobian")
+  expect_identical(ctx$grad_log_prob(u, jacobian = FALSE), ctx$grad_log_prob(u, FALSE))
+  expect_false(identical(ctx$grad_log_prob(u, jacobian = FALSE), g))
+  expect_error(ctx$grad_log_prob(u[-1]), class = "tapestry_argument_error")
+  expect_error(ctx$grad_log_prob(u, jacobian = NA), "jacobian")
+  expect_error(ctx$grad_log_prob("a"), class = "tapestry_argument_error")
+})
+
 test_that("print() of a context lists its variables with their sizes", {
   ctx <- tapestry_model(es_file())$bind(es_data())
   expect_snapshot(print(ctx))
@@ -302,8 +315,12 @@ test_that("models and contexts survive a save and load", {
   ctx <- mod$bind(es_data())
   u <- es_point()
   lp <- ctx$log_prob(u)
+  g <- ctx$grad_log_prob(u)
   ctx2 <- unserialize(serialize(ctx, NULL))
   expect_identical(ctx2$log_prob(u), lp)
+  # $grad_log_prob on a loaded context binds its data again
+  ctx3 <- unserialize(serialize(ctx, NULL))
+  expect_identical(ctx3$grad_log_prob(u), g)
   mod2 <- unserialize(serialize(mod, NULL))
   expect_identical(mod2$bind(es_data())$log_prob(u), lp)
   expect_identical(mod2$variables(), mod$variables())
