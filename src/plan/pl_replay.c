@@ -22,6 +22,19 @@
 #include "../par/pp.h"
 #include "../prof/pf.h"
 
+/* Copies and clears of a few doubles: a parallel_map's element plan moves
+** one or two numbers at a time, where a call of memcpy costs more than the
+** move. */
+static inline void copy_d(double *dst, const double *src, size_t n) {
+  if (n > 8) { memcpy(dst, src, n * sizeof *dst); return; }
+  for (size_t k = 0; k < n; k++) dst[k] = src[k];
+}
+
+static inline void zero_d(double *dst, size_t n) {
+  if (n > 8) { memset(dst, 0, n * sizeof *dst); return; }
+  for (size_t k = 0; k < n; k++) dst[k] = 0.0;
+}
+
 typedef struct call_state {
   double *oadj[2];          /* the function's own output adjoints */
   size_t c0, c1;            /* its nodes on the chain stack */
@@ -240,7 +253,7 @@ static int pmap_piece(void *ctx, piece_slot *sl, int c) {
     for (int k = 0; k < pm->nops; k++) {
       const pl_mapop *o = &pm->ops[k];
       const double *src = o->v != PL_NONE ? w->V + o->v : o->c;
-      memcpy(sl->u + o->in, src + e * o->stride, o->m * sizeof *sl->u);
+      copy_d(sl->u + o->in, src + e * o->stride, o->m);
     }
     double y;
     int rc = run(pm->sub, &sl->b, sl->u, NULL, &y, sl->g);
@@ -251,7 +264,7 @@ static int pmap_piece(void *ctx, piece_slot *sl, int c) {
     for (int k = 0; k < pm->nops; k++) {
       const pl_mapop *o = &pm->ops[k];
       if (o->a == PL_NONE) continue;
-      memcpy(row, sl->g + o->in, o->m * sizeof *row);
+      copy_d(row, sl->g + o->in, o->m);
       row += o->m;
     }
   }
@@ -490,8 +503,8 @@ static int fwd_loop(const pl_plan *p, const bufs *b, const double *upars) {
   double *V = b->V, *A = b->A, *P = b->P;
   pl_memo *memo = b->memo;
   call_state *cs = b->cs;
-  memcpy(V, p->kvals, p->nk * sizeof(double));
-  memcpy(V + p->pv, upars, p->npars * sizeof(double));
+  copy_d(V, p->kvals, p->nk);
+  copy_d(V + p->pv, upars, p->npars);
   int rc;
   const pl_ins *ins = p->ins, *end = ins + p->nins;
   for (const pl_ins *i = ins; i < end; i++) {
@@ -583,8 +596,8 @@ static void rev(const pl_plan *p, const bufs *b) {
 ** init (NULL: zero). */
 static int run(const pl_plan *p, const bufs *b, const double *upars, const double *init, double *lp, double *grad) {
   double *A = b->A;
-  memset(A, 0, (p->na ? p->na : 1) * sizeof *A);
-  if (init) memcpy(A + p->pa, init, p->npars * sizeof *A);
+  zero_d(A, p->na ? p->na : 1);
+  if (init) copy_d(A + p->pa, init, p->npars);
   int rc = fwd(p, b, upars);
   if (rc) return rc;
   *lp = b->V[p->rv];
@@ -595,6 +608,6 @@ static int run(const pl_plan *p, const bufs *b, const double *upars, const doubl
   }
   A[p->ra] = 1.0;
   rev(p, b);
-  memcpy(grad, A + p->pa, p->npars * sizeof(double));
+  copy_d(grad, A + p->pa, p->npars);
   return AD_OK;
 }
