@@ -14,6 +14,11 @@ args <- commandArgs(TRUE)
 rounds <- if (length(args) >= 1) as.integer(args[1]) else 3L
 models <- if (length(args) >= 2) args[-1] else c("garch_loop", "hmm_forward")
 ext <- system.file("extdata", package = "tapestry")
+# the bundled data, or the tests' fixtures (as bench/vs_rstan.R finds them)
+data_file <- function(m) {
+  f <- file.path(ext, paste0(m, ".data.json"))
+  if (file.exists(f)) f else file.path("tests", "testthat", "fixtures", paste0(m, ".data.json"))
+}
 per_sec <- function(draws, secs) {
   pars <- setdiff(variables(draws), "lp__")
   pars <- pars[!grepl("^(log_lik|y_rep|yrep)", pars)]
@@ -22,7 +27,7 @@ per_sec <- function(draws, secs) {
 }
 res <- NULL
 for (m in models) {
-  data <- jsonlite::fromJSON(file.path(ext, paste0(m, ".data.json")))
+  data <- jsonlite::fromJSON(data_file(m))
   sm <- suppressMessages(stan_model(file.path("bench/stan221", paste0(m, ".stan")), model_name = m))
   tm <- tapestry_model(file.path(ext, paste0(m, ".stan")))
   for (k in seq_len(rounds)) {

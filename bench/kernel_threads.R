@@ -9,7 +9,9 @@ args <- commandArgs(TRUE)
 m <- if (length(args) >= 1) args[1] else "logistic"
 reps <- if (length(args) >= 2) as.integer(args[2]) else 7L
 ext <- system.file("extdata", package = "tapestry")
-ctx <- tapestry_model(file.path(ext, paste0(m, ".stan")))$bind(file.path(ext, paste0(m, ".data.json")))
+data <- file.path(ext, paste0(m, ".data.json"))
+if (!file.exists(data)) data <- file.path("tests", "testthat", "fixtures", paste0(m, ".data.json"))
+ctx <- tapestry_model(file.path(ext, paste0(m, ".stan")))$bind(data)
 set.seed(1)
 u <- rnorm(ctx$num_upars()) * 0.1
 tapestry_set_num_threads(1); g1 <- ctx$grad_log_prob(u)

@@ -122,8 +122,11 @@ typedef struct glm_par {
 static void glm_chunk(void *arg, int c) {
   const glm_par *P = arg;
   size_t n0 = (size_t)c * P->csize, n1 = n0 + P->csize < P->G->N ? n0 + P->csize : P->G->N;
-  glm_range(P->G, P->rows, P->ctxs + (size_t)c * P->ctx_size, n0, n1, P->e0, &P->gsums[c],
-            P->lanes ? P->lanes + (size_t)c * P->G->K * TM_SIMD_LANES : NULL);
+  double *lanes = P->lanes ? P->lanes + (size_t)c * P->G->K * TM_SIMD_LANES : NULL;
+  /* the chunk's sums start from zero here, on its own thread */
+  P->gsums[c] = 0;
+  if (lanes) memset(lanes, 0, P->G->K * TM_SIMD_LANES * sizeof *lanes);
+  glm_range(P->G, P->rows, P->ctxs + (size_t)c * P->ctx_size, n0, n1, P->e0, &P->gsums[c], lanes);
 }
 
 /* glm_sweep by chunks; merge(into, from) adds a chunk context's sums into
@@ -144,8 +147,8 @@ static int glm_sweep_chunks(glm *G, glm_rows rows, void *ctx, size_t ctx_size,
   P.e0 = 0;
   if (G->xrow) for (size_t k = 0; k < K; k++) P.e0 += G->x->val[k] * G->be->val[k];
   P.ctxs = ad_alloc((size_t)nc * ctx_size);
-  P.gsums = ad_alloc_zeros((size_t)nc);
-  P.lanes = G->lanes ? ad_alloc_zeros((size_t)nc * K * TM_SIMD_LANES) : NULL;
+  P.gsums = ad_alloc_doubles((size_t)nc);
+  P.lanes = G->lanes ? ad_alloc_doubles((size_t)nc * K * TM_SIMD_LANES) : NULL;
   if (!P.ctxs || !P.gsums || (G->lanes && !P.lanes)) return AD_EMEMORY;
   for (int c = 0; c < nc; c++) memcpy(P.ctxs + (size_t)c * ctx_size, ctx, ctx_size);
   pp_for(nc, glm_chunk, &P);
