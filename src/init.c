@@ -38,6 +38,8 @@ void R_init_tapestry(DllInfo *dll) {
   R_forceSymbols(dll, TRUE);
   if (ad_thread_init() != AD_OK || tm_table_init() != AD_OK)
     error("tapestry: %s", ad_errmsg());
+  /* kernels' blocks (src/math) run on the pool (src/par) */
+  tm_set_for(pp_for, pp_threads);
 }
 
 void R_unload_tapestry(DllInfo *dll) {

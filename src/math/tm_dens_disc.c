@@ -24,7 +24,6 @@
 #include "tm_special_dist.h"
 #include "tm_dens_elem.h"
 #include "tm_simd.h"
-#include "../par/pp.h"
 
 /* ---- shared pieces ---- */
 
@@ -115,7 +114,7 @@ static int not_int(const char *fn, const char *arg) {
 
 /* Elements per block: a mass over more than TM_BLOCK_MIN elements sums each
 ** block in order and then the blocks' sums in order, so its blocks can run
-** on the evaluation's threads (pp_for) with the bits of one thread.  The
+** on the evaluation's threads (tm_for) with the bits of one thread.  The
 ** blocks depend on the size alone; TM_BLOCK_MIN elements or fewer are one
 ** block, the plain order. */
 #define TM_BLOCK_MIN 256
@@ -227,7 +226,7 @@ int tm_dens_elem_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
     r.bs = (D.n + TM_BLOCKS_MAX - 1) / TM_BLOCKS_MAX;
     if (r.bs < TM_BLOCK_MIN) r.bs = TM_BLOCK_MIN;
     int nb = (int)((D.n + r.bs - 1) / r.bs);
-    if (D.n >= TM_PAR_MIN) pp_for(nb, elem_block, &r);
+    if (D.n >= TM_PAR_MIN) tm_for(nb, elem_block, &r);
     else for (int b = 0; b < nb; b++) elem_block(&r, b);
     for (int b = 0; b < nb; b++) {
       logp += r.sum[b];

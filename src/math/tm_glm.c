@@ -16,7 +16,6 @@
 #include "tm_tables.h"
 #include "tm_special.h"
 #include "tm_simd.h"
-#include "../par/pp.h"
 
 
 typedef struct glm {
@@ -88,6 +87,14 @@ static void glm_range(const glm *G, glm_rows rows, void *ctx, size_t n0_, size_t
   }
 }
 
+/* After the pass: the sum of g, and beta's partials from the lanes (or,
+** for a row x, from the sum). */
+static void glm_finish(glm *G, double gsum) {
+  G->gsum = gsum;
+  if (G->lanes) tm_block_lane_sums(G->lanes, G->K, G->dbeta);
+  if (G->dbeta && G->xrow) for (size_t k = 0; k < G->K; k++) G->dbeta[k] = gsum * G->x->val[k];
+}
+
 /* One pass over the outcomes (glm_range), then beta's partials. */
 static void glm_sweep(glm *G, glm_rows rows, void *ctx) {
   size_t K = G->K;
@@ -96,9 +103,7 @@ static void glm_sweep(glm *G, glm_rows rows, void *ctx) {
   if (G->xrow) for (size_t k = 0; k < K; k++) e0 += xv[k] * bv[k];
   double gsum = 0;
   glm_range(G, rows, ctx, 0, G->N, e0, &gsum, G->lanes);
-  G->gsum = gsum;
-  if (G->lanes) tm_block_lane_sums(G->lanes, K, G->dbeta);
-  if (G->dbeta && G->xrow) for (size_t k = 0; k < K; k++) G->dbeta[k] = gsum * G->x->val[k];
+  glm_finish(G, gsum);
 }
 
 /* ---- the same pass in chunks, on the evaluation's threads ----
@@ -106,7 +111,7 @@ static void glm_sweep(glm *G, glm_rows rows, void *ctx) {
 ** by N alone (at most GLM_CHUNKS); each chunk sums into a context, gsum and
 ** lanes of its own, started from the caller's context as it came in (its
 ** sums still zero), and they are added in chunk order (merge), so the bits
-** depend on N only, never on the threads (pp_for). */
+** depend on N only, never on the threads (tm_for). */
 #define GLM_CHUNK_MIN 512
 #define GLM_CHUNKS 32
 
@@ -151,7 +156,7 @@ static int glm_sweep_chunks(glm *G, glm_rows rows, void *ctx, size_t ctx_size,
   P.lanes = G->lanes ? ad_alloc_doubles((size_t)nc * K * TM_SIMD_LANES) : NULL;
   if (!P.ctxs || !P.gsums || (G->lanes && !P.lanes)) return AD_EMEMORY;
   for (int c = 0; c < nc; c++) memcpy(P.ctxs + (size_t)c * ctx_size, ctx, ctx_size);
-  pp_for(nc, glm_chunk, &P);
+  tm_for(nc, glm_chunk, &P);
   double gsum = 0;
   for (int c = 0; c < nc; c++) {
     merge(ctx, P.ctxs + (size_t)c * ctx_size);
@@ -161,9 +166,7 @@ static int glm_sweep_chunks(glm *G, glm_rows rows, void *ctx, size_t ctx_size,
       for (size_t k = 0; k < K * TM_SIMD_LANES; k++) G->lanes[k] += l[k];
     }
   }
-  G->gsum = gsum;
-  if (G->lanes) tm_block_lane_sums(G->lanes, K, G->dbeta);
-  if (G->dbeta && G->xrow) for (size_t k = 0; k < K; k++) G->dbeta[k] = gsum * G->x->val[k];
+  glm_finish(G, gsum);
   return AD_OK;
 }
 

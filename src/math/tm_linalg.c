@@ -9,13 +9,18 @@
 #include "tm_linalg.h"
 #include "tm_simd.h"
 
-void tm_la_gemm_nn(int m, int n, int k, double alpha, const double *A, const double *B, double *C) {
+void tm_la_gemm_nn_rows(int m, int n, int k, double alpha, const double *A, const double *B, double *C,
+                        int lo, int hi) {
   for (int j = 0; j < n; j++)
     for (int l = 0; l < k; l++) {
       double b = alpha * TM_AT(B, k, l, j);
       if (b == 0) continue;
-      tm_block_axpy_add(&TM_AT(A, m, 0, l), b, &TM_AT(C, m, 0, j), (size_t)m);
+      tm_block_axpy_add(&TM_AT(A, m, lo, l), b, &TM_AT(C, m, lo, j), (size_t)(hi - lo));
     }
+}
+
+void tm_la_gemm_nn(int m, int n, int k, double alpha, const double *A, const double *B, double *C) {
+  tm_la_gemm_nn_rows(m, n, k, alpha, A, B, C, 0, m);
 }
 
 /* Rows lo..hi of C += alpha A^T B.  Each element is one sum over l in

@@ -17,6 +17,9 @@
 /* C (m x n) += alpha * A (m x k) * B (k x n) */
 void tm_la_gemm_nn(int m, int n, int k, double alpha, const double *A, const double *B, double *C);
 /* C (m x n) += alpha * A^T * B, A is k x m, B is k x n */
+/* Rows lo .. hi of tm_la_gemm_nn's C, the same bits. */
+void tm_la_gemm_nn_rows(int m, int n, int k, double alpha, const double *A, const double *B, double *C,
+                        int lo, int hi);
 /* Rows lo .. hi of tm_la_gemm_tn's C, the same bits. */
 void tm_la_gemm_tn_rows(int m, int n, int k, double alpha, const double *A, const double *B, double *C,
                         int lo, int hi);

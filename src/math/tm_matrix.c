@@ -12,7 +12,6 @@
 #include <math.h>
 #include <string.h>
 #include <limits.h>
-#include "../par/pp.h"
 #include "tm_tables.h"
 #include "tm_linalg.h"
 #include "tm_simd.h"
@@ -122,7 +121,7 @@ static int mul_scale(const tm_v *x, const tm_v *s, tm_v *out) {
 
 /* ---- multiply: matrix products, C (m x n) = A (m x k) B (k x n) ---- */
 
-/* Large products split over the evaluation's threads (pp_for): C's rows
+/* Large products split over the evaluation's threads (tm_for): C's rows
 ** forward and Bbar's rows backward, each element summed over the same
 ** index in the same order as on one thread, so the bits do not depend on
 ** the threads. */
@@ -134,16 +133,11 @@ typedef struct mul_job {
   double *C;
 } mul_job;
 
-/* C[lo..hi, ] += A[lo..hi, ] B: tm_la_gemm_nn's loops on a band of rows */
+/* C[lo..hi, ] += A[lo..hi, ] B: tm_la_gemm_nn on a band of C's rows */
 static void mul_nn_band(void *ctx, int b) {
   const mul_job *q = ctx;
   int lo = (int)((long long)q->m * b / q->nb), hi = (int)((long long)q->m * (b + 1) / q->nb);
-  for (int j = 0; j < q->n; j++)
-    for (int l = 0; l < q->k; l++) {
-      double bv = TM_AT(q->B, q->k, l, j);
-      if (bv == 0) continue;
-      tm_block_axpy_add(&TM_AT(q->A, q->m, lo, l), bv, &TM_AT(q->C, q->m, lo, j), (size_t)(hi - lo));
-    }
+  tm_la_gemm_nn_rows(q->m, q->n, q->k, 1.0, q->A, q->B, q->C, lo, hi);
 }
 
 /* C[lo..hi, ] += A[, lo..hi]^T B: tm_la_gemm_tn on a band of C's rows */
@@ -154,7 +148,7 @@ static void mul_tn_band(void *ctx, int b) {
 }
 
 static int mul_bands(int m, int n, int k, int unit) {
-  int t = pp_threads();
+  int t = tm_for_threads();
   if (t < 2 || (double)m * n * k < TM_MUL_PAR_MIN || m < 2 * unit) return 1;
   int nb = 4 * t;
   return nb > m / unit ? m / unit : nb;
@@ -164,14 +158,14 @@ static void gemm_nn(int m, int n, int k, const double *A, const double *B, doubl
   int nb = mul_bands(m, n, k, 1);
   if (nb < 2) { tm_la_gemm_nn(m, n, k, 1.0, A, B, C); return; }
   mul_job q = { m, n, k, nb, A, B, C };
-  pp_for(nb, mul_nn_band, &q);
+  tm_for(nb, mul_nn_band, &q);
 }
 
 static void gemm_tn(int m, int n, int k, const double *A, const double *B, double *C) {
   int nb = mul_bands(m, n, k, 4);   /* bands of four rows or more (tm_la_gemm_tn_rows) */
   if (nb < 2) { tm_la_gemm_tn(m, n, k, 1.0, A, B, C); return; }
   mul_job q = { m, n, k, nb, A, B, C };
-  pp_for(nb, mul_tn_band, &q);
+  tm_for(nb, mul_tn_band, &q);
 }
 
 typedef struct {

@@ -296,16 +296,10 @@ static int addsub(int sub, const tm_v *x, int xs, const tm_v *y, int ys, const t
   if (rc) return rc;
   out->dep = x->dep || y->dep;
   const double *xv = x->val, *yv = y->val;
+  size_t xi = !xs, yi = !ys;       /* a scalar is read at 0 throughout */
   double *o = out->val;
-  if (sub) {
-    if (xs) { double u = xv[0]; for (size_t i = 0; i < n; i++) o[i] = u - yv[i]; }
-    else if (ys) { double v = yv[0]; for (size_t i = 0; i < n; i++) o[i] = xv[i] - v; }
-    else for (size_t i = 0; i < n; i++) o[i] = xv[i] - yv[i];
-  } else {
-    if (xs) { double u = xv[0]; for (size_t i = 0; i < n; i++) o[i] = u + yv[i]; }
-    else if (ys) { double v = yv[0]; for (size_t i = 0; i < n; i++) o[i] = xv[i] + v; }
-    else for (size_t i = 0; i < n; i++) o[i] = xv[i] + yv[i];
-  }
+  if (sub) for (size_t i = 0; i < n; i++) o[i] = xv[i * xi] - yv[i * yi];
+  else for (size_t i = 0; i < n; i++) o[i] = xv[i * xi] + yv[i * yi];
   if (!ad) return AD_OK;
   addsub_node *p = ad_node_new(sizeof *p, addsub_chain);
   if (!p) return AD_EMEMORY;

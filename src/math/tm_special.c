@@ -124,23 +124,16 @@ double tm_lse_partials(const double *x, size_t n, double *d) {
     if (d) for (size_t k = 0; k < n; k++) d[k] = exp(x[k] - f);
     return f;
   }
+  /* the terms, kept in d: the partials are the softmax, term / sum */
   double s = 0;
-  if (d) {
-    /* the terms kept: the partials are the softmax, term / sum */
-    for (size_t k = 0; k < n; k++) {
-      double t = x[k] + (double)0 - m;
-      d[k] = t == 0 ? 1.0 : exp(t);
-      s += d[k];
-    }
-    f = m + log(s);
-    for (size_t k = 0; k < n; k++) d[k] /= s;
-    return f;
-  }
   for (size_t k = 0; k < n; k++) {
-    double t = x[k] + (double)0 - m;
-    s += t == 0 ? 1.0 : exp(t);
+    double t = x[k] + (double)0 - m, e = t == 0 ? 1.0 : exp(t);
+    if (d) d[k] = e;
+    s += e;
   }
-  return m + log(s);
+  f = m + log(s);
+  if (d) for (size_t k = 0; k < n; k++) d[k] /= s;
+  return f;
 }
 
 double tm_log_mix3(double th, double log_th, double log1m_th, double l1, double l2, double *p) {

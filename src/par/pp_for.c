@@ -1,5 +1,6 @@
 /*
-** pp_for.c -- a kernel's blocks spread over the threads of its evaluation.
+** pp_for.c -- a kernel's blocks spread over the threads of its evaluation
+** (the runner behind src/math's tm_for, installed when the package loads).
 **
 ** A vectorized density, a matrix product: work over many elements that a
 ** program did not put in reduce_sum.  The kernel cuts it into blocks by its

@@ -172,31 +172,21 @@ PL_INLINE int pl_fwd1(const pl_plan *p, const pl_ins *i, int op, double *V, doub
   case PL_UNARY: {
     const tm_unary_def *d = p->ptrs[i->b];
     double x = V[i->a];
-    if (d->memo) {
-      /* the same argument as last time (lgamma(beta) in every element of
-         a parallel_map): the same value and partial, without the call */
-      pl_unmemo *m = &memo->un[i->x % PL_UNMEMO];
-      uint64_t xb;
-      memcpy(&xb, &x, sizeof xb);
-      if (m->d == d && m->x == xb) {
-        V[i->o] = m->fx;
-        P[i->x] = m->dfx;
-        return AD_OK;
-      }
-      if (d->bad && d->bad(x)) return AD_EDOMAIN;
-      double fx = d->f(x), dfx = d->df(x, fx);
-      V[i->o] = fx;
-      P[i->x] = dfx;
-      m->d = d;
-      m->x = xb;
-      m->fx = fx;
-      m->dfx = dfx;
+    /* a costly function of the same argument as last time (lgamma(beta) in
+       every element of a parallel_map): the same value and partial */
+    pl_unmemo *m = d->memo ? &memo->un[i->x % PL_UNMEMO] : NULL;
+    uint64_t xb;
+    memcpy(&xb, &x, sizeof xb);
+    if (m && m->d == d && m->x == xb) {
+      V[i->o] = m->fx;
+      P[i->x] = m->dfx;
       return AD_OK;
     }
     if (d->bad && d->bad(x)) return AD_EDOMAIN;
-    double fx = d->f(x);
+    double fx = d->f(x), dfx = d->df(x, fx);
     V[i->o] = fx;
-    P[i->x] = d->df(x, fx);
+    P[i->x] = dfx;
+    if (m) *m = (pl_unmemo){ d, xb, fx, dfx };
     return AD_OK;
   }
   case PL_BINARY: {
