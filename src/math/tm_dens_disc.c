@@ -257,29 +257,13 @@ static int bernoulli_logit_check(const tm_dens *D) {
   int rc = tm_check_bounded(D->fn, "n", &D->a[0], 0, 1);
   return rc ? rc : tm_check_not_nan(D->fn, "Logit transformed probability parameter", &D->a[1]);
 }
-/* s inv_logit(-u) and log_inv_logit(u), u = s x, from one exp: both
-** tm_inv_logit(-u) and tm_log_inv_logit(u) take exp(-|u|), so this is
-** their two calls' bits with one exp instead of two (u = 0 and NaN as
-** they have it). */
-static double bernoulli_logit_term(elem *e) {
-  double s = 2 * e->x[0] - 1, u = s * e->x[1], ex, p, lp;
-  if (u > 0) {
-    ex = exp(-u);
-    p = -u < log(DBL_EPSILON) ? ex : ex / (1 + ex);
-    lp = -log1p(ex);
-  } else if (u < 0) {
-    ex = exp(u);
-    p = 1 / (1 + ex);
-    lp = u - log1p(ex);
-  } else {
-    p = 1 / (1 + exp(u));
-    lp = -log1p(exp(-u));
-  }
-  e->d[1] = s * p;
-  return lp;
-}
+/* log inv_logit(s x), s = 2 n - 1, and its derivative s inv_logit(-s x)
+** from one exp, with the exp and log1p of the vector kernels: a loop of
+** these run as lanes (src/plan) or the vector form keeps the bits */
+static double bernoulli_logit_term(elem *e) { return tm_bernoulli_logit1((int)e->x[0], e->x[1], &e->d[1]); }
 static const elem_def bernoulli_logit_def = {
-  2, 1u, {"Random variable", "Probability parameter"}, bernoulli_logit_check, bernoulli_logit_term };
+  2, 1u, {"Random variable", "Probability parameter"}, bernoulli_logit_check, bernoulli_logit_term,
+  tm_block_bernoulli_logit };
 
 /* binomial_lpmf(n | N, theta): the branches keep 0 * log(0) out. */
 static int binomial_check(const tm_dens *D) {

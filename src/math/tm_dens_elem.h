@@ -24,6 +24,11 @@ typedef struct elem_def {
   const char *names[4];             /* Stan's names, for size messages */
   int (*check)(const tm_dens *D);
   double (*term)(elem *e);
+  /* optional, for a mass of an int outcome and one real argument whose
+  ** term is kept: lp[i] and d[i] (the partial in the real argument) of n
+  ** elements at once, bit for bit what term gives each (a loop of the
+  ** scalar mass run as lanes calls it, src/plan/pl_lanes.c) */
+  void (*terms)(const int *y, const double *x, double *lp, double *d, size_t n);
 } elem_def;
 
 /* The kernel (tm_dens_disc.c): c->fn->data is an elem_def. */

@@ -14,12 +14,17 @@
 #include <string.h>
 #include "tm_simd.h"
 
-/* ---- one lane at a time: the rows a kernel leaves to libm ---- */
+/* ---- one lane at a time ---- */
 
 /* log(1 + exp(z)) = max(z, 0) + log1p(exp(-|z|)), and inv_logit(z) and
 ** inv_logit(-z) from the same exp: 1 / (1 + e) and e / (1 + e), e = exp(-|z|),
-** so neither loses digits to a difference from 1. */
-static void log1p_exp_lane(double z, double *l, double *p, double *q) {
+** so neither loses digits to a difference from 1.  With vector extensions
+** the exp and log1p are the lanes' (below), so that an element gives the
+** same bits alone, in a vector, and on every instruction set; libm's where
+** |z| >= 700 (or z is NaN), as the vector kernels do. */
+static void log1p_exp_lane(double z, double *l, double *p, double *q);
+
+static void log1p_exp_libm(double z, double *l, double *p, double *q) {
   double e = exp(-fabs(z)), w = 1 / (1 + e);
   *l = (z > 0 ? z : 0) + log1p(e);
   *p = z > 0 ? w : e * w;
@@ -35,6 +40,8 @@ static double bernoulli_lane(double y, double eta, double *t) {
   return -l;
 }
 
+double tm_bernoulli_logit1(int y, double eta, double *d) { return bernoulli_lane(y, eta, d); }
+
 /* Poisson-log rows: the row's term y eta - exp(eta), its derivative y - exp(eta). */
 static double poisson_lane(double y, double eta, double *t) {
   double e = exp(eta);
@@ -44,10 +51,12 @@ static double poisson_lane(double y, double eta, double *t) {
 
 #if defined(__GNUC__) && !defined(TM_NO_SIMD)
 
-/* no fused multiply-add in this function (GCC contracts a * b - c into one
-** where the target has FMA; clang keeps them apart unless asked) */
+/* no fused multiply-add in this function: GCC contracts a * b - c into one
+** across statements where the target has FMA; clang within an expression
+** (its default since clang 14), so for clang the whole file goes without */
 #if defined(__clang__)
 #define NOFUSE
+#pragma STDC FP_CONTRACT OFF
 #else
 #define NOFUSE __attribute__((optimize("fp-contract=off")))
 #endif
@@ -68,8 +77,9 @@ static double poisson_lane(double y, double eta, double *t) {
 ** log1p: fdlibm's (as musl has it): 1 + x = 2^k (1 + f) with 1 + f in
 ** [sqrt(1/2), sqrt(2)), the rounding of 1 + x corrected by c / (1 + x), and
 ** log(1 + f) from s = f / (2 + f) by a polynomial in s^2; within 1 ulp.
-** Lanes in (-0.2928, 1.8), where k is 0 or 1.  Callers test the lanes and
-** send a vector with any lane outside to libm, lane by lane. */
+** Lanes in (-0.2928, 1.8), where k is 0 or 1 (log1p_exp's are in (0, 1]).
+** Callers test the lanes and send a vector with any lane outside to
+** log1p_exp_lane, lane by lane. */
 #define SPLAT(c) ((VD){0} + (c))
 /* a where the mask is set, else b (masks are all-ones or zero lanes) */
 #define SEL(m, a, b) ((VD)(((m) & (VL)(a)) | (~(m) & (VL)(b))))
@@ -96,8 +106,6 @@ static double poisson_lane(double y, double eta, double *t) {
     (out) = p_ * (VD)e_;                                                            \
   } while (0)
 
-#define LOG1P_OK(v) ALL(((v) > -0.2928) & ((v) < 1.8))
-
 /* with u = 1 + x and w = 1 / u given */
 #define V_LOG1P_U(x, u, w, out)                                                              \
   do {                                                                               \
@@ -120,12 +128,6 @@ static double poisson_lane(double y, double eta, double *t) {
     (out) = s_ * (hfsq_ + R_) + (dk_ * 1.90821492927058770002e-10 + c_) - hfsq_ + f_ + dk_ * 6.93147180369123816490e-01; \
   } while (0)
 
-#define V_LOG1P(x, out)                                                              \
-  do {                                                                               \
-    VD uu_ = 1.0 + (x), ww_ = 1.0 / uu_;                                            \
-    V_LOG1P_U(x, uu_, ww_, out);                                                     \
-  } while (0)
-
 #define V_LOG1P_EXP(z, l, p, q)                                                      \
   do {                                                                               \
     VL pos_ = (z) > 0.0;                                                            \
@@ -138,6 +140,34 @@ static double poisson_lane(double y, double eta, double *t) {
     (q) = SEL(pos_, ew_, w_);                                                        \
   } while (0)
 
+
+/* ---- one lane: the vector arithmetic on a vector of one ----
+** Every kernel that takes exp or log1p on lanes is NOFUSE, as is this: a
+** product and a sum are two roundings everywhere, so an element's bits do
+** not depend on the lanes around it or on the instruction set. */
+typedef double v1d __attribute__((vector_size(8)));
+typedef long long v1l __attribute__((vector_size(8)));
+typedef unsigned long long v1ul __attribute__((vector_size(8)));
+#define W 1
+#define VD v1d
+#define VL v1l
+#define VUL v1ul
+NOFUSE static void log1p_exp_one(double z, double *l, double *p, double *q) {
+  VD zv = { z }, lv, pv, qv;
+  V_LOG1P_EXP(zv, lv, pv, qv);
+  *l = lv[0];
+  *p = pv[0];
+  *q = qv[0];
+}
+#undef W
+#undef VD
+#undef VL
+#undef VUL
+
+static void log1p_exp_lane(double z, double *l, double *p, double *q) {
+  if (z > -700.0 && z < 700.0) log1p_exp_one(z, l, p, q);
+  else log1p_exp_libm(z, l, p, q);
+}
 
 /* ---- the variants: lanes and instruction sets ---- */
 
@@ -249,9 +279,9 @@ double tm_block_sum(const double *x, size_t n) {
   return s;
 }
 
-void tm_block_exp(const double *x, double *y, size_t n) { DISPATCH(, exp, (x, y, n)) }
-
-void tm_block_log1p(const double *x, double *y, size_t n) { DISPATCH(, log1p, (x, y, n)) }
+void tm_block_bernoulli_logit(const int *y, const double *eta, double *lp, double *d, size_t n) {
+  DISPATCH(, bernoulli_terms, (y, eta, lp, d, n))
+}
 
 void tm_block_log1p_exp(const double *z, double *l, double *p, double *q, size_t n) {
   DISPATCH(, log1p_exp, (z, l, p, q, n))
@@ -287,6 +317,8 @@ void tm_block_axpy_add(const double *x, double a, double *y, size_t n) { DISPATC
 
 #else   /* no vector extensions */
 
+static void log1p_exp_lane(double z, double *l, double *p, double *q) { log1p_exp_libm(z, l, p, q); }
+
 int tm_simd_cap(int cap) {
   (void)cap;
   return 0;
@@ -316,12 +348,8 @@ double tm_block_sum(const double *x, size_t n) {
   return s;
 }
 
-void tm_block_exp(const double *x, double *y, size_t n) {
-  for (size_t i = 0; i < n; i++) y[i] = exp(x[i]);
-}
-
-void tm_block_log1p(const double *x, double *y, size_t n) {
-  for (size_t i = 0; i < n; i++) y[i] = log1p(x[i]);
+void tm_block_bernoulli_logit(const int *y, const double *eta, double *lp, double *d, size_t n) {
+  for (size_t i = 0; i < n; i++) lp[i] = bernoulli_lane(y[i], eta[i], d + i);
 }
 
 void tm_block_log1p_exp(const double *z, double *l, double *p, double *q, size_t n) {

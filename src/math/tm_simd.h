@@ -1,7 +1,8 @@
 /*
 ** tm_simd.h -- what the GLMs spend their time in, on a block of rows: the two
 ** products of a column-major matrix, eta += X[rows] beta and
-** acc += X[rows]' g, and the elementwise exp, log1p and log1p_exp of the rows.
+** acc += X[rows]' g, and log1p_exp and the Bernoulli-logit and Poisson-log
+** terms of the rows.
 **
 ** A GLM walks its N rows in blocks small enough that the block's slice of X
 ** stays in cache between the two products, so X streams from memory once per
@@ -32,17 +33,21 @@ void tm_block_lane_sums(const double *acc, size_t K, double *out);
 /* x[0] + ... + x[n - 1], on lanes */
 double tm_block_sum(const double *x, size_t n);
 
-/* y[i] = exp(x[i]), i < n, within 2 ulp of libm's exp; lanes outside
-** [-700, 700] (or NaN) go to libm's exp itself. y may be x. */
-void tm_block_exp(const double *x, double *y, size_t n);
-
-/* y[i] = log1p(x[i]), within 1 ulp of libm's where x[i] is in (-0.2928, 1.8);
-** elsewhere libm's log1p itself. y may be x. */
-void tm_block_log1p(const double *x, double *y, size_t n);
-
 /* l[i] = log(1 + exp(z[i])), p[i] = inv_logit(z[i]), q[i] = inv_logit(-z[i]),
-** each from one exp(-|z|), so none loses digits to a difference from 1. */
+** each from one exp(-|z|), so none loses digits to a difference from 1.
+** The exp is within 2 ulp of libm's and the log1p within 1 (libm's own where
+** |z| >= 700); an element has the same bits whatever the lanes around it
+** and the instruction set (no fused multiply-adds). */
 void tm_block_log1p_exp(const double *z, double *l, double *p, double *q, size_t n);
+
+/* Bernoulli-logit, one outcome y and linear predictor eta: returns the log
+** mass log inv_logit(s eta), s = 2 y - 1, and sets *d to its derivative in
+** eta, s inv_logit(-s eta), with tm_block_log1p_exp's exp and log1p: the
+** scalar density calls this, so a loop of them run as lanes
+** (tm_block_bernoulli_logit) keeps its bits. */
+double tm_bernoulli_logit1(int y, double eta, double *d);
+/* lp[i] = tm_bernoulli_logit1(y[i], eta[i], d + i), i < n, on vector lanes */
+void tm_block_bernoulli_logit(const int *y, const double *eta, double *lp, double *d, size_t n);
 
 /* Fused rows of the GLMs, eta_i = t[i] + al[i * as] (as 0: one intercept)
 ** and outcome y[i * ys] (ys 0: one outcome); each returns the sum of the

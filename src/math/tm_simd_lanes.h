@@ -111,35 +111,7 @@ TGT static void NAME(gemv_t)(const double *x, size_t ld, size_t K, size_t b, con
   }
 }
 
-TGT static void NAME(exp)(const double *x, double *y, size_t n) {
-  size_t i = 0;
-  for (; i + W <= n; i += W) {
-    VD v = LOAD(x + i), e;
-    if (!EXP_OK(v)) {
-      for (int k = 0; k < W; k++) y[i + k] = exp(x[i + k]);
-      continue;
-    }
-    V_EXP(v, e);
-    STORE(y + i, e);
-  }
-  for (; i < n; i++) y[i] = exp(x[i]);
-}
-
-TGT static void NAME(log1p)(const double *x, double *y, size_t n) {
-  size_t i = 0;
-  for (; i + W <= n; i += W) {
-    VD v = LOAD(x + i), l;
-    if (!LOG1P_OK(v)) {
-      for (int k = 0; k < W; k++) y[i + k] = log1p(x[i + k]);
-      continue;
-    }
-    V_LOG1P(v, l);
-    STORE(y + i, l);
-  }
-  for (; i < n; i++) y[i] = log1p(x[i]);
-}
-
-TGT static void NAME(log1p_exp)(const double *z, double *l, double *p, double *q, size_t n) {
+TGT NOFUSE static void NAME(log1p_exp)(const double *z, double *l, double *p, double *q, size_t n) {
   size_t i = 0;
   for (; i + W <= n; i += W) {
     VD v = LOAD(z + i), lv, pv, qv;
@@ -160,7 +132,7 @@ TGT static void NAME(log1p_exp)(const double *z, double *l, double *p, double *q
 #define LOADY(i) (ys ? __builtin_convertvector(*(const VI *)(y + (i)), VD) : SPLAT((double)y[0]))
 #define LOADA(i) (as ? LOAD(al + (i)) : SPLAT(al[0]))
 
-TGT static double NAME(bernoulli)(const int *y, size_t ys, const double *al, size_t as, double *t, size_t n) {
+TGT NOFUSE static double NAME(bernoulli)(const int *y, size_t ys, const double *al, size_t as, double *t, size_t n) {
   VD acc = SPLAT(0.0);
   double lp = 0;
   size_t i = 0;
@@ -180,7 +152,26 @@ TGT static double NAME(bernoulli)(const int *y, size_t ys, const double *al, siz
   return lp + HSUM(acc);
 }
 
-TGT static double NAME(poisson)(const int *y, size_t ys, const double *al, size_t as, double *t, size_t n) {
+/* Bernoulli-logit terms one by one: lp[i] and d[i] as tm_bernoulli_logit1
+** gives them (outcomes y[i], linear predictors eta[i]) */
+TGT NOFUSE static void NAME(bernoulli_terms)(const int *y, const double *eta, double *lp, double *d, size_t n) {
+  size_t i = 0;
+  for (; i + W <= n; i += W) {
+    VD e = LOAD(eta + i), s = 2.0 * __builtin_convertvector(*(const VI *)(y + i), VD) - 1.0, z = -(s * e);
+    if (!EXP_OK(z)) {
+      for (int k = 0; k < W; k++) lp[i + k] = bernoulli_lane(y[i + k], eta[i + k], d + i + k);
+      continue;
+    }
+    VD l, p, q;
+    V_LOG1P_EXP(z, l, p, q);
+    (void)q;
+    STORE(lp + i, -l);
+    STORE(d + i, s * p);
+  }
+  for (; i < n; i++) lp[i] = bernoulli_lane(y[i], eta[i], d + i);
+}
+
+TGT NOFUSE static double NAME(poisson)(const int *y, size_t ys, const double *al, size_t as, double *t, size_t n) {
   VD acc = SPLAT(0.0);
   double lp = 0;
   size_t i = 0;

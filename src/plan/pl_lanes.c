@@ -111,6 +111,19 @@ static int elem_fwd(const pl_ins *b, const pl_lane *l, uint32_t n, double *V, do
     s += n;
   }
   if (pl_elem_check(el, a, n)) return AD_EDOMAIN;
+  const elem_def *def = el->def;
+  if (def->terms && el->keep) {   /* an int outcome and one real argument, on vector lanes */
+    double *lp = s, *d = s + n;
+    int need = el->need >> 1 & 1u;
+    def->terms(E->ival[0], x[1], lp, d, n);
+    for (uint32_t t = 0; t < n; t++) {
+      double *pt = P + at(b->x, l, PL_F_X, t);
+      pt[0] = 0;
+      pt[1] = need ? 0 + d[t] : 0;   /* pl_elem_term's sum: -0 becomes 0 */
+      V[at(b->o, l, PL_F_O, t)] = lp[t];
+    }
+    return AD_OK;
+  }
   elem e;
   e.keep = el->keep;
   e.need = el->need;
@@ -224,6 +237,25 @@ static void elem_rev(const pl_ins *b, const pl_lane *l, uint32_t n, double *A, c
   const pl_elem *el = E->el;
   int nargs = el->nargs;
   unsigned acc = E->acc;
+  unsigned need = el->need;
+  if (need && !(need & (need - 1)) && !l->tab[PL_F_OA] && !l->tab[PL_F_X]) {
+    /* one argument wants partials (the common case: a mass of data given
+       one expression): one stream of products, the same sums in the same
+       order without the per-argument tests */
+    int k = 0;
+    while (!(need >> k & 1u)) k++;
+    const uint32_t *ak = E->a[k];
+    int64_t so = l->step[PL_F_OA], sx = l->step[PL_F_X];
+    int64_t oa = at(b->oa, l, PL_F_OA, n - 1), px = (int64_t)at(b->x, l, PL_F_X, n - 1) + k;
+    if (acc >> k & 1u) {
+      double r = A[ak[0]];
+      for (uint32_t t = n; t-- > 0; oa -= so, px -= sx) r += A[oa] * P[px];
+      A[ak[0]] = r;
+    } else {
+      for (uint32_t t = n; t-- > 0; oa -= so, px -= sx) A[ak[t]] += A[oa] * P[px];
+    }
+    return;
+  }
   double r[4] = { 0, 0, 0, 0 };
   for (int k = 0; k < nargs; k++)
     if (acc >> k & 1u) r[k] = A[E->a[k][0]];

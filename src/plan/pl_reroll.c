@@ -21,6 +21,7 @@
 #include <string.h>
 #include <stddef.h>
 #include "pl_int.h"
+#include "../math/tm_dens_elem.h"
 #ifdef PL_DEBUG_LOOPS
 #include <stdio.h>
 #endif
@@ -378,9 +379,13 @@ static const pl_elemlane *elem_lane(pl_plan *p, const pl_loopseen *l, size_t j) 
     E->a[k] = a;
     nreal += !isint;
   }
-  if ((uint64_t)p->np + (uint64_t)nreal * n >= PL_NONE) return NULL;
+  /* a mass with a lanes form (elem_def.terms) takes its values and
+     partials in two more rows of scratch */
+  const elem_def *def = E->el->def;
+  int rows = nreal + (def->terms ? 2 : 0);
+  if ((uint64_t)p->np + (uint64_t)rows * n >= PL_NONE) return NULL;
   E->scratch = p->np;
-  p->np += (uint32_t)nreal * n;
+  p->np += (uint32_t)rows * n;
   /* register sums: one adjoint cell over the lane, met by no other argument
      and not the lane's own output adjoints */
   for (int k = 0; k < E->el->nargs; k++) {

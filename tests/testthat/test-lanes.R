@@ -217,6 +217,50 @@ test_that("elementwise masses run as one lane: shared and per-iteration argument
   expect_equal(as.numeric(g), fd, tolerance = 1e-6)
 })
 
+test_that("bernoulli_logit in a loop runs on vector lanes with the bits of the scalar mass, on every instruction set", {
+  # an item-response loop: the lane's terms go through tm_block_bernoulli_logit
+  # (vectors of 4 or 8 and the rows left over), the tree's through the scalar
+  # mass; eta from -900 to 900 puts vectors on the polynomial lanes, on
+  # libm's (|eta| past 700) and mixed
+  code <- "
+    data { int I; int J; array[I, J] int<lower=0, upper=1> y; vector[J] s; }
+    parameters { vector[J] theta; vector[I] b; vector<lower=0>[I] a; }
+    model {
+      theta ~ std_normal();
+      for (i in 1:I)
+        for (j in 1:J)
+          y[i, j] ~ bernoulli_logit(a[i] * (s[j] * theta[j] - b[i]));
+    }"
+  set.seed(11)
+  I <- 3; J <- 37
+  d <- list(I = I, J = J, y = matrix(rbinom(I * J, 1, 0.5), I, J), s = seq(-450, 450, length.out = J))
+  pts <- list(c(rep(1, J), 0, 0.5, -0.5, 0, 0, 0), c(rep(0.01, J), 0.2, 0, -0.3, 0.1, -0.2, 0.3))
+  levels <- unique(c(simd_cap(-1), 1, 0))
+  levels <- levels[levels <= levels[1]]
+  on.exit(simd_cap(-1))
+  first <- NULL
+  for (level in levels) {
+    expect_equal(simd_cap(level), level)
+    r <- three_paths(code, d, pts)
+    expect_three(r, paste("irt, level", level))
+    expect_equal(r$stats$loops, I)     # the inner loop, once per item
+    if (is.null(first)) first <- r$lanes else expect_identical(r$lanes, first, label = paste("level", level))
+  }
+  # the value against R, and the gradient against finite differences
+  u <- pts[[2]]
+  th <- u[1:J]; b <- u[J + 1:I]; a <- exp(u[J + I + 1:I])
+  eta <- outer(seq_len(I), seq_len(J), function(i, j) a[i] * (d$s[j] * th[j] - b[i]))
+  want <- sum(-th^2 / 2) + sum(plogis(ifelse(d$y == 1, eta, -eta), log.p = TRUE)) + sum(u[J + I + 1:I])
+  ctx <- tapestry_model(code = code)$bind(d)
+  expect_equal(ctx$log_prob(u), want, tolerance = 1e-12)
+  h <- 1e-6
+  fd <- vapply(seq_along(u), function(k) {
+    e <- replace(numeric(length(u)), k, h)
+    (ctx$log_prob(u + e) - ctx$log_prob(u - e)) / (2 * h)
+  }, 0)
+  expect_equal(as.numeric(ctx$grad_log_prob(u)), fd, tolerance = 1e-6)
+})
+
 # $plan(): which loops run lane by lane, and why the others do not.
 plan_report_code <- "
   functions {
