@@ -359,6 +359,8 @@ typedef struct {
 ** W = Lbar^T, so that its inner loops (along rows of L) read memory in
 ** order: each element gets the same updates in the same order as on L,
 ** so the bits are the same; at n = 500 it is several times faster. */
+#define CHOL_STEPS 8
+
 static void chol_chain(ad_node *self) {
   chol_node *p = (chol_node *)self;
   int n = p->n;
@@ -369,23 +371,33 @@ static void chol_chain(ad_node *self) {
   for (int i = n - 1; i >= 0; i--) {
     double *wi = &AT(W, n, 0, i);
     const double *ui = &AT(U, n, 0, i);
-    for (int j = i; j >= 0; j--) {
-      double *wj = &AT(W, n, 0, j);
-      const double *uj = &AT(U, n, 0, j);
-      double adjA;
-      /* each element's updates in the order of the loop over k they
-         replace (two on one row when i == j) */
-      if (i == j) {
-        adjA = 0.5 * wi[i] / ui[i];
-        tm_block_axpy_sub(ui, adjA, wi, (size_t)j);
-        tm_block_axpy_sub(ui, adjA, wi, (size_t)j);
-      } else {
-        adjA = wi[j] / uj[j];
-        wj[j] -= wi[j] * ui[j] / uj[j];
-        tm_block_axpy_sub(uj, adjA, wi, (size_t)j);
-        tm_block_axpy_sub(ui, adjA, wj, (size_t)j);
+    /* j == i: two updates of each element of row i (in the loop over k
+       they replace, one after the other) */
+    double adjA = 0.5 * wi[i] / ui[i];
+    tm_block_axpy_sub(ui, adjA, wi, (size_t)i);
+    tm_block_axpy_sub(ui, adjA, wi, (size_t)i);
+    AT(p->Aadj, n, i, i) += adjA;
+    /* j < i, CHOL_STEPS at a time: step t (j_t = j - t) takes adjA_t from
+       wi[j_t] once the earlier steps' updates of that element are done,
+       then wi[m] -= u_{j_t}[m] adjA_t for m < j_t and w_{j_t}[m] -= ui[m]
+       adjA_t.  The rows w_{j_t} are no step's input, and every element of
+       wi gets its updates in step order, so the bits are those of one step
+       at a time; the updates of wi below the block's last j go in one pass
+       with wi in registers. */
+    for (int j = i - 1; j >= 0; j -= CHOL_STEPS) {
+      int B = j + 1 < CHOL_STEPS ? j + 1 : CHOL_STEPS;
+      double a[CHOL_STEPS];
+      for (int t = 0; t < B; t++) {
+        int jt = j - t;
+        double *wj = &AT(W, n, 0, jt);
+        const double *uj = &AT(U, n, 0, jt);
+        for (int q = 0; q < t; q++) wi[jt] -= AT(U, n, jt, j - q) * a[q];
+        a[t] = wi[jt] / uj[jt];
+        wj[jt] -= wi[jt] * ui[jt] / uj[jt];
+        AT(p->Aadj, n, i, jt) += a[t];
       }
-      AT(p->Aadj, n, i, j) += adjA;
+      tm_block_axpy_sub_cols(&AT(U, n, 0, j), -(ptrdiff_t)n, a, 1, (size_t)B, 0, wi, (size_t)(j - B + 1));
+      for (int t = 0; t < B; t++) tm_block_axpy_sub(ui, a[t], &AT(W, n, 0, j - t), (size_t)(j - t));
     }
   }
 }

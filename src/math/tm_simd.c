@@ -315,6 +315,10 @@ void tm_block_axpy_sub(const double *x, double a, double *y, size_t n) { DISPATC
 
 void tm_block_axpy_add(const double *x, double a, double *y, size_t n) { DISPATCH(, axpy_add, (x, a, y, n)) }
 
+void tm_block_axpy_sub_cols(const double *x, ptrdiff_t ld, const double *c, ptrdiff_t cs, size_t K, int skip0, double *y, size_t n) {
+  DISPATCH(, axpy_sub_cols, (x, ld, c, cs, K, skip0, y, n))
+}
+
 #else   /* no vector extensions */
 
 static void log1p_exp_lane(double z, double *l, double *p, double *q) { log1p_exp_libm(z, l, p, q); }
@@ -388,6 +392,13 @@ void tm_block_axpy_sub(const double *x, double a, double *y, size_t n) {
 
 void tm_block_axpy_add(const double *x, double a, double *y, size_t n) {
   for (size_t i = 0; i < n; i++) y[i] += x[i] * a;
+}
+
+void tm_block_axpy_sub_cols(const double *x, ptrdiff_t ld, const double *c, ptrdiff_t cs, size_t K, int skip0, double *y, size_t n) {
+  for (size_t k = 0; k < K; k++) {
+    double ck = c[(ptrdiff_t)k * cs];
+    if (ck != 0 || !skip0) tm_block_axpy_sub(x + (ptrdiff_t)k * ld, ck, y, n);
+  }
 }
 
 #endif

@@ -68,6 +68,11 @@ double tm_block_sumsq(const double *x, size_t n);
 void tm_block_axpy_sub(const double *x, double a, double *y, size_t n);
 /* y[i] += x[i] * a, the same way. */
 void tm_block_axpy_add(const double *x, double a, double *y, size_t n);
+/* tm_block_axpy_sub(x + k ld, c[k cs], y, n) for k = 0 .. K - 1 in turn
+** (skipping a c of 0 when skip0): the same bits, with y held in registers
+** across the K steps (ld and cs may be negative) */
+void tm_block_axpy_sub_cols(const double *x, ptrdiff_t ld, const double *c, ptrdiff_t cs, size_t K, int skip0,
+                            double *y, size_t n);
 void tm_block_scale(double *x, double c, size_t n);
 
 /* Caps the instruction set the kernels use (0 the baseline, 1 AVX2, 2 or -1

@@ -215,6 +215,46 @@ TGT NOFUSE static void NAME(axpy_sub)(const double *x, double a, double *y, size
   for (; i < n; i++) y[i] -= x[i] * a;
 }
 
+/* y[r] -= x[k ld + r] * c[k cs] for k = 0, 1, ..., K - 1 in turn (a c[k] of 0
+** skipped when skip0), r < n: K axpy_subs with each element's steps in the same order
+** and never fused, so the same bits, but y kept in registers across the K
+** steps, four vectors at a time (one load and store of y instead of K). */
+TGT NOFUSE static void NAME(axpy_sub_cols)(const double *x, ptrdiff_t ld, const double *c, ptrdiff_t cs,
+                                          size_t K, int skip0, double *y, size_t n) {
+  size_t i = 0;
+  for (; i + 4 * W <= n; i += 4 * W) {
+    VD y0 = LOAD(y + i), y1 = LOAD(y + i + W), y2 = LOAD(y + i + 2 * W), y3 = LOAD(y + i + 3 * W);
+    const double *xk = x + i;
+    for (size_t k = 0; k < K; k++, xk += ld) {
+      double ck = c[(ptrdiff_t)k * cs];
+      if (ck == 0 && skip0) continue;
+      y0 -= LOAD(xk) * ck;
+      y1 -= LOAD(xk + W) * ck;
+      y2 -= LOAD(xk + 2 * W) * ck;
+      y3 -= LOAD(xk + 3 * W) * ck;
+    }
+    STORE(y + i, y0); STORE(y + i + W, y1); STORE(y + i + 2 * W, y2); STORE(y + i + 3 * W, y3);
+  }
+  for (; i + W <= n; i += W) {
+    VD y0 = LOAD(y + i);
+    const double *xk = x + i;
+    for (size_t k = 0; k < K; k++, xk += ld) {
+      double ck = c[(ptrdiff_t)k * cs];
+      if (ck != 0 || !skip0) y0 -= LOAD(xk) * ck;
+    }
+    STORE(y + i, y0);
+  }
+  for (; i < n; i++) {
+    double yi = y[i];
+    const double *xk = x + i;
+    for (size_t k = 0; k < K; k++, xk += ld) {
+      double ck = c[(ptrdiff_t)k * cs];
+      if (ck != 0 || !skip0) yi -= *xk * ck;
+    }
+    y[i] = yi;
+  }
+}
+
 /* y[i] += x[i] a, the same way. */
 TGT NOFUSE static void NAME(axpy_add)(const double *x, double a, double *y, size_t n) {
   size_t i = 0;

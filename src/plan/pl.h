@@ -51,6 +51,7 @@ typedef struct pl_stats {
   long evaluations;    /* gradient evaluations asked for, whichever path ran */
   int instructions;    /* of the newest plan (Jacobian on), 0 when none */
   int loops;           /* loops that plan keeps as loops (run lane by lane) */
+  int map_lanes;       /* parallel_maps of that plan whose elements run as lanes */
   char why[200];       /* why the context runs on the tree, "" when it does not */
 } pl_stats;
 void pl_get_stats(const li_ctx *c, pl_stats *out);

@@ -101,6 +101,7 @@ typedef struct pl_pmap {
   int nops;
   pl_mapop *ops;
   uint32_t ptot;              /* partials per element: the autodiff operands' reals */
+  const struct pl_maplanes *lanes; /* the elements as lanes (pl_maplanes.c), or NULL */
 } pl_pmap;
 
 /* An elementwise mass on scalars (tm_dens_elem.h), as its kernel runs it. */
@@ -280,6 +281,18 @@ int pl_reroll(pl_plan *p, const pl_loopseen *loops, size_t nloops);
 ** iterations; hdr the PL_LOOP. */
 int  pl_lanes_fwd(const pl_plan *p, const pl_ins *hdr, double *V, double *P);
 void pl_lanes_rev(const pl_plan *p, const pl_ins *hdr, double *A, const double *P);
+/* pl_maplanes.c: a PL_PMAP's elements as lanes, chunk by chunk.  build:
+** NULL when the element plan has instructions lanes do not run (memory
+** from owner's). chunk: elements [c K, (c + 1) K) of the map, K = its chunk
+** size, their values to V and partial rows to P as the element plan run
+** alone would give them. */
+const struct pl_maplanes *pl_maplanes_build(pl_plan *owner, const pl_plan *sub);
+uint32_t pl_maplanes_chunks(uint32_t n);
+int pl_maplanes_chunk(const pl_pmap *pm, const pl_ins *in, uint32_t chunk, double *V, double *P);
+/* the same on body instructions of loop lp's lanes over n iterations (n at
+** most the iterations the lanes' cells were laid out for) */
+int  pl_lanes_body_fwd(const pl_plan *p, const pl_loop *lp, const pl_ins *body, uint32_t n, double *V, double *P);
+void pl_lanes_body_rev(const pl_plan *p, const pl_loop *lp, const pl_ins *body, uint32_t n, double *A, const double *P);
 
 /* pl_replay.c: AD_OK; PL_GUARD when a guard failed; another status when a
 ** function failed (the tree then says why). */

@@ -137,12 +137,15 @@ static int elem_fwd(const pl_ins *b, const pl_lane *l, uint32_t n, double *V, do
 
 int pl_lanes_fwd(const pl_plan *p, const pl_ins *hdr, double *V, double *P) {
   const pl_loop *lp = p->ptrs[hdr->x];
-  uint32_t n = lp->n;
+  return pl_lanes_body_fwd(p, lp, hdr + 1, lp->n, V, P);
+}
+
+int pl_lanes_body_fwd(const pl_plan *p, const pl_loop *lp, const pl_ins *body, uint32_t n, double *V, double *P) {
   pl_memo memo = PL_MEMO_INIT;
   pl_ins u;
   int rc;
   for (uint32_t j = 0; j < lp->len; j++) {
-    const pl_ins *b = hdr + 1 + j;
+    const pl_ins *b = body + j;
     const pl_lane *l = &lp->lane[j];
     if (l->elem) {
       if ((rc = elem_fwd(b, l, n, V, P))) return rc;
@@ -274,10 +277,13 @@ static void elem_rev(const pl_ins *b, const pl_lane *l, uint32_t n, double *A, c
 
 void pl_lanes_rev(const pl_plan *p, const pl_ins *hdr, double *A, const double *P) {
   const pl_loop *lp = p->ptrs[hdr->x];
-  uint32_t n = lp->n;
+  pl_lanes_body_rev(p, lp, hdr + 1, lp->n, A, P);
+}
+
+void pl_lanes_body_rev(const pl_plan *p, const pl_loop *lp, const pl_ins *body, uint32_t n, double *A, const double *P) {
   pl_ins u;
   for (uint32_t j = lp->len; j-- > 0;) {
-    const pl_ins *b = hdr + 1 + j;
+    const pl_ins *b = body + j;
     const pl_lane *l = &lp->lane[j];
     if (l->elem) {
       elem_rev(b, l, n, A, P);

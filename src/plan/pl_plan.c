@@ -174,6 +174,8 @@ void pl_get_stats(const li_ctx *ctx, pl_stats *out) {
   pl_plan *p = atomic_load(&c->nplans[1]) ? atomic_load(&c->plan[1][0]) : NULL;
   out->instructions = p ? (int)p->nins : 0;
   out->loops = p ? (int)p->nloops : 0;
+  for (size_t k = 0; p && k < p->nins; k++)
+    if (p->ins[k].op == PL_PMAP && ((const pl_pmap *)p->ptrs[p->ins[k].b])->lanes) out->map_lanes++;
   pthread_mutex_lock(&c->lock);
   snprintf(out->why, sizeof out->why, "%s", c->why);
   pthread_mutex_unlock(&c->lock);

@@ -513,6 +513,7 @@ static void record_map(pl_rec *r, const li_event *ev) {
     pm->nops = nops;
     pm->ops = ops;
     pm->ptot = ptot;
+    pm->lanes = pl_maplanes_build(p, sub);
     pl_ins *ins = emit(r, PL_PMAP);
     if (!ins) goto done;
     ins->n = (uint32_t)n;

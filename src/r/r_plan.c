@@ -9,12 +9,12 @@
 #include "r_model.h"
 #include "r_entries_model.h"
 
-/* list(replays, records, fallbacks, tree, instructions, why, evaluations, loops) */
+/* list(replays, records, fallbacks, tree, instructions, why, evaluations, loops, map_lanes) */
 SEXP tp_plan_stats(SEXP ctx) {
   pl_stats s;
   pl_get_stats(rm_ctx_of(ctx), &s);
-  const char *names[] = {"replays", "records", "fallbacks", "tree", "instructions", "why", "evaluations", "loops"};
-  SEXP res = PROTECT(allocVector(VECSXP, 8)), nm = PROTECT(allocVector(STRSXP, 8));
+  const char *names[] = {"replays", "records", "fallbacks", "tree", "instructions", "why", "evaluations", "loops", "map_lanes"};
+  SEXP res = PROTECT(allocVector(VECSXP, 9)), nm = PROTECT(allocVector(STRSXP, 9));
   SET_VECTOR_ELT(res, 0, ScalarReal((double)s.replays));
   SET_VECTOR_ELT(res, 1, ScalarReal((double)s.records));
   SET_VECTOR_ELT(res, 2, ScalarReal((double)s.fallbacks));
@@ -23,7 +23,8 @@ SEXP tp_plan_stats(SEXP ctx) {
   SET_VECTOR_ELT(res, 5, mkString(s.why));
   SET_VECTOR_ELT(res, 6, ScalarReal((double)s.evaluations));
   SET_VECTOR_ELT(res, 7, ScalarInteger(s.loops));
-  for (int i = 0; i < 8; i++) SET_STRING_ELT(nm, i, mkChar(names[i]));
+  SET_VECTOR_ELT(res, 8, ScalarInteger(s.map_lanes));
+  for (int i = 0; i < 9; i++) SET_STRING_ELT(nm, i, mkChar(names[i]));
   setAttrib(res, R_NamesSymbol, nm);
   UNPROTECT(2);
   return res;

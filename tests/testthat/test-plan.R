@@ -240,6 +240,53 @@ test_that("parallel_map's elements replay from a plan of their own, with threads
                fd_grad(ctx, rep(0.2, ctx$num_upars())), tolerance = 1e-6)
 })
 
+test_that("parallel_map's elements run as lanes, chunk by chunk, with the bits of one at a time", {
+  # 300 elements: chunks of 128, 128 and 44; a shared lgamma (the memo), a
+  # data and a parameter operand per element, a guard on parameters (the
+  # same side for every element at all but the last point) and a mass;
+  # the tree and the lanes agree bit for bit, with one thread and with two
+  code <- "
+    functions {
+      real f(real x, real a, real b, real z) {
+        real m = lgamma(a * x) + lgamma(b) - lgamma(a * x + b);
+        if (z > a) m -= square(z - a);
+        return m + log1p(x * a) + normal_lpdf(z | m / 10, b);
+      }
+    }
+    data { int N; vector<lower=0>[N] x; }
+    parameters { real<lower=0> a; real<lower=0> b; vector[N] z; }
+    model {
+      vector[N] mu = parallel_map(f, 25, x, a, b, z);
+      target += sum(mu) / N;
+      z ~ normal(0, 1);
+    }"
+  set.seed(41)
+  N <- 300L
+  d <- list(N = N, x = rexp(N, 1))
+  pts <- c(lapply(1:4, function(i) c(2 + i / 10, -i / 5, rnorm(N, sd = 0.3))),
+           list(c(-3, 0.1, rnorm(N, sd = 0.3))))
+  for (k in 1:2) {
+    ctx <- tapestry_model(code = code)$bind(d)
+    r <- with_threads(k, both_paths(ctx, pts))
+    expect_identical(r$plan, r$tree)
+    expect_identical(r$stats$why, "")
+    expect_equal(r$stats$map_lanes, 1L)
+    expect_gt(r$stats$replays, 5)
+    expect_gt(r$stats$fallbacks, 0)
+    if (k == 1) one <- r$plan else expect_identical(r$plan, one)
+  }
+  # the element by element run (a call in the element keeps it off the
+  # lanes) gives the same values
+  ctx2 <- tapestry_model(code = sub("return m +", "return dot_product([m]', [1]') +", code, fixed = TRUE))$bind(d)
+  r2 <- both_paths(ctx2, pts)
+  expect_equal(r2$stats$map_lanes, 0L)
+  expect_gt(r2$stats$replays, 5)
+  expect_identical(r2$plan, r2$tree)
+  expect_equal(lapply(r2$plan, as.numeric), lapply(r$plan, as.numeric), tolerance = 1e-14)
+  u <- pts[[2]]
+  expect_equal(as.vector(ctx$grad_log_prob(u)), fd_grad(ctx, u), tolerance = 1e-6)
+})
+
 test_that("a decision on a mapped element's data or parameters is a guard", {
   code <- "
     functions { real h(real x, real t) { if (x * t > 0) return log1p(x * t); else return -square(x - t); } }
