@@ -319,6 +319,10 @@ void tm_block_axpy_sub_cols(const double *x, ptrdiff_t ld, const double *c, ptrd
   DISPATCH(, axpy_sub_cols, (x, ld, c, cs, K, skip0, y, n))
 }
 
+void tm_block_axpy_sub_rows(const double *x, const double *c, size_t K, double *y, ptrdiff_t ldy, size_t n) {
+  DISPATCH(, axpy_sub_rows, (x, c, K, y, ldy, n))
+}
+
 #else   /* no vector extensions */
 
 static void log1p_exp_lane(double z, double *l, double *p, double *q) { log1p_exp_libm(z, l, p, q); }
@@ -399,6 +403,10 @@ void tm_block_axpy_sub_cols(const double *x, ptrdiff_t ld, const double *c, ptrd
     double ck = c[(ptrdiff_t)k * cs];
     if (ck != 0 || !skip0) tm_block_axpy_sub(x + (ptrdiff_t)k * ld, ck, y, n);
   }
+}
+
+void tm_block_axpy_sub_rows(const double *x, const double *c, size_t K, double *y, ptrdiff_t ldy, size_t n) {
+  for (size_t k = 0; k < K; k++) tm_block_axpy_sub(x, c[k], y + (ptrdiff_t)k * ldy, n);
 }
 
 #endif

@@ -73,6 +73,9 @@ void tm_block_axpy_add(const double *x, double a, double *y, size_t n);
 ** across the K steps (ld and cs may be negative) */
 void tm_block_axpy_sub_cols(const double *x, ptrdiff_t ld, const double *c, ptrdiff_t cs, size_t K, int skip0,
                             double *y, size_t n);
+/* tm_block_axpy_sub(x, c[k], y + k ldy, n) for k = 0 .. K - 1: one x into
+** K rows (ldy may be negative) */
+void tm_block_axpy_sub_rows(const double *x, const double *c, size_t K, double *y, ptrdiff_t ldy, size_t n);
 void tm_block_scale(double *x, double c, size_t n);
 
 /* Caps the instruction set the kernels use (0 the baseline, 1 AVX2, 2 or -1
