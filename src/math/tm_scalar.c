@@ -630,7 +630,7 @@ const tm_fn tm_fns_scalar[] = {
   {"modulus", "int(int, int)", modulus_kernel, NULL},
   BIN(pow), BIN(fmin), BIN(fmax), BIN(log_diff_exp), BIN(lbeta), BIN(lchoose),
   {"log_sum_exp", "real(real, real); real(vector); real(row_vector); real(matrix); real(array[] real)",
-   lse_kernel, NULL},
+   lse_kernel, &def_lse2},         /* data: its two-argument form, for plans */
   {"log_mix", "real(real, real, real); " LAMBDA("vector") "; " LAMBDA("row_vector") "; " LAMBDA("array[] real"),
    log_mix_kernel, NULL},
   {NULL, NULL, NULL, NULL}

@@ -47,7 +47,10 @@ enum {
                     back: li_maprect.c's mr_chain */
   PL_LOOP,       /* a loop kept as a loop: n iterations of the b instructions after it
                     (iteration 0's), run lane by lane (pl_lanes.c); ptrs[x] a pl_loop */
-  PL_LOOP_END    /* after the body: b its length (the reverse loop meets it first) */
+  PL_LOOP_END,   /* after the body: b its length (the reverse loop meets it first) */
+  PL_AMERGE      /* before the parts of a loop run in parts (pl_reroll.c): no forward
+                    work; back, A[aa] += A[tab[k]] for k = n - 1 down to 0, ptrs[x] the
+                    uint32_t tab: one cell per iteration that added to A[aa], in order */
 };
 
 /* The buffers a plan needs (nv, na, np doubles; ncalls call states; npars
@@ -183,6 +186,7 @@ typedef struct pl_chunk pl_chunk;
 ** $plan() (pl_loop_report). */
 enum {
   PL_WHY_LANES,      /* kept as a loop: runs lane by lane */
+  PL_WHY_PARTS,      /* kept as loops: its iterations in groups by the branch they take */
   PL_WHY_INSIDE,     /* part of the body of an enclosing loop kept as a loop */
   PL_WHY_INNER,      /* the loops inside it run lane by lane instead (cheaper) */
   PL_WHY_COST,       /* cheaper unrolled (few iterations or a short body) */

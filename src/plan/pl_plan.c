@@ -186,6 +186,7 @@ void pl_get_stats(const li_ctx *ctx, pl_stats *out) {
 const char *pl_why_text(int why) {
   switch (why) {
   case PL_WHY_LANES: return "vectorized: runs lane by lane";
+  case PL_WHY_PARTS: return "vectorized: runs lane by lane, its iterations grouped by the branch they take";
   case PL_WHY_INSIDE: return "vectorized as part of the loop around it";
   case PL_WHY_INNER: return "the loops inside it are vectorized instead (cheaper)";
   case PL_WHY_COST: return "unrolled: cheaper than lanes (few iterations or a short body)";

@@ -367,7 +367,9 @@ static int fast_call(pl_rec *r, const li_event *ev) {
     in->o = new_cells(r, out->val, out->adj, 1, &in->oa);
     return 1;
   }
-  if (fn->kernel == tm_binary_kernel && ev->nargs == 2 && (a[0].adj || a[1].adj)) {
+  /* log_sum_exp(x, y) is its binary def (the table's data), as binary_apply runs it */
+  int lse2 = ev->nargs == 2 && fn->data && !strcmp(fn->name, "log_sum_exp");
+  if ((fn->kernel == tm_binary_kernel || lse2) && ev->nargs == 2 && (a[0].adj || a[1].adj)) {
     if (a[0].base == TM_INT && a[1].base == TM_INT) return 0;
     if (!(in = emit(r, PL_BINARY))) return 1;
     in->a = scalar_v(r, &a[0]);

@@ -532,6 +532,8 @@ static int fwd_loop(const pl_plan *p, const bufs *b, const double *upars) {
     if (rc == AD_OK) continue;
     if (rc != PL_OTHER) return rc;
     switch (i->op) {
+    case PL_AMERGE:
+      break;
     case PL_LOOP:
       if ((rc = pl_lanes_fwd(p, i, V, P))) return rc;
       i += i->b + 1;          /* past the body and its end */
@@ -586,6 +588,13 @@ static void rev(const pl_plan *p, const bufs *b) {
       i -= i->b + 1;          /* the loop's header */
       pl_lanes_rev(p, i, A, P);
       break;
+    case PL_AMERGE: {         /* the parts' sums, in the unrolled order */
+      const uint32_t *tab = p->ptrs[i->x];
+      double s = A[i->aa];
+      for (uint32_t k = i->n; k-- > 0;) s += A[tab[k]];
+      A[i->aa] = s;
+      break;
+    }
     case PL_CALL:
       back_call(&p->calls[i->x], A, &cs[i->x]);
       break;

@@ -12,8 +12,10 @@
 ** cell by iterations s < t, by body instructions j and k, keep their order
 ** when j <= k.  When j > k and one of them writes (in the reverse pass an
 ** adjoint sum is a write, since the order of a floating-point sum is its
-** value), the loop has a recurrence or a shared sum in the wrong order, and
-** it stays unrolled.  So garch's and an HMM's recurrences replay as traced,
+** value), the loop has a recurrence or a shared sum in the wrong order.  A
+** recurrence stays unrolled; a shared adjoint sum is taken apart, each
+** addition into a cell of its own, merged in the unrolled order (loops in
+** parts, below).  So garch's and an HMM's recurrences replay as traced,
 ** and `y[n] ~ normal(a[county[n]] + b * x[n], sigma)` becomes one pass per
 ** instruction over all n.
 */
@@ -74,8 +76,15 @@ static void canonical(pl_plan *p) {
 
 typedef struct cellst { int64_t it; int32_t curw, cura, prevw, preva; } cellst;
 
+/* an adjoint cell's sums over a loop to be cut in parts (partition) */
+typedef struct sumst { int64_t it; int32_t grp; uint8_t multi, dup, bad; uint32_t n, idx; } sumst;
+
 typedef struct chk {
   cellst *st[3];            /* V, A, P */
+  uint8_t *skipA;           /* adjoint sums a loop in parts merges apart (PL_AMERGE) */
+  sumst *sum;               /* per A cell, made when first needed; touched cells listed */
+  uint32_t *sumt;
+  size_t nsumt, capsumt;
   uint32_t size[3];
   struct { uint8_t space; uint32_t cell; } *touched;
   size_t ntouched, captouched;
@@ -87,6 +96,7 @@ enum { SP_V, SP_A, SP_P };
 static void acc(chk *c, int sp, uint32_t cell, int write, int64_t it, int32_t j) {
   if (c->bad) return;
   if (cell == PL_NONE || cell >= c->size[sp]) { c->bad = 1; return; }
+  if (sp == SP_A && c->skipA[cell]) return;
   cellst *s = &c->st[sp][cell];
   if (s->it < 0) {
     if (c->ntouched == c->captouched) {
@@ -223,11 +233,15 @@ static int chk_init(chk *c, const pl_plan *p) {
     if (!c->st[s]) return AD_EMEMORY;
     for (uint32_t k = 0; k < c->size[s]; k++) c->st[s][k].it = -1;
   }
+  if (!(c->skipA = calloc(c->size[SP_A] ? c->size[SP_A] : 1, 1))) return AD_EMEMORY;
   return AD_OK;
 }
 
 static void chk_free(chk *c) {
   for (int s = 0; s < 3; s++) free(c->st[s]);
+  free(c->skipA);
+  free(c->sum);
+  free(c->sumt);
   free(c->touched);
 }
 
@@ -300,7 +314,11 @@ static unsigned register_sums(const pl_ins *i, const pl_lane *ln, uint32_t n) {
   return acc;
 }
 
-typedef struct built { size_t from, to; pl_loop *lp; } built;
+/* What a loop chosen becomes: its loops (a part each, or the one) and,
+** for parts, the merges of the adjoints they share (lp NULL: A[cell] gets
+** the n cells of tab). */
+typedef struct seg { pl_loop *lp; size_t src; const uint32_t *tab; uint32_t cell, n; } seg;
+typedef struct built { size_t from, to; seg *segs; size_t nsegs; } built;
 
 /* What instruction i is, for the report, when it has no lane. */
 static const char *op_name(const pl_plan *p, const pl_ins *i) {
@@ -321,32 +339,248 @@ static const char *op_name(const pl_plan *p, const pl_ins *i) {
   }
 }
 
+/* ---- loops in parts ----
+** A loop whose iterations take one of a few branches on data (censored and
+** observed rows, zeros and counts) records a few kinds of iteration.  Each
+** kind becomes a loop of its own over its iterations, the kinds one after
+** the other (in the order of their first iteration).  The order check is
+** the same with each access keyed by (kind, instruction): two accesses to
+** one cell from iterations s < t keep their order when s's key is not
+** above t's.  An adjoint that iterations of several kinds add to (sigma's,
+** a shared intercept's) would be summed in another order, so each of those
+** iterations adds into a cell of its own instead, and a PL_AMERGE before
+** the parts adds those cells to the adjoint in the unrolled order in the
+** reverse pass: the bits of the unrolled sum.  That needs one addition
+** into the adjoint per iteration, by an instruction whose target can be
+** moved (arithmetic, functions, normal, log_mix, masses). */
+
+#define PL_PARTS_MAX 8
+
+typedef struct redir { size_t ins; int field, elemk; } redir;   /* elemk >= 0: a mass's argument */
+typedef struct shared { uint32_t cell; size_t from, count; } shared;
+
+typedef struct parts {
+  uint32_t ng;
+  uint32_t *grp;              /* each iteration's kind */
+  uint32_t *size;             /* iterations of each kind */
+  size_t *first;              /* each kind's first iteration */
+  redir *rd;                  /* the additions moved, per shared adjoint, iterations in order */
+  shared *sh;
+  size_t nsh, nrd;
+} parts;
+
+static void parts_free(parts *q) {
+  free(q->grp); free(q->size); free(q->first); free(q->rd); free(q->sh);
+  memset(q, 0, sizeof *q);
+}
+
+static size_t iter_len(const pl_loopseen *l, uint32_t t) {
+  return (t + 1 < l->n ? l->iter[t + 1] : l->end) - l->iter[t];
+}
+
+/* The adjoint sums instruction i adds into: cells, and how each is named
+** (field, or a mass's argument); *fixed set when it adds into others that
+** cannot be moved (copies, gathers, stores, log_sum_exp). */
+static int sums_of(const pl_plan *p, const pl_ins *i, uint32_t cell[4], int field[4], int elemk[4], int *fixed) {
+  static const int tf[3] = { PL_F_AA, PL_F_BA, PL_F_CA };
+  int m = 0;
+  *fixed = 0;
+  if (i->op == PL_ELEM) {
+    const pl_elem *el = p->ptrs[i->n];
+    for (int k = 0; k < el->nargs; k++)
+      if (el->need >> k & 1u) { cell[m] = el->a[k]; field[m] = -1; elemk[m++] = k; }
+    return m;
+  }
+  if (i->op == PL_COPY || i->op == PL_GATHER || i->op == PL_STORE || i->op == PL_LSE) { *fixed = 1; return 0; }
+  unsigned t = targets(i);
+  for (int k = 0; k < 3; k++)
+    if (t >> k & 1u) { cell[m] = fieldc(i, tf[k]); field[m] = tf[k]; elemk[m++] = -1; }
+  return m;
+}
+
+/* Lists cell k among those partition set (once); 0 when memory ran out. */
+static int touch_sum(chk *c, uint32_t k) {
+  if (c->sum[k].it >= 0 || c->sum[k].bad) return 1;
+  if (c->nsumt == c->capsumt) {
+    size_t cap = c->capsumt ? 2 * c->capsumt : 256;
+    uint32_t *q = realloc(c->sumt, cap * sizeof *q);
+    if (!q) return 0;
+    c->sumt = q;
+    c->capsumt = cap;
+  }
+  c->sumt[c->nsumt++] = k;
+  return 1;
+}
+
+/* Loop l as parts (PL_WHY_PARTS), or why not. */
+static int partition(const pl_plan *p, const pl_loopseen *l, chk *c, parts *q, const char **detail) {
+  uint32_t n = l->n;
+  memset(q, 0, sizeof *q);
+  q->grp = malloc(n * sizeof *q->grp);
+  q->size = calloc(PL_PARTS_MAX, sizeof *q->size);
+  q->first = malloc(PL_PARTS_MAX * sizeof *q->first);
+  if (!q->grp || !q->size || !q->first) { parts_free(q); return PL_WHY_SHAPE; }
+  size_t maxlen = 0;
+  for (uint32_t t = 0; t < n; t++) {
+    size_t len = iter_len(l, t);
+    uint32_t g = 0;
+    for (; g < q->ng; g++) {
+      uint32_t r = (uint32_t)q->first[g];
+      if (iter_len(l, r) != len) continue;
+      size_t j = 0;
+      while (j < len && same_kind(p, &p->ins[l->iter[r] + j], &p->ins[l->iter[t] + j])) j++;
+      if (j == len) break;
+    }
+    if (g == q->ng) {
+      if (q->ng == PL_PARTS_MAX || len == 0) { parts_free(q); return PL_WHY_SHAPE; }
+      for (size_t j = 0; j < len; j++)
+        if (!lane_op(p->ins[l->iter[t] + j].op)) {
+          *detail = op_name(p, &p->ins[l->iter[t] + j]);
+          parts_free(q);
+          return PL_WHY_OP;
+        }
+      q->first[q->ng++] = t;
+      if (len > maxlen) maxlen = len;
+    }
+    q->grp[t] = g;
+    q->size[g]++;
+  }
+  if (maxlen >= ((size_t)1 << 27)) { parts_free(q); return PL_WHY_COST; }
+  /* the adjoint sums of several kinds: one addition per iteration, none
+     that cannot move, and nothing else in the loop reads them */
+  if (!c->sum) {
+    if (!(c->sum = malloc((p->na ? p->na : 1) * sizeof *c->sum))) { parts_free(q); return PL_WHY_SHAPE; }
+    for (uint32_t k = 0; k < p->na; k++) { memset(&c->sum[k], 0, sizeof *c->sum); c->sum[k].it = -1; }
+  }
+  sumst *st = c->sum;
+  c->nsumt = 0;
+  int why = PL_WHY_PARTS;
+  uint32_t cell[4];
+  int field[4], elemk[4], fixed;
+  for (uint32_t t = 0; t < n; t++)
+    for (size_t j = 0, len = iter_len(l, t); j < len; j++) {
+      const pl_ins *i = &p->ins[l->iter[t] + j];
+      int m = sums_of(p, i, cell, field, elemk, &fixed);
+      for (int k = 0; k < m; k++) {
+        if (cell[k] == PL_NONE || cell[k] >= p->na) { why = PL_WHY_ORDER; continue; }
+        sumst *x = &st[cell[k]];
+        if (x->it < 0) {
+          if (!touch_sum(c, cell[k])) { why = PL_WHY_SHAPE; continue; }
+          x->it = t; x->grp = (int32_t)q->grp[t]; x->n = 1;
+          continue;
+        }
+        if (x->grp != (int32_t)q->grp[t]) x->multi = 1;
+        if (x->it == (int64_t)t) x->dup = 1;
+        x->it = t;
+        x->n++;
+      }
+      /* other accesses to adjoints (an output's read, sums that cannot
+         move): such a cell cannot be merged apart */
+      if (i->op == PL_GATHER || (i->op == PL_STORE && i->x != PL_NONE)) {
+        why = PL_WHY_SHAPE;             /* cells by offsets: not followed here */
+        continue;
+      }
+      uint32_t no = (i->op == PL_COPY || i->op == PL_STORE) ? i->n : 1;
+      for (uint32_t k = 0; k < no && i->oa != PL_NONE; k++)
+        if (i->oa + k < p->na && touch_sum(c, i->oa + k)) st[i->oa + k].bad = 1;
+      for (uint32_t k = 0; fixed && k < i->n && i->aa != PL_NONE; k++)
+        if (i->aa + k < p->na && touch_sum(c, i->aa + k)) st[i->aa + k].bad = 1;
+    }
+  if (why == PL_WHY_PARTS) {
+    size_t nsh = 0, nrd = 0;
+    for (size_t u = 0; u < c->nsumt; u++) {
+      uint32_t k = c->sumt[u];
+      if (st[k].it >= 0 && (st[k].multi || st[k].dup)) {
+        if (st[k].bad) { why = PL_WHY_ORDER; break; }
+        nsh++;
+        nrd += st[k].n;
+      }
+    }
+    if (why == PL_WHY_PARTS && nsh) {
+      q->sh = malloc(nsh * sizeof *q->sh);
+      q->rd = malloc(nrd * sizeof *q->rd);
+      if (!q->sh || !q->rd) why = PL_WHY_SHAPE;
+    }
+    if (why == PL_WHY_PARTS && nsh) {
+      size_t at = 0;
+      for (size_t u = 0; u < c->nsumt; u++) {
+        uint32_t k = c->sumt[u];
+        if (!(st[k].it >= 0 && (st[k].multi || st[k].dup))) continue;
+        {
+          st[k].idx = (uint32_t)q->nsh;
+          q->sh[q->nsh].cell = k;
+          q->sh[q->nsh].from = at;
+          q->sh[q->nsh++].count = 0;
+          at += st[k].n;
+          c->skipA[k] = 1;
+        }
+      }
+      q->nrd = nrd;
+      for (uint32_t t = 0; t < n; t++)
+        for (size_t j = 0, len = iter_len(l, t); j < len; j++) {
+          const pl_ins *i = &p->ins[l->iter[t] + j];
+          int m = sums_of(p, i, cell, field, elemk, &fixed);
+          /* an instruction's own sums run in argument order: listed last
+             first, so that the merge, walking the list backwards, adds
+             them in the order the unrolled reverse pass did */
+          for (int k = m; k-- > 0;) {
+            if (st[cell[k]].it < 0 || !(st[cell[k]].multi || st[cell[k]].dup)) continue;
+            shared *h = &q->sh[st[cell[k]].idx];
+            redir *r = &q->rd[h->from + h->count++];
+            r->ins = l->iter[t] + j;
+            r->field = field[k];
+            r->elemk = elemk[k];
+          }
+        }
+    }
+  }
+  for (size_t u = 0; u < c->nsumt; u++) {
+    memset(&st[c->sumt[u]], 0, sizeof *st);
+    st[c->sumt[u]].it = -1;
+  }
+  c->nsumt = 0;
+  if (why == PL_WHY_PARTS && q->ng == 1 && !q->nsh) why = PL_WHY_ORDER;   /* nothing gained */
+  if (why == PL_WHY_PARTS) {
+    /* the order check with each access keyed by (kind, instruction) */
+    for (uint32_t t = 0; t < n && !c->bad; t++)
+      for (size_t j = 0, len = iter_len(l, t); j < len && !c->bad; j++)
+        visit(c, p, &p->ins[l->iter[t] + j], t, (int32_t)(q->grp[t] * maxlen + j));
+    if (c->bad) why = PL_WHY_ORDER;
+    chk_reset(c);
+  }
+  for (size_t k = 0; k < q->nsh; k++) c->skipA[q->sh[k].cell] = 0;
+  if (why != PL_WHY_PARTS) parts_free(q);
+  else if (q->ng == 1) why = PL_WHY_LANES;     /* one kind: a loop whose shared sums merge apart */
+  return why;
+}
+
 /* Whether loop l can run lane by lane (PL_WHY_LANES): every iteration the
 ** same instructions, and the order check passes; else why not (*detail:
 ** the operation, for PL_WHY_OP). */
-static int why_not(const pl_plan *p, const pl_loopseen *l, chk *c, const char **detail) {
+static int why_not(const pl_plan *p, const pl_loopseen *l, chk *c, const char **detail, parts *q) {
   uint32_t n = l->n;
   *detail = NULL;
   if (!n) return PL_WHY_NONE;
   if (l->end == l->iter[0]) return PL_WHY_DATA;
   if (n < PL_LANES_MIN) return PL_WHY_FEW;
   size_t len = l->iter[1] - l->iter[0];
-  for (uint32_t t = 0; t < n; t++) {
-    size_t next = t + 1 < n ? l->iter[t + 1] : l->end;
-    if (next - l->iter[t] != len) return PL_WHY_SHAPE;
-  }
+  int same = 1;
+  for (uint32_t t = 0; t < n && same; t++) same = iter_len(l, t) == len;
   const pl_ins *b0 = &p->ins[l->iter[0]];
+  for (size_t j = 0; j < len && same; j++)
+    for (uint32_t t = 1; t < n && same; t++) same = same_kind(p, &b0[j], &p->ins[l->iter[t] + j]);
+  if (!same) return partition(p, l, c, q, detail);
   for (size_t j = 0; j < len; j++)
     if (!lane_op(b0[j].op)) { *detail = op_name(p, &b0[j]); return PL_WHY_OP; }
   if (len > UINT32_MAX) return PL_WHY_COST;
-  for (size_t j = 0; j < len; j++)
-    for (uint32_t t = 1; t < n; t++)
-      if (!same_kind(p, &b0[j], &p->ins[l->iter[t] + j])) return PL_WHY_SHAPE;
   /* the order check, on the unrolled instructions */
   for (uint32_t t = 0; t < n && !c->bad; t++)
     for (size_t j = 0; j < len && !c->bad; j++) visit(c, p, &p->ins[l->iter[t] + j], t, (int32_t)j);
   int bad = c->bad;
   chk_reset(c);
+  /* an adjoint that two instructions of the body add to: their sums
+     merged apart, as for a loop in parts */
+  if (bad) return partition(p, l, c, q, detail);
   return bad ? PL_WHY_ORDER : PL_WHY_LANES;
 }
 
@@ -402,10 +636,11 @@ static const pl_elemlane *elem_lane(pl_plan *p, const pl_loopseen *l, size_t j) 
   return E;
 }
 
-/* The body of loop l (why_not gave PL_WHY_LANES) as a pl_loop; NULL when memory ran out. */
-static pl_loop *build_loop(pl_plan *p, const pl_loopseen *l) {
+/* The body of loop l (why_not gave PL_WHY_LANES; or a part: the iterations
+** l->iter of one kind) as a pl_loop of len instructions; NULL when memory
+** ran out. */
+static pl_loop *build_loop(pl_plan *p, const pl_loopseen *l, size_t len) {
   uint32_t n = l->n;
-  size_t len = l->iter[1] - l->iter[0];
   const pl_ins *b0 = &p->ins[l->iter[0]];
   /* steps, or tables */
   pl_loop *lp = pl_mem(&p->mem, sizeof *lp);
@@ -427,7 +662,7 @@ static pl_loop *build_loop(pl_plan *p, const pl_loopseen *l) {
       if (f == PL_F_N && i0->op == PL_BINARY) continue;
       if (f == PL_F_N && i0->op != PL_ELEM) continue;      /* a count: the same */
       int64_t f0 = fieldc(i0, f);
-      int64_t step = (int64_t)fieldc(&p->ins[l->iter[1] + j], f) - f0;
+      int64_t step = n > 1 ? (int64_t)fieldc(&p->ins[l->iter[1] + j], f) - f0 : 0;
       int affine = 1;
       for (uint32_t t = 2; t < n && affine; t++)
         affine = (int64_t)fieldc(&p->ins[l->iter[t] + j], f) == f0 + (int64_t)t * step;
@@ -448,8 +683,12 @@ static pl_loop *build_loop(pl_plan *p, const pl_loopseen *l) {
 ** one by one: a lane costs a few to set up and half of one per iteration
 ** (irt_2pl's 20 items by 100 persons is better as 20 loops over persons
 ** than as one loop over items with 600 lanes of 20). */
-static double lane_cost(const pl_loopseen *l) {
-  return (double)(l->iter[1] - l->iter[0]) * (4.0 + 0.5 * l->n) + 2.0;
+static double lane_cost(const pl_loopseen *l, const parts *q) {
+  if (!q->ng) return (double)(l->iter[1] - l->iter[0]) * (4.0 + 0.5 * l->n) + 2.0;
+  double c = 0.25 * (double)q->nrd + (double)q->nsh;    /* a merge's add: a load and an add */
+  for (uint32_t g = 0; g < q->ng; g++)
+    c += (double)iter_len(l, (uint32_t)q->first[g]) * (4.0 + 0.5 * q->size[g]) + 2.0;
+  return c;
 }
 
 /* Which loops to keep as loops: each loop's choice is the cheaper of
@@ -457,7 +696,7 @@ static double lane_cost(const pl_loopseen *l) {
 ** want[k] set for the loops chosen (an inner loop of a chosen loop is
 ** part of its body), why[k] the reason for the report. */
 static int choose(const pl_plan *p, const pl_loopseen *loops, size_t nloops, chk *c, unsigned char *want,
-                  int *why, const char **detail) {
+                  int *why, const char **detail, parts *pt) {
   double *best = malloc(nloops * sizeof *best), *inner = calloc(nloops, sizeof *inner);
   size_t *parent = malloc(nloops * sizeof *parent), *stack = malloc(nloops * sizeof *stack);
   if (!best || !inner || !parent || !stack) { free(best); free(inner); free(parent); free(stack); return AD_EMEMORY; }
@@ -478,11 +717,14 @@ static int choose(const pl_plan *p, const pl_loopseen *loops, size_t nloops, chk
     double unrolled = (double)size + inner[k];
     want[k] = 0;
     best[k] = unrolled;
-    why[k] = why_not(p, l, c, &detail[k]);
-    if (why[k] == PL_WHY_LANES) {
-      double lanes = lane_cost(l);
+    why[k] = why_not(p, l, c, &detail[k], &pt[k]);
+    if (why[k] == PL_WHY_LANES || why[k] == PL_WHY_PARTS) {
+      double lanes = lane_cost(l, &pt[k]);
       if (lanes < unrolled) { want[k] = 1; best[k] = lanes; }
-      else why[k] = inner[k] < 0 ? PL_WHY_INNER : PL_WHY_COST;
+      else {
+        why[k] = inner[k] < 0 ? PL_WHY_INNER : PL_WHY_COST;
+        parts_free(&pt[k]);
+      }
     }
     if (parent[k] != SIZE_MAX) inner[parent[k]] += best[k] - (double)size;
   }
@@ -512,8 +754,10 @@ static int take_notes(pl_plan *p, const pl_loopseen *loops, size_t nloops, const
     }
     q->runs++;
     q->iters += l->n;
-    if (why[k] == PL_WHY_LANES || why[k] == PL_WHY_INSIDE) q->lanes++;
-    else if (q->why == PL_WHY_LANES || (q->why == PL_WHY_NONE && why[k] != PL_WHY_NONE)) {
+    if (why[k] == PL_WHY_LANES || why[k] == PL_WHY_INSIDE || why[k] == PL_WHY_PARTS) {
+      q->lanes++;
+      if (why[k] == PL_WHY_PARTS && q->why == PL_WHY_LANES) q->why = PL_WHY_PARTS;
+    } else if (q->why == PL_WHY_LANES || (q->why == PL_WHY_NONE && why[k] != PL_WHY_NONE)) {
       q->why = why[k];
       q->detail = NULL;
       if (detail[k] && !(q->detail = pl_strdup(&p->mem, detail[k]))) return AD_EMEMORY;
@@ -521,6 +765,43 @@ static int take_notes(pl_plan *p, const pl_loopseen *loops, size_t nloops, const
   }
   p->notes = notes;
   p->nnotes = nn;
+  return AD_OK;
+}
+
+/* Loop l in parts q: the adjoint sums of several kinds moved to cells of
+** their own (one per iteration, new A cells) with a merge each, then a
+** pl_loop per kind over its iterations. */
+static int build_parts(pl_plan *p, const pl_loopseen *l, const parts *q, built *d) {
+  d->segs = malloc((q->nsh + q->ng) * sizeof *d->segs);
+  if (!d->segs) return AD_EMEMORY;
+  d->nsegs = 0;
+  for (size_t k = 0; k < q->nsh; k++) {
+    const shared *h = &q->sh[k];
+    if ((uint64_t)p->na + h->count >= PL_NONE) return AD_EMEMORY;
+    uint32_t *tab = pl_mem(&p->mem, (h->count ? h->count : 1) * sizeof *tab);
+    if (!tab) return AD_EMEMORY;
+    for (size_t m = 0; m < h->count; m++) {
+      const redir *r = &q->rd[h->from + m];
+      uint32_t cell = p->na++;
+      tab[m] = cell;
+      if (r->elemk >= 0) ((pl_elem *)p->ptrs[p->ins[r->ins].n])->a[r->elemk] = cell;
+      else *field(&p->ins[r->ins], r->field) = cell;
+    }
+    d->segs[d->nsegs++] = (seg){ NULL, 0, tab, h->cell, (uint32_t)h->count };
+  }
+  for (uint32_t g = 0; g < q->ng; g++) {
+    size_t *it = malloc(q->size[g] * sizeof *it);
+    if (!it) return AD_EMEMORY;
+    uint32_t m = 0;
+    for (uint32_t t = 0; t < l->n; t++) if (q->grp[t] == g) it[m++] = l->iter[t];
+    pl_loopseen part = *l;
+    part.iter = it;
+    part.n = m;
+    pl_loop *lp = build_loop(p, &part, iter_len(l, (uint32_t)q->first[g]));
+    free(it);
+    if (!lp) return AD_EMEMORY;
+    d->segs[d->nsegs++] = (seg){ lp, l->iter[q->first[g]], NULL, 0, 0 };
+  }
   return AD_OK;
 }
 
@@ -537,73 +818,110 @@ int pl_reroll(pl_plan *p, const pl_loopseen *loops, size_t nloops) {
     return rc;
   }
   chk c;
-  built *done = malloc(nloops * sizeof *done);
+  built *done = calloc(nloops, sizeof *done);
   unsigned char *want = malloc(nloops);
+  parts *pt = calloc(nloops, sizeof *pt);
   int rc = chk_init(&c, p);
-  if (!done || !want) rc = AD_EMEMORY;
-  if (!rc) rc = choose(p, loops, nloops, &c, want, why, detail);
-  size_t ndone = 0, covered = 0, body = 0;
+  if (!done || !want || !pt) rc = AD_EMEMORY;
+  if (!rc) rc = choose(p, loops, nloops, &c, want, why, detail, pt);
+  size_t ndone = 0, covered = 0;
   for (size_t k = 0; k < nloops && !rc; k++) {
     const pl_loopseen *l = &loops[k];
     size_t from = l->n ? l->iter[0] : l->end;
     if (from < covered) { why[k] = PL_WHY_INSIDE; continue; }
     if (!want[k]) continue;
-    pl_loop *lp = build_loop(p, l);
-    if (!lp) { rc = AD_EMEMORY; break; }
-    done[ndone].from = l->iter[0];
-    done[ndone].to = l->end;
-    done[ndone++].lp = lp;
+    built *d = &done[ndone++];
+    d->from = l->iter[0];
+    d->to = l->end;
+    if (pt[k].ng) {
+      if ((rc = build_parts(p, l, &pt[k], d))) break;
+    } else {
+      pl_loop *lp = build_loop(p, l, l->iter[1] - l->iter[0]);
+      if (!lp || !(d->segs = malloc(sizeof *d->segs))) { rc = AD_EMEMORY; break; }
+      d->segs[0] = (seg){ lp, l->iter[0], NULL, 0, 0 };
+      d->nsegs = 1;
+    }
     covered = l->end;
-    body += lp->len;
 #ifdef PL_DEBUG_LOOPS
-    for (size_t j = 0; j < lp->len; j++) {
-      const pl_ins *q = &p->ins[l->iter[0] + j];
-      fprintf(stderr, "loop n=%u j=%zu op=%d flags=%d n=%u tables=%d steps o%lld a%lld b%lld c%lld x%lld\n", lp->n, j, q->op, q->flags, q->n, lp->lane[j].tables,
-              (long long)lp->lane[j].step[0], (long long)lp->lane[j].step[2], (long long)lp->lane[j].step[4], (long long)lp->lane[j].step[6], (long long)lp->lane[j].step[8]);
+    for (size_t m = 0; m < d->nsegs; m++) {
+      const pl_loop *lp = d->segs[m].lp;
+      if (!lp) { fprintf(stderr, "merge cell=%u n=%u\n", d->segs[m].cell, d->segs[m].n); continue; }
+      for (size_t j = 0; j < lp->len; j++) {
+        const pl_ins *q = &p->ins[d->segs[m].src + j];
+        fprintf(stderr, "loop n=%u j=%zu op=%d flags=%d n=%u tables=%d steps o%lld a%lld b%lld c%lld x%lld\n", lp->n, j, q->op, q->flags, q->n, lp->lane[j].tables,
+                (long long)lp->lane[j].step[0], (long long)lp->lane[j].step[2], (long long)lp->lane[j].step[4], (long long)lp->lane[j].step[6], (long long)lp->lane[j].step[8]);
+      }
     }
 #endif
   }
   chk_free(&c);
   free(want);
+  if (pt) for (size_t k = 0; k < nloops; k++) parts_free(&pt[k]);
+  free(pt);
   if (!rc) rc = take_notes(p, loops, nloops, why, detail);
   free(why);
   free(detail);
-  if (rc || !ndone) { free(done); return rc; }
-  /* the new instructions: each rerolled loop is its header, iteration 0's
-     instructions as the body's bases, and its end */
-  size_t nins = p->nins, out = 0;
-  for (size_t k = 0; k < ndone; k++) nins -= (done[k].to - done[k].from) - (done[k].lp->len + 2);
+  if (rc || !ndone) {
+    for (size_t k = 0; done && k < ndone; k++) free(done[k].segs);
+    free(done);
+    return rc;
+  }
+  /* the new instructions: each loop kept is, for each of its segments, a
+     merge, or a header, the first iteration's instructions as the body's
+     bases, and an end */
+  size_t nins = p->nins, out = 0, nseg = 0, nlp = 0;
+  for (size_t k = 0; k < ndone; k++) {
+    nins -= done[k].to - done[k].from;
+    for (size_t m = 0; m < done[k].nsegs; m++) nins += done[k].segs[m].lp ? done[k].segs[m].lp->len + 2 : 1;
+    nseg += done[k].nsegs;
+  }
   pl_ins *ins = malloc((nins ? nins : 1) * sizeof *ins);
-  const void **ptrs = realloc((void *)p->ptrs, (p->nptrs + ndone) * sizeof *ptrs);
-  if (!ins || !ptrs) { free(ins); if (ptrs) p->ptrs = ptrs; free(done); return AD_EMEMORY; }
-  p->ptrs = ptrs;
+  const void **ptrs = realloc((void *)p->ptrs, (p->nptrs + nseg) * sizeof *ptrs);
+  if (ptrs) p->ptrs = ptrs;
+  if (!ins || !ptrs) {
+    free(ins);
+    for (size_t k = 0; k < ndone; k++) free(done[k].segs);
+    free(done);
+    return AD_EMEMORY;
+  }
   size_t at = 0;
   for (size_t k = 0; k < ndone; k++) {
     memcpy(ins + out, p->ins + at, (done[k].from - at) * sizeof *ins);
     out += done[k].from - at;
-    uint32_t x = (uint32_t)p->nptrs;
-    p->ptrs[p->nptrs++] = done[k].lp;
-    pl_ins *h = &ins[out++];
-    memset(h, 0, sizeof *h);
-    h->op = PL_LOOP;
-    h->n = done[k].lp->n;
-    h->b = done[k].lp->len;
-    h->x = x;
-    h->o = h->oa = h->a = h->aa = h->c = h->ca = PL_NONE;
-    memcpy(ins + out, p->ins + done[k].from, done[k].lp->len * sizeof *ins);
-    out += done[k].lp->len;
-    pl_ins *e = &ins[out++];
-    *e = *h;
-    e->op = PL_LOOP_END;
+    for (size_t m = 0; m < done[k].nsegs; m++) {
+      const seg *sg = &done[k].segs[m];
+      uint32_t x = (uint32_t)p->nptrs;
+      pl_ins *h = &ins[out++];
+      memset(h, 0, sizeof *h);
+      h->o = h->oa = h->a = h->aa = h->b = h->ba = h->c = h->ca = PL_NONE;
+      h->x = x;
+      if (!sg->lp) {
+        p->ptrs[p->nptrs++] = sg->tab;
+        h->op = PL_AMERGE;
+        h->aa = sg->cell;
+        h->n = sg->n;
+        continue;
+      }
+      p->ptrs[p->nptrs++] = sg->lp;
+      h->op = PL_LOOP;
+      h->n = sg->lp->n;
+      h->b = sg->lp->len;
+      memcpy(ins + out, p->ins + sg->src, sg->lp->len * sizeof *ins);
+      out += sg->lp->len;
+      pl_ins *e = &ins[out++];
+      *e = *h;
+      e->op = PL_LOOP_END;
+      nlp++;
+    }
     at = done[k].to;
+    free(done[k].segs);
   }
   memcpy(ins + out, p->ins + at, (p->nins - at) * sizeof *ins);
   out += p->nins - at;
   free(p->ins);
   p->ins = ins;
   p->nins = out;
-  p->nloops = (uint32_t)ndone;
-  (void)body;
+  p->nloops = (uint32_t)nlp;
   (void)field;
   free(done);
   return AD_OK;

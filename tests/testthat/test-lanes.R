@@ -78,7 +78,9 @@ test_that("recurrences and shared sums in the wrong order stay unrolled, same bi
     model { for (n in 1:N) y[n] ~ normal(a * x[n] + a * z[n], s); }"
   r <- three_paths(two, d)
   expect_three(r, "two sums into one adjoint")
-  expect_equal(r$stats$loops, 0)
+  # ... runs lane by lane all the same: each of those sums goes to a cell of
+  # its own, and a merge adds them to a's adjoint in the unrolled order
+  expect_equal(r$stats$loops, 1)
   # a running sum in a local
   acc <- "
     data { int N; vector[N] y; }
@@ -217,6 +219,67 @@ test_that("elementwise masses run as one lane: shared and per-iteration argument
   expect_equal(as.numeric(g), fd, tolerance = 1e-6)
 })
 
+test_that("a loop whose iterations take a branch on data runs in parts, one per branch, same bits", {
+  # a zero-inflated Poisson written as a loop: zeros and counts are two kinds
+  # of iteration; theta's, a's and b's adjoints take sums from both, which
+  # go to cells of their own and are merged in the unrolled order
+  zip <- "
+    data { int N; array[N] int y; vector[N] x; }
+    parameters { real a; real b; real<lower=0, upper=1> theta; }
+    model {
+      for (n in 1:N) {
+        if (y[n] == 0)
+          target += log_sum_exp(log(theta), log1m(theta) + poisson_log_lpmf(y[n] | a + b * x[n]));
+        else
+          target += log1m(theta) + poisson_log_lpmf(y[n] | a + b * x[n]);
+      }
+    }"
+  set.seed(12)
+  N <- 300
+  x <- rnorm(N)
+  y <- ifelse(runif(N) < 0.3, 0L, rpois(N, exp(0.5 + 0.3 * x)))
+  d <- list(N = N, y = y, x = x)
+  r <- three_paths(zip, d)
+  expect_three(r, "zero-inflated")
+  expect_equal(r$stats$loops, 2)
+  ctx <- tapestry_model(code = zip)$bind(d)
+  p <- ctx$plan()
+  expect_match(p$reason, "grouped by the branch they take")
+  u <- c(0.4, 0.2, -0.5)
+  th <- plogis(u[3]); lam <- exp(u[1] + u[2] * x)
+  want <- sum(ifelse(y == 0, log(th + (1 - th) * exp(-lam)), log1p(-th) + dpois(y, lam, log = TRUE)))
+  expect_equal(ctx$log_prob(u, jacobian = FALSE), want, tolerance = 1e-12)
+  expect_equal(as.vector(ctx$grad_log_prob(u)), fd_grad(ctx, u), tolerance = 1e-6)
+
+  # three kinds of row with a shared location and scale, and a kind met once
+  three <- "
+    data { int N; array[N] int g; vector[N] x; vector[N] y; }
+    parameters { real a; real b; real<lower=0> s; }
+    model {
+      for (n in 1:N) {
+        if (g[n] == 1) y[n] ~ normal(a + b * x[n] + exp(b * x[n]) / 10, s);
+        else if (g[n] == 2) y[n] ~ normal(a - b * square(x[n]), 2 * s);
+        else target += -square(y[n] - a) / s - log(s);
+      }
+      a ~ normal(0, 1);
+    }"
+  g <- c(3L, sample(1:2, N - 1, TRUE))
+  d3 <- list(N = N, g = g, x = x, y = rnorm(N))
+  r <- three_paths(three, d3)
+  expect_three(r, "three kinds")
+  expect_equal(r$stats$loops, 3)
+
+  # iterations of too many kinds (inner loops of every length) stay unrolled
+  ragged <- "
+    data { int N; vector[N] y; }
+    parameters { real a; }
+    model { for (n in 1:N) for (k in 1:n) target += -square(y[k] - a * n); }"
+  r <- three_paths(ragged, list(N = 12, y = rnorm(12)))
+  expect_three(r, "ragged")
+  ctx <- tapestry_model(code = ragged)$bind(list(N = 12, y = rnorm(12)))
+  expect_match(ctx$plan()$reason[1], "record different operations|inside it are vectorized")
+})
+
 test_that("bernoulli_logit in a loop runs on vector lanes with the bits of the scalar mass, on every instruction set", {
   # an item-response loop: the lane's terms go through tm_block_bernoulli_logit
   # (vectors of 4 or 8 and the rows left over), the tree's through the scalar
@@ -304,10 +367,10 @@ test_that("$plan() says which loops run lane by lane and why the others do not",
   # reduce_sum is recorded as the tree cut it: one chunk on R's thread
   expect_identical(p$runs, c(1, 1, 1, 1, 1, 1))
   expect_identical(p$iterations, c(20, 19, 20, 20, 2, 20))
-  expect_identical(p$vectorized, c(1, 0, 0, 0, 0, 1))
+  expect_identical(p$vectorized, c(1, 0, 1, 0, 0, 1))
   expect_match(p$reason[1], "^vectorized")
   expect_match(p$reason[2], "uses a result of an earlier one")
-  expect_match(p$reason[3], "record different operations")
+  expect_match(p$reason[3], "^vectorized: .*grouped by the branch they take")
   expect_match(p$reason[4], "normal_lpdf, which has no lane kernel")
   expect_match(p$reason[5], "fewer than 4 iterations")
   expect_match(p$reason[6], "^vectorized")
