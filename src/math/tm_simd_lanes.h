@@ -132,7 +132,7 @@ TGT NOFUSE static void NAME(log1p_exp)(const double *z, double *l, double *p, do
 #define LOADY(i) (ys ? __builtin_convertvector(*(const VI *)(y + (i)), VD) : SPLAT((double)y[0]))
 #define LOADA(i) (as ? LOAD(al + (i)) : SPLAT(al[0]))
 
-TGT NOFUSE static double NAME(bernoulli)(const int *y, size_t ys, const double *al, size_t as, double *t, size_t n) {
+TGT static double NAME(bernoulli)(const int *y, size_t ys, const double *al, size_t as, double *t, size_t n) {
   VD acc = SPLAT(0.0);
   double lp = 0;
   size_t i = 0;
@@ -171,7 +171,7 @@ TGT NOFUSE static void NAME(bernoulli_terms)(const int *y, const double *eta, do
   for (; i < n; i++) lp[i] = bernoulli_lane(y[i], eta[i], d + i);
 }
 
-TGT NOFUSE static double NAME(poisson)(const int *y, size_t ys, const double *al, size_t as, double *t, size_t n) {
+TGT static double NAME(poisson)(const int *y, size_t ys, const double *al, size_t as, double *t, size_t n) {
   VD acc = SPLAT(0.0);
   double lp = 0;
   size_t i = 0;

@@ -135,6 +135,35 @@ static int elem_fwd(const pl_ins *b, const pl_lane *l, uint32_t n, double *V, do
   return AD_OK;
 }
 
+/* A lane of PL_UNARY without tables, of a function with neither a domain
+** check nor a memo: pl_fwd1's value and partial in a plain loop, square's
+** and exp's written out; 0 when the lane is not one of these. */
+static int unary_fwd(const pl_plan *p, const pl_ins *b, const pl_lane *l, uint32_t n, double *V, double *P) {
+  const tm_unary_def *d = p->ptrs[b->b];
+  if (l->tables || d->bad || d->memo) return 0;
+  int64_t so = l->step[PL_F_O], sa = l->step[PL_F_A], sx = l->step[PL_F_X];
+  int64_t o = b->o, a = b->a, x = b->x;
+  if (d == tm_unary_square)
+    for (uint32_t t = 0; t < n; t++, o += so, a += sa, x += sx) {
+      double v = V[a];
+      V[o] = v * v;
+      P[x] = 2 * v;
+    }
+  else if (d == tm_unary_exp)
+    for (uint32_t t = 0; t < n; t++, o += so, a += sa, x += sx) {
+      double f = exp(V[a]);
+      V[o] = f;
+      P[x] = f;
+    }
+  else
+    for (uint32_t t = 0; t < n; t++, o += so, a += sa, x += sx) {
+      double v = V[a], f = d->f(v);
+      V[o] = f;
+      P[x] = d->df(v, f);
+    }
+  return 1;
+}
+
 int pl_lanes_fwd(const pl_plan *p, const pl_ins *hdr, double *V, double *P) {
   const pl_loop *lp = p->ptrs[hdr->x];
   return pl_lanes_body_fwd(p, lp, hdr + 1, lp->n, V, P);
@@ -151,6 +180,7 @@ int pl_lanes_body_fwd(const pl_plan *p, const pl_loop *lp, const pl_ins *body, u
       if ((rc = elem_fwd(b, l, n, V, P))) return rc;
       continue;
     }
+    if (b->op == PL_UNARY && unary_fwd(p, b, l, n, V, P)) continue;
     switch (b->op) {
     FWD(PL_FILL) FWD(PL_READ) FWD(PL_ADD) FWD(PL_SUB) FWD(PL_MUL) FWD(PL_DIV)
     FWD(PL_COPY) FWD(PL_GATHER) FWD(PL_STORE) FWD(PL_GCMP) FWD(PL_GTRUTH)
