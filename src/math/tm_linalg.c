@@ -69,27 +69,44 @@ void tm_la_gemm_nt(int m, int n, int k, double alpha, const double *A, const dou
     }
 }
 
-/* Column-oriented (left-looking) Cholesky: column j needs the finished
-** columns 0..j-1 only, which also makes L == A safe. */
+/* Left-looking Cholesky by blocks of TM_LA_NB columns: a block's columns
+** take the finished columns to their left by products (tm_block_gemm_sub,
+** TM_LA_KC of them at a time), then each other within the block one
+** column at a time (tm_block_axpy_sub_cols), which also divides out the
+** pivots below.  Column j needs the finished columns 0..j-1 only, which
+** also makes L == A safe.  The sums' order depends on n alone, and the
+** kernels do not fuse, so the bits are the same on every instruction set. */
+#define TM_LA_NB 48
+#define TM_LA_KC 64
 int tm_la_cholesky(int n, const double *A, double *L, double *pivot) {
-  for (int j = 0; j < n; j++) {
-    for (int i = j; i < n; i++) TM_AT(L, n, i, j) = TM_AT(A, n, i, j);
-    /* L[j:, j] -= L[j:, k] L[j, k] for k < j in turn (row j of L is its own
-       multipliers), eight columns k per pass with the column in registers:
-       eight streams in order rather than a walk across every column */
-    for (int k = 0; k < j; k += 8)
-      tm_block_axpy_sub_cols(&TM_AT(L, n, j, k), n, &TM_AT(L, n, j, k), n, (size_t)(j - k < 8 ? j - k : 8), 1,
-                             &TM_AT(L, n, j, j), (size_t)(n - j));
-    double d = TM_AT(L, n, j, j);
-    if (!(d > 0) || !isfinite(d)) {
-      if (pivot) *pivot = d;
-      return j;
+  if (L != A)
+    for (int j = 0; j < n; j++)
+      for (int i = j; i < n; i++) TM_AT(L, n, i, j) = TM_AT(A, n, i, j);
+  double T[TM_LA_KC * TM_LA_NB];
+  for (int j0 = 0; j0 < n; j0 += TM_LA_NB) {
+    int k0 = j0 + TM_LA_NB < n ? j0 + TM_LA_NB : n, nb = k0 - j0;
+    for (int l0 = 0; l0 < j0; l0 += TM_LA_KC) {
+      int kc = j0 - l0 < TM_LA_KC ? j0 - l0 : TM_LA_KC;
+      for (int c = 0; c < nb; c++)
+        for (int l = 0; l < kc; l++) T[l + c * kc] = TM_AT(L, n, j0 + c, l0 + l);
+      tm_block_gemm_sub((size_t)(n - j0), (size_t)nb, (size_t)kc, &TM_AT(L, n, j0, l0), (size_t)n, T, (size_t)kc,
+                        &TM_AT(L, n, j0, j0), (size_t)n);
     }
-    d = sqrt(d);
-    TM_AT(L, n, j, j) = d;
-    for (int i = j + 1; i < n; i++) TM_AT(L, n, i, j) /= d;
-    for (int i = 0; i < j; i++) TM_AT(L, n, i, j) = 0;
+    for (int j = j0; j < k0; j++) {
+      tm_block_axpy_sub_cols(&TM_AT(L, n, j, j0), n, &TM_AT(L, n, j, j0), n, (size_t)(j - j0), 1, &TM_AT(L, n, j, j),
+                             (size_t)(n - j));
+      double d = TM_AT(L, n, j, j);
+      if (!(d > 0) || !isfinite(d)) {
+        if (pivot) *pivot = d;
+        return j;
+      }
+      d = sqrt(d);
+      TM_AT(L, n, j, j) = d;
+      for (int i = j + 1; i < n; i++) TM_AT(L, n, i, j) /= d;
+    }
   }
+  for (int j = 0; j < n; j++)
+    for (int i = 0; i < j; i++) TM_AT(L, n, i, j) = 0;
   return -1;
 }
 

@@ -349,79 +349,86 @@ static int k_lowtri(const tm_call *c, const tm_v *a, int n, tm_v *out) {
 typedef struct {
   ad_node hdr;
   int n;
-  double *L, *U, *work, *Aadj, *Ladj;   /* U = L^T */
+  double *L, *work, *Aadj, *Ladj;
 } chol_node;
 
-/* dst[j + i n] = src[i + j n] for the i, j of a lower (lower = 1, i >= j)
-** or upper (i <= j) triangle, 0 elsewhere (when zero); add: dst += instead.
-** In 32 x 32 tiles, so both sides stay in cache. */
-#define CHOL_TILE 32
-static void chol_transpose(int n, const double *src, double *dst, int lower, int add) {
-  for (int j0 = 0; j0 < n; j0 += CHOL_TILE)
-    for (int i0 = 0; i0 < n; i0 += CHOL_TILE) {
-      int j1 = j0 + CHOL_TILE < n ? j0 + CHOL_TILE : n, i1 = i0 + CHOL_TILE < n ? i0 + CHOL_TILE : n;
-      for (int j = j0; j < j1; j++)
-        for (int i = i0; i < i1; i++) {
-          int in = lower ? i >= j : i <= j;
-          if (add) { if (in) dst[j + (size_t)i * n] += src[i + (size_t)j * n]; }
-          else dst[j + (size_t)i * n] = in ? src[i + (size_t)j * n] : 0.0;
-        }
+/* The blocks of the reverse pass: big enough that the products run at the
+** speed of tm_block_gemm_sub, small enough that a block's unblocked pass is
+** a small part of the work. */
+#define CHOL_NB 48
+
+/* Murray (2016)'s unblocked reverse pass on an nb x nb diagonal block: D
+** (L's) and Db (Lbar's, turned into Abar's; lower triangles, leading
+** dimension ld), column by column from the last. */
+static void chol_rev_unblocked(int nb, const double *D, double *Db, int ld) {
+  for (int jj = nb - 1; jj >= 0; jj--) {
+    double d = AT(D, ld, jj, jj), db = AT(Db, ld, jj, jj), dot = 0;
+    const double *c = &AT(D, ld, jj + 1, jj);
+    double *cb = &AT(Db, ld, jj + 1, jj);
+    int m = nb - 1 - jj;
+    for (int i = 0; i < m; i++) dot += cb[i] * c[i];
+    db -= dot / d;
+    db /= d;
+    for (int i = 0; i < m; i++) cb[i] /= d;
+    for (int l = 0; l < jj; l++) {
+      const double *bl = &AT(D, ld, jj + 1, l);
+      double s = 0;
+      for (int i = 0; i < m; i++) s += bl[i] * cb[i];
+      AT(Db, ld, jj, l) -= db * AT(D, ld, jj, l);
+      AT(Db, ld, jj, l) -= s;
+      tm_block_axpy_sub(cb, AT(D, ld, jj, l), &AT(Db, ld, jj + 1, l), (size_t)m);
     }
+    AT(Db, ld, jj, jj) = db / 2;
+  }
 }
 
-/* The unblocked reverse algorithm of Murray (2016) as in Stan Math: walks
-** the forward recursion backwards, turning Lbar into Abar on the lower
-** triangle (the forward pass reads only the lower triangle of A, so that
-** is where its gradient lives).  It runs on the transposes, U = L^T and
-** W = Lbar^T, so that its inner loops (along rows of L) read memory in
-** order: each element gets the same updates in the same order as on L,
-** so the bits are the same.  Abar's elements are kept in W's own row i
-** (dead once row i is done) and added to Aadj at the end. */
-#define CHOL_STEPS 8
-
+/* The blocked reverse pass of Murray (2016), as Stan Math runs it: from the
+** last block of columns [j, k) to the first, with R = L[j:k, :j], D =
+** L[j:k, j:k], B = L[k:, :j], C = L[k:, j:k] and their adjoints,
+**   Cbar <- Cbar D^-1, Bbar -= Cbar R, Dbar -= Cbar' C,
+**   Dbar <- the unblocked pass on D, Rbar -= Cbar' B + (Dbar + Dbar') R,
+** the products by tm_block_gemm_sub.  Abar's lower triangle is the
+** gradient (the forward pass reads only A's lower triangle). */
 static void chol_chain(ad_node *self) {
   chol_node *p = (chol_node *)self;
   int n = p->n;
-  const double *U = p->U, *L = p->L;
-  double *W = p->work;
-  chol_transpose(n, p->Ladj, W, 1, 0);
-  for (int i = n - 1; i >= 0; i--) {
-    double *wi = &AT(W, n, 0, i);
-    const double *ui = &AT(U, n, 0, i);
-    /* j == i: two updates of each element of row i (in the loop over k
-       they replace, one after the other) */
-    double adjA = 0.5 * wi[i] / ui[i];
-    tm_block_axpy_sub(ui, adjA, wi, (size_t)i);
-    tm_block_axpy_sub(ui, adjA, wi, (size_t)i);
-    wi[i] = adjA;
-    /* j < i, CHOL_STEPS at a time: step t (j_t = j - t) takes adjA_t from
-       wi[j_t] once the earlier steps' updates of that element are done,
-       then wi[m] -= u_{j_t}[m] adjA_t for m < j_t and w_{j_t}[m] -= ui[m]
-       adjA_t.  The rows w_{j_t} are no step's input, and every element of
-       wi gets its updates in step order, so the bits are those of one step
-       at a time; the updates of wi below the block's last j go in one pass
-       with wi in registers, those of the rows w_{j_t} in another. */
-    for (int j = i - 1; j >= 0; j -= CHOL_STEPS) {
-      int B = j + 1 < CHOL_STEPS ? j + 1 : CHOL_STEPS;
-      double a[CHOL_STEPS];
-      for (int t = 0; t < B; t++) {
-        int jt = j - t;
-        const double *ljt = &AT(L, n, 0, jt);     /* ljt[r] = U(jt, r) */
-        for (int q = 0; q < t; q++) wi[jt] -= ljt[j - q] * a[q];
-        double ujj = ljt[jt];
-        a[t] = wi[jt] / ujj;
-        AT(W, n, jt, jt) -= wi[jt] * ui[jt] / ujj;
+  const double *L = p->L;
+  double *Ab = p->work, *T = Ab + (size_t)n * n, *S = T + (size_t)CHOL_NB * n;
+  for (int j = 0; j < n; j++)
+    for (int i = 0; i < n; i++) AT(Ab, n, i, j) = i >= j ? AT(p->Ladj, n, i, j) : 0.0;
+  for (int k = n; k > 0; k -= CHOL_NB) {
+    int j = k - CHOL_NB > 0 ? k - CHOL_NB : 0, nb = k - j, mc = n - k;
+    if (mc > 0) {
+      /* Cbar D^-1: column m of Cbar less its later columns times D[l, m], over D[m, m] */
+      for (int m = nb - 1; m >= 0; m--) {
+        double *cm = &AT(Ab, n, k, j + m);
+        for (int l = m + 1; l < nb; l++) tm_block_axpy_sub(&AT(Ab, n, k, j + l), AT(L, n, j + l, j + m), cm, (size_t)mc);
+        double dm = AT(L, n, j + m, j + m);
+        for (int i = 0; i < mc; i++) cm[i] /= dm;
       }
-      tm_block_axpy_sub_cols(&AT(U, n, 0, j), -(ptrdiff_t)n, a, 1, (size_t)B, 0, wi, (size_t)(j - B + 1));
-      tm_block_axpy_sub_rows(ui, a, (size_t)B, &AT(W, n, 0, j), -(ptrdiff_t)n, (size_t)(j - B + 1));
-      for (int t = 0; t < B; t++) {
-        /* the rows' elements past the common part */
-        tm_block_axpy_sub(ui + (j - B + 1), a[t], &AT(W, n, j - B + 1, j - t), (size_t)(B - 1 - t));
-        wi[j - t] = a[t];
-      }
+      if (j > 0) tm_block_gemm_sub((size_t)mc, (size_t)j, (size_t)nb, &AT(Ab, n, k, j), (size_t)n, &AT(L, n, j, 0),
+                                   (size_t)n, &AT(Ab, n, k, 0), (size_t)n);
+      /* T = Cbar' (nb x mc) */
+      for (int r = 0; r < mc; r++)
+        for (int c = 0; c < nb; c++) T[c + (size_t)r * nb] = AT(Ab, n, k + r, j + c);
+      tm_block_gemm_sub((size_t)nb, (size_t)nb, (size_t)mc, T, (size_t)nb, &AT(L, n, k, j), (size_t)n, &AT(Ab, n, j, j),
+                        (size_t)n);
+    }
+    chol_rev_unblocked(nb, &AT(L, n, j, j), &AT(Ab, n, j, j), n);
+    if (j > 0) {
+      if (mc > 0)
+        tm_block_gemm_sub((size_t)nb, (size_t)j, (size_t)mc, T, (size_t)nb, &AT(L, n, k, 0), (size_t)n,
+                          &AT(Ab, n, j, 0), (size_t)n);
+      /* S = Dbar + Dbar' from Dbar's lower triangle (its diagonal halved) */
+      for (int c = 0; c < nb; c++)
+        for (int r = 0; r < nb; r++)
+          S[r + c * nb] = r > c ? AT(Ab, n, j + r, j + c) : r < c ? AT(Ab, n, j + c, j + r) : 2 * AT(Ab, n, j + r, j + r);
+      tm_block_gemm_sub((size_t)nb, (size_t)j, (size_t)nb, S, (size_t)nb, &AT(L, n, j, 0), (size_t)n, &AT(Ab, n, j, 0),
+                        (size_t)n);
     }
   }
-  chol_transpose(n, W, p->Aadj, 0, 1);
+  for (int j = 0; j < n; j++)
+    for (int i = j; i < n; i++) AT(p->Aadj, n, i, j) += AT(Ab, n, i, j);
 }
 
 static int k_cholesky(const tm_call *c, const tm_v *a, int n, tm_v *out) {
@@ -440,12 +447,9 @@ static int k_cholesky(const tm_call *c, const tm_v *a, int n, tm_v *out) {
   if (!p) return AD_EMEMORY;
   p->n = k;
   p->Aadj = A->adj; p->Ladj = out->adj;
-  size_t kk = (size_t)k * (size_t)k;
-  if (!(p->U = ad_alloc_doubles(kk ? kk : 1)) || !(p->work = ad_alloc_doubles(kk ? kk : 1)) ||
-      !(p->L = ad_alloc_doubles(kk ? kk : 1)))
-    return AD_EMEMORY;
+  size_t kk = (size_t)k * (size_t)k, wk = kk + (size_t)CHOL_NB * k + (size_t)CHOL_NB * CHOL_NB;
+  if (!(p->work = ad_alloc_doubles(wk)) || !(p->L = ad_alloc_doubles(kk ? kk : 1))) return AD_EMEMORY;
   memcpy(p->L, out->val, kk * sizeof *p->L);
-  chol_transpose(k, out->val, p->U, 1, 0);
   return AD_OK;
 }
 

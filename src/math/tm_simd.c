@@ -322,8 +322,9 @@ void tm_block_axpy_sub_cols(const double *x, ptrdiff_t ld, const double *c, ptrd
   DISPATCH(, axpy_sub_cols, (x, ld, c, cs, K, skip0, y, n))
 }
 
-void tm_block_axpy_sub_rows(const double *x, const double *c, size_t K, double *y, ptrdiff_t ldy, size_t n) {
-  DISPATCH(, axpy_sub_rows, (x, c, K, y, ldy, n))
+void tm_block_gemm_sub(size_t m, size_t n, size_t k, const double *A, size_t lda, const double *B, size_t ldb,
+                       double *C, size_t ldc) {
+  DISPATCH(, gemm_sub, (m, n, k, A, lda, B, ldb, C, ldc))
 }
 
 #else   /* no vector extensions */
@@ -408,8 +409,15 @@ void tm_block_axpy_sub_cols(const double *x, ptrdiff_t ld, const double *c, ptrd
   }
 }
 
-void tm_block_axpy_sub_rows(const double *x, const double *c, size_t K, double *y, ptrdiff_t ldy, size_t n) {
-  for (size_t k = 0; k < K; k++) tm_block_axpy_sub(x, c[k], y + (ptrdiff_t)k * ldy, n);
+
+void tm_block_gemm_sub(size_t m, size_t n, size_t k, const double *A, size_t lda, const double *B, size_t ldb,
+                       double *C, size_t ldc) {
+  for (size_t j = 0; j < n; j++)
+    for (size_t i = 0; i < m; i++) {
+      double t = 0;
+      for (size_t l = 0; l < k; l++) t += A[i + l * lda] * B[l + j * ldb];
+      C[i + j * ldc] -= t;
+    }
 }
 
 #endif

@@ -73,9 +73,11 @@ void tm_block_axpy_add(const double *x, double a, double *y, size_t n);
 ** across the K steps (ld and cs may be negative) */
 void tm_block_axpy_sub_cols(const double *x, ptrdiff_t ld, const double *c, ptrdiff_t cs, size_t K, int skip0,
                             double *y, size_t n);
-/* tm_block_axpy_sub(x, c[k], y + k ldy, n) for k = 0 .. K - 1: one x into
-** K rows (ldy may be negative) */
-void tm_block_axpy_sub_rows(const double *x, const double *c, size_t K, double *y, ptrdiff_t ldy, size_t n);
+/* C -= A B: C m x n, A m x k, B k x n, column-major with leading dimensions
+** ldc, lda, ldb; each element's k products summed in order, then taken from
+** it, never fused: the same bits on every instruction set */
+void tm_block_gemm_sub(size_t m, size_t n, size_t k, const double *A, size_t lda, const double *B, size_t ldb,
+                       double *C, size_t ldc);
 void tm_block_scale(double *x, double c, size_t n);
 
 /* Caps the instruction set the kernels use (0 the baseline, 1 AVX2, 2 or -1

@@ -276,19 +276,58 @@ TGT NOFUSE static void NAME(axpy_sub_cols)(const double *x, ptrdiff_t ld, const 
   }
 }
 
-/* y[k ldy + r] -= x[r] * c[k], k < K, r < n: K axpy_subs into K rows, x read
-** once per vector */
-TGT NOFUSE static void NAME(axpy_sub_rows)(const double *x, const double *c, size_t K, double *y, ptrdiff_t ldy,
-                                          size_t n) {
-  size_t i = 0;
-  for (; i + W <= n; i += W) {
-    VD xv = LOAD(x + i);
-    double *yk = y + i;
-    for (size_t k = 0; k < K; k++, yk += ldy) STORE(yk, LOAD(yk) - xv * c[k]);
+/* C -= A B, C m x n (ldc), A m x k (lda), B k x n (ldb), column-major: C's
+** rows in strips of 2 W, its columns four at a time, the k products of each
+** element summed in registers (in l order) and taken from C at the end */
+TGT NOFUSE static void NAME(gemm_sub)(size_t m, size_t n, size_t k, const double *A, size_t lda, const double *B,
+                               size_t ldb, double *C, size_t ldc) {
+  size_t j = 0;
+  for (; j + 4 <= n; j += 4) {
+    const double *b0 = B + j * ldb, *b1 = b0 + ldb, *b2 = b1 + ldb, *b3 = b2 + ldb;
+    double *c0 = C + j * ldc, *c1 = c0 + ldc, *c2 = c1 + ldc, *c3 = c2 + ldc;
+    size_t i = 0;
+    for (; i + 2 * W <= m; i += 2 * W) {
+      VD s00 = SPLAT(0.0), s01 = s00, s02 = s00, s03 = s00, s10 = s00, s11 = s00, s12 = s00, s13 = s00;
+      const double *a = A + i;
+      for (size_t l = 0; l < k; l++, a += lda) {
+        VD x0 = LOAD(a), x1 = LOAD(a + W);
+        double e0 = b0[l], e1 = b1[l], e2 = b2[l], e3 = b3[l];
+        s00 += x0 * e0; s01 += x0 * e1; s02 += x0 * e2; s03 += x0 * e3;
+        s10 += x1 * e0; s11 += x1 * e1; s12 += x1 * e2; s13 += x1 * e3;
+      }
+      STORE(c0 + i, LOAD(c0 + i) - s00); STORE(c0 + i + W, LOAD(c0 + i + W) - s10);
+      STORE(c1 + i, LOAD(c1 + i) - s01); STORE(c1 + i + W, LOAD(c1 + i + W) - s11);
+      STORE(c2 + i, LOAD(c2 + i) - s02); STORE(c2 + i + W, LOAD(c2 + i + W) - s12);
+      STORE(c3 + i, LOAD(c3 + i) - s03); STORE(c3 + i + W, LOAD(c3 + i + W) - s13);
+    }
+    for (; i < m; i++) {
+      double t0 = 0, t1 = 0, t2 = 0, t3 = 0;
+      const double *a = A + i;
+      for (size_t l = 0; l < k; l++, a += lda) {
+        t0 += *a * b0[l]; t1 += *a * b1[l]; t2 += *a * b2[l]; t3 += *a * b3[l];
+      }
+      c0[i] -= t0; c1[i] -= t1; c2[i] -= t2; c3[i] -= t3;
+    }
   }
-  for (; i < n; i++) {
-    double *yk = y + i;
-    for (size_t k = 0; k < K; k++, yk += ldy) *yk -= x[i] * c[k];
+  for (; j < n; j++) {
+    const double *b0 = B + j * ldb;
+    double *c0 = C + j * ldc;
+    size_t i = 0;
+    for (; i + 2 * W <= m; i += 2 * W) {
+      VD s0 = SPLAT(0.0), s1 = s0;
+      const double *a = A + i;
+      for (size_t l = 0; l < k; l++, a += lda) {
+        s0 += LOAD(a) * b0[l];
+        s1 += LOAD(a + W) * b0[l];
+      }
+      STORE(c0 + i, LOAD(c0 + i) - s0); STORE(c0 + i + W, LOAD(c0 + i + W) - s1);
+    }
+    for (; i < m; i++) {
+      double t0 = 0;
+      const double *a = A + i;
+      for (size_t l = 0; l < k; l++, a += lda) t0 += *a * b0[l];
+      c0[i] -= t0;
+    }
   }
 }
 
