@@ -135,14 +135,29 @@ static int elem_fwd(const pl_ins *b, const pl_lane *l, uint32_t n, double *V, do
   return AD_OK;
 }
 
-/* A lane of PL_UNARY without tables, of a function with neither a domain
-** check nor a memo: pl_fwd1's value and partial in a plain loop, square's
-** and exp's written out; 0 when the lane is not one of these. */
-static int unary_fwd(const pl_plan *p, const pl_ins *b, const pl_lane *l, uint32_t n, double *V, double *P) {
+/* A lane of PL_UNARY without tables: of one argument in every iteration,
+** evaluated once; of a function with neither a domain check nor a memo,
+** pl_fwd1's value and partial in a plain loop, square's and exp's written
+** out.  0 when the lane is neither (*rc: a failed check). */
+static int unary_fwd(const pl_plan *p, const pl_ins *b, const pl_lane *l, uint32_t n, double *V, double *P,
+                     int *rc) {
   const tm_unary_def *d = p->ptrs[b->b];
-  if (l->tables || d->bad || d->memo) return 0;
   int64_t so = l->step[PL_F_O], sa = l->step[PL_F_A], sx = l->step[PL_F_X];
   int64_t o = b->o, a = b->a, x = b->x;
+  *rc = AD_OK;
+  if (!l->tables && sa == 0 && n > 0) {
+    /* the same argument in every iteration (square(alpha) in a loop): one
+       evaluation, its value and partial copied to every lane */
+    pl_memo memo = PL_MEMO_INIT;
+    if ((*rc = pl_fwd1(p, b, PL_UNARY, V, P, &memo))) return 1;
+    double f = V[o], df = P[x];
+    for (uint32_t t = 1; t < n; t++) {
+      V[o + (int64_t)t * so] = f;
+      P[x + (int64_t)t * sx] = df;
+    }
+    return 1;
+  }
+  if (l->tables || d->bad || d->memo) return 0;
   if (d == tm_unary_square)
     for (uint32_t t = 0; t < n; t++, o += so, a += sa, x += sx) {
       double v = V[a];
@@ -180,7 +195,10 @@ int pl_lanes_body_fwd(const pl_plan *p, const pl_loop *lp, const pl_ins *body, u
       if ((rc = elem_fwd(b, l, n, V, P))) return rc;
       continue;
     }
-    if (b->op == PL_UNARY && unary_fwd(p, b, l, n, V, P)) continue;
+    if (b->op == PL_UNARY && unary_fwd(p, b, l, n, V, P, &rc)) {
+      if (rc) return rc;
+      continue;
+    }
     switch (b->op) {
     FWD(PL_FILL) FWD(PL_READ) FWD(PL_ADD) FWD(PL_SUB) FWD(PL_MUL) FWD(PL_DIV)
     FWD(PL_COPY) FWD(PL_GATHER) FWD(PL_STORE) FWD(PL_GCMP) FWD(PL_GTRUTH)

@@ -219,6 +219,23 @@ test_that("elementwise masses run as one lane: shared and per-iteration argument
   expect_equal(as.numeric(g), fd, tolerance = 1e-6)
 })
 
+test_that("a function of one argument in every iteration is evaluated once per lane, same bits and errors", {
+  code <- "
+    data { int N; vector[N] x; }
+    parameters { real a; real b; }
+    model {
+      for (n in 1:N) target += -square(a) * x[n] + log1p(b) * x[n] - exp(a) * square(x[n]) + lgamma(exp(b) + 1);
+    }"
+  set.seed(13)
+  d <- list(N = 30, x = runif(30))
+  pts <- list(c(0.3, 0.5), c(-0.2, 1.5), c(0.1, -2), c(1, 0.2))     # log1p(-2): the tree's error
+  r <- three_paths(code, d, pts)
+  expect_three(r, "invariant functions")
+  expect_equal(r$stats$loops, 1)
+  expect_match(r$lanes[[3]], "error:.*log1p")
+  expect_false(is.character(r$lanes[[1]]))
+})
+
 test_that("a loop whose iterations take a branch on data runs in parts, one per branch, same bits", {
   # a zero-inflated Poisson written as a loop: zeros and counts are two kinds
   # of iteration; theta's, a's and b's adjoints take sums from both, which
