@@ -93,7 +93,7 @@ int tm_la_cholesky(int n, const double *A, double *L, double *pivot) {
                         &TM_AT(L, n, j0, j0), (size_t)n);
     }
     for (int j = j0; j < k0; j++) {
-      tm_block_axpy_sub_cols(&TM_AT(L, n, j, j0), n, &TM_AT(L, n, j, j0), n, (size_t)(j - j0), 1, &TM_AT(L, n, j, j),
+      tm_block_axpy_sub_cols(&TM_AT(L, n, j, j0), n, &TM_AT(L, n, j, j0), n, (size_t)(j - j0), &TM_AT(L, n, j, j),
                              (size_t)(n - j));
       double d = TM_AT(L, n, j, j);
       if (!(d > 0) || !isfinite(d)) {

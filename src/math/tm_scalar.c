@@ -231,8 +231,6 @@ static const unary_def def_exp = U(exp, d_exp), def_log = U(log, d_log),
   def_inv_square = U(f_inv_square, d_inv_square), def_inv_cloglog = U(f_inv_cloglog, d_inv_cloglog),
   def_log1m_exp = U(tm_log1m_exp, d_log1m_exp), def_Phi_approx = U(f_Phi_approx, d_Phi_approx),
   def_minus = {f_neg, d_neg, NULL, NULL, i_minus};
-
-const tm_unary_def *const tm_unary_square = &def_square, *const tm_unary_exp = &def_exp;
 #undef U
 
 /* ---- binary functions ---- */

@@ -36,10 +36,6 @@ typedef struct tm_binary_def {
   int y_scalar;              /* divide: the second argument must be a scalar */
 } tm_binary_def;
 
-/* square and exp, whose arithmetic plans' lanes write out (x * x and 2 x;
-** exp(x) and itself) rather than call through the def */
-extern const tm_unary_def *const tm_unary_square, *const tm_unary_exp;
-
 /* c->fn->data is a tm_unary_def / tm_binary_def */
 int tm_unary_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out);
 int tm_binary_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out);

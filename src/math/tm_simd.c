@@ -318,8 +318,8 @@ void tm_block_axpy_sub(const double *x, double a, double *y, size_t n) { DISPATC
 
 void tm_block_axpy_add(const double *x, double a, double *y, size_t n) { DISPATCH(, axpy_add, (x, a, y, n)) }
 
-void tm_block_axpy_sub_cols(const double *x, ptrdiff_t ld, const double *c, ptrdiff_t cs, size_t K, int skip0, double *y, size_t n) {
-  DISPATCH(, axpy_sub_cols, (x, ld, c, cs, K, skip0, y, n))
+void tm_block_axpy_sub_cols(const double *x, ptrdiff_t ld, const double *c, ptrdiff_t cs, size_t K, double *y, size_t n) {
+  DISPATCH(, axpy_sub_cols, (x, ld, c, cs, K, y, n))
 }
 
 void tm_block_gemm_sub(size_t m, size_t n, size_t k, const double *A, size_t lda, const double *B, size_t ldb,
@@ -402,10 +402,10 @@ void tm_block_axpy_add(const double *x, double a, double *y, size_t n) {
   for (size_t i = 0; i < n; i++) y[i] += x[i] * a;
 }
 
-void tm_block_axpy_sub_cols(const double *x, ptrdiff_t ld, const double *c, ptrdiff_t cs, size_t K, int skip0, double *y, size_t n) {
+void tm_block_axpy_sub_cols(const double *x, ptrdiff_t ld, const double *c, ptrdiff_t cs, size_t K, double *y, size_t n) {
   for (size_t k = 0; k < K; k++) {
     double ck = c[(ptrdiff_t)k * cs];
-    if (ck != 0 || !skip0) tm_block_axpy_sub(x + (ptrdiff_t)k * ld, ck, y, n);
+    if (ck != 0) tm_block_axpy_sub(x + (ptrdiff_t)k * ld, ck, y, n);
   }
 }
 

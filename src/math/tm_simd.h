@@ -68,11 +68,11 @@ double tm_block_sumsq(const double *x, size_t n);
 void tm_block_axpy_sub(const double *x, double a, double *y, size_t n);
 /* y[i] += x[i] * a, the same way. */
 void tm_block_axpy_add(const double *x, double a, double *y, size_t n);
-/* tm_block_axpy_sub(x + k ld, c[k cs], y, n) for k = 0 .. K - 1 in turn
-** (skipping a c of 0 when skip0): the same bits, with y held in registers
-** across the K steps (ld and cs may be negative) */
-void tm_block_axpy_sub_cols(const double *x, ptrdiff_t ld, const double *c, ptrdiff_t cs, size_t K, int skip0,
-                            double *y, size_t n);
+/* tm_block_axpy_sub(x + k ld, c[k cs], y, n) for k = 0 .. K - 1 in turn,
+** skipping a c of 0: the same bits, with y held in registers across the K
+** steps */
+void tm_block_axpy_sub_cols(const double *x, ptrdiff_t ld, const double *c, ptrdiff_t cs, size_t K, double *y,
+                            size_t n);
 /* C -= A B: C m x n, A m x k, B k x n, column-major with leading dimensions
 ** ldc, lda, ldb; each element's k products summed in order, then taken from
 ** it, never fused: the same bits on every instruction set */

@@ -216,39 +216,18 @@ TGT NOFUSE static void NAME(axpy_sub)(const double *x, double a, double *y, size
 }
 
 /* y[r] -= x[k ld + r] * c[k cs] for k = 0, 1, ..., K - 1 in turn (a c[k] of 0
-** skipped when skip0), r < n: K axpy_subs with each element's steps in the same order
+** skipped), r < n: K axpy_subs with each element's steps in the same order
 ** and never fused, so the same bits, but y kept in registers across the K
 ** steps, four vectors at a time (one load and store of y instead of K). */
 TGT NOFUSE static void NAME(axpy_sub_cols)(const double *x, ptrdiff_t ld, const double *c, ptrdiff_t cs,
-                                          size_t K, int skip0, double *y, size_t n) {
+                                          size_t K, double *y, size_t n) {
   size_t i = 0;
-  /* eight vectors: eight chains of differences, so the latency of one does
-     not hold the next (the steps of an element must stay in order) */
-  for (; i + 8 * W <= n; i += 8 * W) {
-    VD y0 = LOAD(y + i), y1 = LOAD(y + i + W), y2 = LOAD(y + i + 2 * W), y3 = LOAD(y + i + 3 * W);
-    VD y4 = LOAD(y + i + 4 * W), y5 = LOAD(y + i + 5 * W), y6 = LOAD(y + i + 6 * W), y7 = LOAD(y + i + 7 * W);
-    const double *xk = x + i;
-    for (size_t k = 0; k < K; k++, xk += ld) {
-      double ck = c[(ptrdiff_t)k * cs];
-      if (ck == 0 && skip0) continue;
-      y0 -= LOAD(xk) * ck;
-      y1 -= LOAD(xk + W) * ck;
-      y2 -= LOAD(xk + 2 * W) * ck;
-      y3 -= LOAD(xk + 3 * W) * ck;
-      y4 -= LOAD(xk + 4 * W) * ck;
-      y5 -= LOAD(xk + 5 * W) * ck;
-      y6 -= LOAD(xk + 6 * W) * ck;
-      y7 -= LOAD(xk + 7 * W) * ck;
-    }
-    STORE(y + i, y0); STORE(y + i + W, y1); STORE(y + i + 2 * W, y2); STORE(y + i + 3 * W, y3);
-    STORE(y + i + 4 * W, y4); STORE(y + i + 5 * W, y5); STORE(y + i + 6 * W, y6); STORE(y + i + 7 * W, y7);
-  }
   for (; i + 4 * W <= n; i += 4 * W) {
     VD y0 = LOAD(y + i), y1 = LOAD(y + i + W), y2 = LOAD(y + i + 2 * W), y3 = LOAD(y + i + 3 * W);
     const double *xk = x + i;
     for (size_t k = 0; k < K; k++, xk += ld) {
       double ck = c[(ptrdiff_t)k * cs];
-      if (ck == 0 && skip0) continue;
+      if (ck == 0) continue;
       y0 -= LOAD(xk) * ck;
       y1 -= LOAD(xk + W) * ck;
       y2 -= LOAD(xk + 2 * W) * ck;
@@ -261,7 +240,7 @@ TGT NOFUSE static void NAME(axpy_sub_cols)(const double *x, ptrdiff_t ld, const 
     const double *xk = x + i;
     for (size_t k = 0; k < K; k++, xk += ld) {
       double ck = c[(ptrdiff_t)k * cs];
-      if (ck != 0 || !skip0) y0 -= LOAD(xk) * ck;
+      if (ck != 0) y0 -= LOAD(xk) * ck;
     }
     STORE(y + i, y0);
   }
@@ -270,7 +249,7 @@ TGT NOFUSE static void NAME(axpy_sub_cols)(const double *x, ptrdiff_t ld, const 
     const double *xk = x + i;
     for (size_t k = 0; k < K; k++, xk += ld) {
       double ck = c[(ptrdiff_t)k * cs];
-      if (ck != 0 || !skip0) yi -= *xk * ck;
+      if (ck != 0) yi -= *xk * ck;
     }
     y[i] = yi;
   }

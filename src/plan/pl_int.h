@@ -5,6 +5,7 @@
 #ifndef PL_INT_H
 #define PL_INT_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "pl.h"
 #include "../tree/li.h"
@@ -129,6 +130,17 @@ typedef struct pl_ins {
 ** only for PL_ELEM (its pl_elem holds the iteration's cells); for the other
 ** instructions it is the same in every iteration. */
 enum { PL_F_O, PL_F_OA, PL_F_A, PL_F_AA, PL_F_B, PL_F_BA, PL_F_C, PL_F_CA, PL_F_X, PL_F_N, PL_NF };
+
+/* field f of instruction i (PL_F_O .. PL_F_N) */
+static inline uint32_t *pl_field(pl_ins *i, int f) {
+  static const size_t off[PL_NF] = {
+    offsetof(pl_ins, o), offsetof(pl_ins, oa), offsetof(pl_ins, a), offsetof(pl_ins, aa),
+    offsetof(pl_ins, b), offsetof(pl_ins, ba), offsetof(pl_ins, c), offsetof(pl_ins, ca),
+    offsetof(pl_ins, x), offsetof(pl_ins, n)
+  };
+  return (uint32_t *)((char *)i + off[f]);
+}
+static inline uint32_t pl_fieldc(const pl_ins *i, int f) { return *pl_field((pl_ins *)i, f); }
 
 typedef struct pl_lane {
   int64_t step[PL_NF];

@@ -137,8 +137,8 @@ static int elem_fwd(const pl_ins *b, const pl_lane *l, uint32_t n, double *V, do
 
 /* A lane of PL_UNARY without tables: of one argument in every iteration,
 ** evaluated once; of a function with neither a domain check nor a memo,
-** pl_fwd1's value and partial in a plain loop, square's and exp's written
-** out.  0 when the lane is neither (*rc: a failed check). */
+** pl_fwd1's value and partial in a plain loop.  0 when the lane is neither
+** (*rc: a failed check). */
 static int unary_fwd(const pl_plan *p, const pl_ins *b, const pl_lane *l, uint32_t n, double *V, double *P,
                      int *rc) {
   const tm_unary_def *d = p->ptrs[b->b];
@@ -158,24 +158,11 @@ static int unary_fwd(const pl_plan *p, const pl_ins *b, const pl_lane *l, uint32
     return 1;
   }
   if (l->tables || d->bad || d->memo) return 0;
-  if (d == tm_unary_square)
-    for (uint32_t t = 0; t < n; t++, o += so, a += sa, x += sx) {
-      double v = V[a];
-      V[o] = v * v;
-      P[x] = 2 * v;
-    }
-  else if (d == tm_unary_exp)
-    for (uint32_t t = 0; t < n; t++, o += so, a += sa, x += sx) {
-      double f = exp(V[a]);
-      V[o] = f;
-      P[x] = f;
-    }
-  else
-    for (uint32_t t = 0; t < n; t++, o += so, a += sa, x += sx) {
-      double v = V[a], f = d->f(v);
-      V[o] = f;
-      P[x] = d->df(v, f);
-    }
+  for (uint32_t t = 0; t < n; t++, o += so, a += sa, x += sx) {
+    double v = V[a], f = d->f(v);
+    V[o] = f;
+    P[x] = d->df(v, f);
+  }
   return 1;
 }
 

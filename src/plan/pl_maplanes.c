@@ -67,21 +67,6 @@ static int roles(const pl_ins *i, unsigned char r[PL_NF]) {
   }
 }
 
-static uint32_t *field(pl_ins *i, int f) {
-  switch (f) {
-  case PL_F_O: return &i->o;
-  case PL_F_OA: return &i->oa;
-  case PL_F_A: return &i->a;
-  case PL_F_AA: return &i->aa;
-  case PL_F_B: return &i->b;
-  case PL_F_BA: return &i->ba;
-  case PL_F_C: return &i->c;
-  case PL_F_CA: return &i->ca;
-  case PL_F_X: return &i->x;
-  default: return &i->n;
-  }
-}
-
 /* a value cell's place at element 0 of a chunk, and its step */
 static uint32_t vcell(const pl_plan *s, uint32_t c, int64_t *step) {
   if (c < s->nk) { *step = 0; return c; }
@@ -107,7 +92,7 @@ const pl_maplanes *pl_maplanes_build(pl_plan *owner, const pl_plan *s) {
     body[j] = s->ins[j];
     roles(&s->ins[j], r);
     for (int f = 0; f < PL_NF; f++) {
-      uint32_t *c = field(&body[j], f);
+      uint32_t *c = pl_field(&body[j], f);
       if (r[f] == ROLE_NONE || *c == PL_NONE) continue;
       if (r[f] == ROLE_V) *c = vcell(s, *c, &lane[j].step[f]);
       else if (r[f] == ROLE_A) { *c *= PL_MAPLANES; lane[j].step[f] = 1; }

@@ -278,32 +278,22 @@ static int pmap_lanes_piece(void *ctx, piece_slot *sl, int c) {
   return pl_maplanes_chunk(w->pm, w->in, (uint32_t)c, w->V, w->P);
 }
 
+/* The map's pieces: chunks of elements as lanes when its element plan
+** allows (pl_maplanes.c), else runs of elements one by one, four per
+** thread. */
 static int run_pmap(const pl_pmap *pm, const pl_ins *in, double *V, double *P, pf_registry *prof) {
   int threads = pp_threads();
-  if (pm->lanes) {
-    pmap_run w = { pm, in, V, P, 0 };
-    pieces pc;
-    memset(&pc, 0, sizeof pc);
-    pc.n = (int)pl_maplanes_chunks(in->n);
-    pc.dims = pl_dims_of(pm->sub);
-    pc.prof = prof;
-    pc.piece = pmap_lanes_piece;
-    pc.ctx = &w;
-    int rc = pieces_run(&pc, pc.n > 1 ? threads : 1);
-    pieces_release(&pc);
-    return rc;
-  }
   uint32_t t = threads > 1 ? (uint32_t)threads : 1;
   pmap_run w = { pm, in, V, P, t > 1 ? (in->n + 4u * t - 1) / (4u * t) : in->n };
   if (!w.csize) w.csize = 1;
   pieces pc;
   memset(&pc, 0, sizeof pc);
-  pc.n = (int)((in->n + w.csize - 1) / w.csize);
+  pc.n = pm->lanes ? (int)pl_maplanes_chunks(in->n) : (int)((in->n + w.csize - 1) / w.csize);
   pc.dims = pl_dims_of(pm->sub);
   pc.prof = prof;
-  pc.piece = pmap_piece;
+  pc.piece = pm->lanes ? pmap_lanes_piece : pmap_piece;
   pc.ctx = &w;
-  int rc = pieces_run(&pc, threads);
+  int rc = pieces_run(&pc, pc.n > 1 ? threads : 1);
   pieces_release(&pc);
   return rc;
 }

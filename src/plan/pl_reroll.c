@@ -30,15 +30,6 @@
 
 #define PL_LANES_MIN 4      /* fewer iterations stay unrolled */
 
-static const size_t field_off[PL_NF] = {
-  offsetof(pl_ins, o), offsetof(pl_ins, oa), offsetof(pl_ins, a), offsetof(pl_ins, aa),
-  offsetof(pl_ins, b), offsetof(pl_ins, ba), offsetof(pl_ins, c), offsetof(pl_ins, ca),
-  offsetof(pl_ins, x), offsetof(pl_ins, n)
-};
-
-static uint32_t *field(pl_ins *i, int f) { return (uint32_t *)((char *)i + field_off[f]); }
-static uint32_t fieldc(const pl_ins *i, int f) { return *(const uint32_t *)((const char *)i + field_off[f]); }
-
 static int lane_op(int op) {
   switch (op) {
   case PL_FILL: case PL_READ: case PL_ADD: case PL_SUB: case PL_MUL: case PL_DIV:
@@ -305,10 +296,10 @@ static unsigned register_sums(const pl_ins *i, const pl_lane *ln, uint32_t n) {
   if (ln->tables || !t) return 0;
   for (int k = 0; k < 3; k++) {
     if (!(t >> k & 1u) || ln->step[tf[k]] != 0) continue;
-    int64_t c = fieldc(i, tf[k]);
-    int ok = !in_lane(c, fieldc(i, PL_F_OA), ln->step[PL_F_OA], n);
+    int64_t c = pl_fieldc(i, tf[k]);
+    int ok = !in_lane(c, pl_fieldc(i, PL_F_OA), ln->step[PL_F_OA], n);
     for (int m = 0; m < 3 && ok; m++)
-      if (m != k && (t >> m & 1u)) ok = !in_lane(c, fieldc(i, tf[m]), ln->step[tf[m]], n);
+      if (m != k && (t >> m & 1u)) ok = !in_lane(c, pl_fieldc(i, tf[m]), ln->step[tf[m]], n);
     if (ok) acc |= 1u << k;
   }
   return acc;
@@ -394,7 +385,7 @@ static int sums_of(const pl_plan *p, const pl_ins *i, uint32_t cell[4], int fiel
   if (i->op == PL_COPY || i->op == PL_GATHER || i->op == PL_STORE || i->op == PL_LSE) { *fixed = 1; return 0; }
   unsigned t = targets(i);
   for (int k = 0; k < 3; k++)
-    if (t >> k & 1u) { cell[m] = fieldc(i, tf[k]); field[m] = tf[k]; elemk[m++] = -1; }
+    if (t >> k & 1u) { cell[m] = pl_fieldc(i, tf[k]); field[m] = tf[k]; elemk[m++] = -1; }
   return m;
 }
 
@@ -661,15 +652,15 @@ static pl_loop *build_loop(pl_plan *p, const pl_loopseen *l, size_t len) {
       if (f == PL_F_B && i0->op == PL_UNARY) continue;     /* the function: the same */
       if (f == PL_F_N && i0->op == PL_BINARY) continue;
       if (f == PL_F_N && i0->op != PL_ELEM) continue;      /* a count: the same */
-      int64_t f0 = fieldc(i0, f);
-      int64_t step = n > 1 ? (int64_t)fieldc(&p->ins[l->iter[1] + j], f) - f0 : 0;
+      int64_t f0 = pl_fieldc(i0, f);
+      int64_t step = n > 1 ? (int64_t)pl_fieldc(&p->ins[l->iter[1] + j], f) - f0 : 0;
       int affine = 1;
       for (uint32_t t = 2; t < n && affine; t++)
-        affine = (int64_t)fieldc(&p->ins[l->iter[t] + j], f) == f0 + (int64_t)t * step;
+        affine = (int64_t)pl_fieldc(&p->ins[l->iter[t] + j], f) == f0 + (int64_t)t * step;
       if (affine) { ln->step[f] = step; continue; }
       uint32_t *tab = pl_mem(&p->mem, (size_t)n * sizeof *tab);
       if (!tab) return NULL;
-      for (uint32_t t = 0; t < n; t++) tab[t] = fieldc(&p->ins[l->iter[t] + j], f);
+      for (uint32_t t = 0; t < n; t++) tab[t] = pl_fieldc(&p->ins[l->iter[t] + j], f);
       ln->tab[f] = tab;
       ln->tables = 1;
     }
@@ -785,7 +776,7 @@ static int build_parts(pl_plan *p, const pl_loopseen *l, const parts *q, built *
       uint32_t cell = p->na++;
       tab[m] = cell;
       if (r->elemk >= 0) ((pl_elem *)p->ptrs[p->ins[r->ins].n])->a[r->elemk] = cell;
-      else *field(&p->ins[r->ins], r->field) = cell;
+      else *pl_field(&p->ins[r->ins], r->field) = cell;
     }
     d->segs[d->nsegs++] = (seg){ NULL, 0, tab, h->cell, (uint32_t)h->count };
   }
@@ -922,7 +913,6 @@ int pl_reroll(pl_plan *p, const pl_loopseen *loops, size_t nloops) {
   p->ins = ins;
   p->nins = out;
   p->nloops = (uint32_t)nlp;
-  (void)field;
   free(done);
   return AD_OK;
 }
