@@ -115,10 +115,16 @@ static void glm_sweep(glm *G, glm_rows rows, void *ctx) {
 #define GLM_CHUNK_MIN 512
 #define GLM_CHUNKS 32
 
+/* Chunks' contexts and lanes start this many bytes apart at least: a chunk
+** adds into them every block, and two threads' chunks sharing a cache line
+** (or the pair the hardware prefetches together) slowed the pass on two
+** threads below one thread's speed. */
+#define GLM_PAD 128
+
 typedef struct glm_par {
   const glm *G;
   glm_rows rows;
-  size_t csize, ctx_size;
+  size_t csize, ctx_size, ctx_stride, lanes_stride;
   char *ctxs;                 /* nchunks contexts */
   double *gsums, *lanes;      /* per chunk; lanes K * TM_SIMD_LANES each */
   double e0;
@@ -127,12 +133,16 @@ typedef struct glm_par {
 static void glm_chunk(void *arg, int c) {
   const glm_par *P = arg;
   size_t n0 = (size_t)c * P->csize, n1 = n0 + P->csize < P->G->N ? n0 + P->csize : P->G->N;
-  double *lanes = P->lanes ? P->lanes + (size_t)c * P->G->K * TM_SIMD_LANES : NULL;
-  /* the chunk's sums start from zero here, on its own thread */
-  P->gsums[c] = 0;
+  double *lanes = P->lanes ? P->lanes + (size_t)c * P->lanes_stride : NULL;
+  /* the chunk's sums start from zero here, on its own thread; its gsum is
+     summed on the stack and stored once */
+  double gsum = 0;
   if (lanes) memset(lanes, 0, P->G->K * TM_SIMD_LANES * sizeof *lanes);
-  glm_range(P->G, P->rows, P->ctxs + (size_t)c * P->ctx_size, n0, n1, P->e0, &P->gsums[c], lanes);
+  glm_range(P->G, P->rows, P->ctxs + (size_t)c * P->ctx_stride, n0, n1, P->e0, &gsum, lanes);
+  P->gsums[c] = gsum;
 }
+
+static size_t round_up(size_t n, size_t to) { return (n + to - 1) / to * to; }
 
 /* glm_sweep by chunks; merge(into, from) adds a chunk context's sums into
 ** the caller's.  AD_OK or AD_EMEMORY. */
@@ -149,20 +159,22 @@ static int glm_sweep_chunks(glm *G, glm_rows rows, void *ctx, size_t ctx_size,
   P.rows = rows;
   P.csize = cs;
   P.ctx_size = ctx_size;
+  P.ctx_stride = round_up(ctx_size, GLM_PAD);
+  P.lanes_stride = round_up(K * TM_SIMD_LANES, GLM_PAD / sizeof(double));
   P.e0 = 0;
   if (G->xrow) for (size_t k = 0; k < K; k++) P.e0 += G->x->val[k] * G->be->val[k];
-  P.ctxs = ad_alloc((size_t)nc * ctx_size);
+  P.ctxs = ad_alloc((size_t)nc * P.ctx_stride);
   P.gsums = ad_alloc_doubles((size_t)nc);
-  P.lanes = G->lanes ? ad_alloc_doubles((size_t)nc * K * TM_SIMD_LANES) : NULL;
+  P.lanes = G->lanes ? ad_alloc_doubles((size_t)nc * P.lanes_stride) : NULL;
   if (!P.ctxs || !P.gsums || (G->lanes && !P.lanes)) return AD_EMEMORY;
-  for (int c = 0; c < nc; c++) memcpy(P.ctxs + (size_t)c * ctx_size, ctx, ctx_size);
+  for (int c = 0; c < nc; c++) memcpy(P.ctxs + (size_t)c * P.ctx_stride, ctx, ctx_size);
   tm_for(nc, glm_chunk, &P);
   double gsum = 0;
   for (int c = 0; c < nc; c++) {
-    merge(ctx, P.ctxs + (size_t)c * ctx_size);
+    merge(ctx, P.ctxs + (size_t)c * P.ctx_stride);
     gsum += P.gsums[c];
     if (G->lanes) {
-      const double *l = P.lanes + (size_t)c * K * TM_SIMD_LANES;
+      const double *l = P.lanes + (size_t)c * P.lanes_stride;
       for (size_t k = 0; k < K * TM_SIMD_LANES; k++) G->lanes[k] += l[k];
     }
   }
