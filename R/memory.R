@@ -56,4 +56,7 @@ parse_bytes <- function(x, what) {
       warning("option tapestry.memory_limit ignored: ", conditionMessage(e), call. = FALSE)
     })
   }
+  tryCatch(tapestry_blas(), error = function(e) {
+    warning("option tapestry.blas ignored: ", conditionMessage(e), call. = FALSE)
+  })
 }

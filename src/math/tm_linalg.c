@@ -5,9 +5,30 @@
 ** read contiguously in column-major storage.
 */
 #include <math.h>
+#include <stdatomic.h>
 #include "../ad/ad.h"
 #include "tm_linalg.h"
 #include "tm_simd.h"
+
+static _Atomic(const tm_dense_ops *) dense_ops;
+
+void tm_set_dense(const tm_dense_ops *ops) {
+  atomic_store_explicit(&dense_ops, ops, memory_order_release);
+}
+
+const tm_dense_ops *tm_la_dense(void) {
+  return atomic_load_explicit(&dense_ops, memory_order_acquire);
+}
+
+int tm_la_dense_gemm(int m, int n, int k) {
+  const tm_dense_ops *d = tm_la_dense();
+  return d && m > 0 && n > 0 && k > 0 && (double)m * n * k >= d->min_gemm;
+}
+
+static int dense_trsm(int n, int nrhs) {
+  const tm_dense_ops *d = tm_la_dense();
+  return d && n > 0 && nrhs > 0 && (double)n * n * nrhs >= d->min_trsm;
+}
 
 void tm_la_gemm_nn_rows(int m, int n, int k, double alpha, const double *A, const double *B, double *C,
                         int lo, int hi) {
@@ -20,6 +41,10 @@ void tm_la_gemm_nn_rows(int m, int n, int k, double alpha, const double *A, cons
 }
 
 void tm_la_gemm_nn(int m, int n, int k, double alpha, const double *A, const double *B, double *C) {
+  if (tm_la_dense_gemm(m, n, k)) {
+    tm_la_dense()->gemm('N', 'N', m, n, k, alpha, A, m, B, k, 1.0, C, m);
+    return;
+  }
   tm_la_gemm_nn_rows(m, n, k, alpha, A, B, C, 0, m);
 }
 
@@ -55,10 +80,18 @@ void tm_la_gemm_tn_rows(int m, int n, int k, double alpha, const double *A, cons
 }
 
 void tm_la_gemm_tn(int m, int n, int k, double alpha, const double *A, const double *B, double *C) {
+  if (tm_la_dense_gemm(m, n, k)) {
+    tm_la_dense()->gemm('T', 'N', m, n, k, alpha, A, k, B, k, 1.0, C, m);
+    return;
+  }
   tm_la_gemm_tn_rows(m, n, k, alpha, A, B, C, 0, m);
 }
 
 void tm_la_gemm_nt(int m, int n, int k, double alpha, const double *A, const double *B, double *C) {
+  if (tm_la_dense_gemm(m, n, k)) {
+    tm_la_dense()->gemm('N', 'T', m, n, k, alpha, A, m, B, n, 1.0, C, m);
+    return;
+  }
   for (int l = 0; l < k; l++)
     for (int j = 0; j < n; j++) {
       double b = alpha * TM_AT(B, n, j, l);
@@ -78,10 +111,29 @@ void tm_la_gemm_nt(int m, int n, int k, double alpha, const double *A, const dou
 ** kernels do not fuse, so the bits are the same on every instruction set. */
 #define TM_LA_NB 48
 #define TM_LA_KC 64
+/* LAPACK's potrf on the lower triangle.  It stops at a pivot that is not
+** positive or is NaN, as the loops below do; an infinite pivot it lets
+** through, so the diagonal is checked after. */
+static int cholesky_dense(const tm_dense_ops *d, int n, double *L, double *pivot) {
+  int info = d->potrf(n, L, n);
+  int bad = info > 0 ? info - 1 : -1;
+  for (int j = 0; bad < 0 && j < n; j++)
+    if (!isfinite(TM_AT(L, n, j, j))) bad = j;
+  if (bad >= 0) {
+    if (pivot) *pivot = TM_AT(L, n, bad, bad);
+    return bad;
+  }
+  for (int j = 0; j < n; j++)
+    for (int i = 0; i < j; i++) TM_AT(L, n, i, j) = 0;
+  return -1;
+}
+
 int tm_la_cholesky(int n, const double *A, double *L, double *pivot) {
   if (L != A)
     for (int j = 0; j < n; j++)
       for (int i = j; i < n; i++) TM_AT(L, n, i, j) = TM_AT(A, n, i, j);
+  const tm_dense_ops *d = tm_la_dense();
+  if (d && n >= d->min_chol) return cholesky_dense(d, n, L, pivot);
   double T[TM_LA_KC * TM_LA_NB];
   for (int j0 = 0; j0 < n; j0 += TM_LA_NB) {
     int k0 = j0 + TM_LA_NB < n ? j0 + TM_LA_NB : n, nb = k0 - j0;
@@ -111,6 +163,10 @@ int tm_la_cholesky(int n, const double *A, double *L, double *pivot) {
 }
 
 void tm_la_trsm_lower(int n, int nrhs, const double *L, double *b) {
+  if (dense_trsm(n, nrhs)) {
+    tm_la_dense()->trsm('L', 'N', n, nrhs, 1.0, L, n, b, n);
+    return;
+  }
   for (int c = 0; c < nrhs; c++) {
     double *x = b + (size_t)c * (size_t)n;
     for (int j = 0; j < n; j++) {
@@ -123,6 +179,10 @@ void tm_la_trsm_lower(int n, int nrhs, const double *L, double *b) {
 }
 
 void tm_la_trsm_lower_t(int n, int nrhs, const double *L, double *b) {
+  if (dense_trsm(n, nrhs)) {
+    tm_la_dense()->trsm('L', 'T', n, nrhs, 1.0, L, n, b, n);
+    return;
+  }
   for (int c = 0; c < nrhs; c++) {
     double *x = b + (size_t)c * (size_t)n;
     for (int j = n - 1; j >= 0; j--) {

@@ -3,10 +3,14 @@
 ** matrix module and the multivariate densities.
 **
 ** Column-major storage with the leading dimension equal to the row count,
-** as tm_v stores matrices.  Our own loops and tm_simd.h's kernels, not R's
-** BLAS and LAPACK: the bits then do not depend on which BLAS the R
-** installation was linked with, and at the sizes of Stan programs the
-** blocked Cholesky here beats the reference BLAS that Debian's R uses.
+** as tm_v stores matrices.  Our own loops and tm_simd.h's kernels by
+** default: their bits do not depend on the BLAS the R installation was
+** linked with, and at the sizes of Stan programs they beat the reference
+** BLAS that Debian's R uses.  When src/r installs dense operations
+** (tm_set_dense: R's BLAS and LAPACK, on an optimized BLAS or when the
+** user asks), products, Cholesky factors and triangular solves at or above
+** the sizes it gives go to them instead.  The choice depends on the sizes
+** alone, so the results are reproducible for a given R installation.
 */
 #ifndef TM_LINALG_H
 #define TM_LINALG_H
@@ -14,6 +18,29 @@
 #include <stddef.h>
 
 #define TM_AT(A, ld, i, j) ((A)[(size_t)(j) * (size_t)(ld) + (size_t)(i)])
+
+/* Dense operations of a BLAS and LAPACK, in their argument conventions
+** (column-major, leading dimensions, 'N'/'T').  The triangle is always the
+** lower one and the diagonal not unit.  gemm: C = alpha op(A) op(B) + beta C;
+** potrf: the lower Cholesky factor in place, LAPACK's info; trsm: B =
+** alpha op(L)^-1 B (side 'L') or alpha B op(L)^-1 (side 'R'). */
+typedef struct tm_dense_ops {
+  void (*gemm)(char ta, char tb, int m, int n, int k, double alpha, const double *A, int lda, const double *B,
+               int ldb, double beta, double *C, int ldc);
+  int (*potrf)(int n, double *A, int lda);
+  void (*trsm)(char side, char ta, int m, int n, double alpha, const double *L, int ldl, double *B, int ldb);
+  double min_gemm;   /* multiply-adds m n k from which products go to gemm */
+  int min_chol;      /* order n from which Cholesky factors (and their reverse passes) go to potrf/gemm */
+  double min_trsm;   /* multiply-adds n n nrhs from which triangular solves go to trsm */
+} tm_dense_ops;
+
+/* Install (ops) or remove (NULL) the dense operations.  Called on R's main
+** thread between evaluations; ops must outlive its use. */
+void tm_set_dense(const tm_dense_ops *ops);
+/* The installed operations, or NULL. */
+const tm_dense_ops *tm_la_dense(void);
+/* Does a product of m x k by k x n go to the installed gemm? */
+int tm_la_dense_gemm(int m, int n, int k);
 
 /* C (m x n) += alpha * A (m x k) * B (k x n) */
 void tm_la_gemm_nn(int m, int n, int k, double alpha, const double *A, const double *B, double *C);

@@ -149,6 +149,7 @@ static void mul_tn_band(void *ctx, int b) {
 
 static int mul_bands(int m, int n, int k, int unit) {
   int t = tm_for_threads();
+  if (tm_la_dense_gemm(m, n, k)) return 1;   /* the BLAS's gemm, threaded as it is */
   if (t < 2 || (double)m * n * k < TM_MUL_PAR_MIN || m < 2 * unit) return 1;
   int nb = 4 * t;
   return nb > m / unit ? m / unit : nb;
@@ -382,49 +383,57 @@ static void chol_rev_unblocked(int nb, const double *D, double *Db, int ld) {
   }
 }
 
+/* C -= A B (m x k by k x n, leading dimensions given): the installed gemm
+** when the whole reverse pass runs on the dense operations, else ours. */
+static void chol_gemm_sub(const tm_dense_ops *d, int m, int n, int k, const double *A, int lda, const double *B,
+                          int ldb, double *C, int ldc) {
+  if (d) d->gemm('N', 'N', m, n, k, -1.0, A, lda, B, ldb, 1.0, C, ldc);
+  else tm_block_gemm_sub((size_t)m, (size_t)n, (size_t)k, A, (size_t)lda, B, (size_t)ldb, C, (size_t)ldc);
+}
+
 /* The blocked reverse pass of Murray (2016), as Stan Math runs it: from the
 ** last block of columns [j, k) to the first, with R = L[j:k, :j], D =
 ** L[j:k, j:k], B = L[k:, :j], C = L[k:, j:k] and their adjoints,
 **   Cbar <- Cbar D^-1, Bbar -= Cbar R, Dbar -= Cbar' C,
 **   Dbar <- the unblocked pass on D, Rbar -= Cbar' B + (Dbar + Dbar') R,
-** the products by tm_block_gemm_sub.  Abar's lower triangle is the
+** the products by tm_block_gemm_sub, or all by the installed gemm and trsm
+** when n reaches their size (the forward pass then ran on potrf).  Abar's lower triangle is the
 ** gradient (the forward pass reads only A's lower triangle). */
 static void chol_chain(ad_node *self) {
   chol_node *p = (chol_node *)self;
   int n = p->n;
   const double *L = p->L;
+  const tm_dense_ops *d = tm_la_dense();
+  if (d && n < d->min_chol) d = NULL;
   double *Ab = p->work, *T = Ab + (size_t)n * n, *S = T + (size_t)CHOL_NB * n;
   for (int j = 0; j < n; j++)
     for (int i = 0; i < n; i++) AT(Ab, n, i, j) = i >= j ? AT(p->Ladj, n, i, j) : 0.0;
   for (int k = n; k > 0; k -= CHOL_NB) {
     int j = k - CHOL_NB > 0 ? k - CHOL_NB : 0, nb = k - j, mc = n - k;
     if (mc > 0) {
-      /* Cbar D^-1: column m of Cbar less its later columns times D[l, m], over D[m, m] */
-      for (int m = nb - 1; m >= 0; m--) {
-        double *cm = &AT(Ab, n, k, j + m);
-        for (int l = m + 1; l < nb; l++) tm_block_axpy_sub(&AT(Ab, n, k, j + l), AT(L, n, j + l, j + m), cm, (size_t)mc);
-        double dm = AT(L, n, j + m, j + m);
-        for (int i = 0; i < mc; i++) cm[i] /= dm;
-      }
-      if (j > 0) tm_block_gemm_sub((size_t)mc, (size_t)j, (size_t)nb, &AT(Ab, n, k, j), (size_t)n, &AT(L, n, j, 0),
-                                   (size_t)n, &AT(Ab, n, k, 0), (size_t)n);
+      if (d) d->trsm('R', 'N', mc, nb, 1.0, &AT(L, n, j, j), n, &AT(Ab, n, k, j), n);
+      else
+        /* Cbar D^-1: column m of Cbar less its later columns times D[l, m], over D[m, m] */
+        for (int m = nb - 1; m >= 0; m--) {
+          double *cm = &AT(Ab, n, k, j + m);
+          for (int l = m + 1; l < nb; l++) tm_block_axpy_sub(&AT(Ab, n, k, j + l), AT(L, n, j + l, j + m), cm, (size_t)mc);
+          double dm = AT(L, n, j + m, j + m);
+          for (int i = 0; i < mc; i++) cm[i] /= dm;
+        }
+      if (j > 0) chol_gemm_sub(d, mc, j, nb, &AT(Ab, n, k, j), n, &AT(L, n, j, 0), n, &AT(Ab, n, k, 0), n);
       /* T = Cbar' (nb x mc) */
       for (int r = 0; r < mc; r++)
         for (int c = 0; c < nb; c++) T[c + (size_t)r * nb] = AT(Ab, n, k + r, j + c);
-      tm_block_gemm_sub((size_t)nb, (size_t)nb, (size_t)mc, T, (size_t)nb, &AT(L, n, k, j), (size_t)n, &AT(Ab, n, j, j),
-                        (size_t)n);
+      chol_gemm_sub(d, nb, nb, mc, T, nb, &AT(L, n, k, j), n, &AT(Ab, n, j, j), n);
     }
     chol_rev_unblocked(nb, &AT(L, n, j, j), &AT(Ab, n, j, j), n);
     if (j > 0) {
-      if (mc > 0)
-        tm_block_gemm_sub((size_t)nb, (size_t)j, (size_t)mc, T, (size_t)nb, &AT(L, n, k, 0), (size_t)n,
-                          &AT(Ab, n, j, 0), (size_t)n);
+      if (mc > 0) chol_gemm_sub(d, nb, j, mc, T, nb, &AT(L, n, k, 0), n, &AT(Ab, n, j, 0), n);
       /* S = Dbar + Dbar' from Dbar's lower triangle (its diagonal halved) */
       for (int c = 0; c < nb; c++)
         for (int r = 0; r < nb; r++)
           S[r + c * nb] = r > c ? AT(Ab, n, j + r, j + c) : r < c ? AT(Ab, n, j + c, j + r) : 2 * AT(Ab, n, j + r, j + r);
-      tm_block_gemm_sub((size_t)nb, (size_t)j, (size_t)nb, S, (size_t)nb, &AT(L, n, j, 0), (size_t)n, &AT(Ab, n, j, 0),
-                        (size_t)n);
+      chol_gemm_sub(d, nb, j, nb, S, nb, &AT(L, n, j, 0), n, &AT(Ab, n, j, 0), n);
     }
   }
   for (int j = 0; j < n; j++)

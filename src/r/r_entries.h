@@ -10,11 +10,13 @@ SEXP tp_ad_selftest(SEXP which);
 SEXP tp_ad_memory(SEXP n);
 SEXP tp_bench(SEXP which, SEXP n, SEXP reps);
 SEXP tp_simd_cap(SEXP cap);
+SEXP tp_dense_set(SEXP on, SEXP min_gemm, SEXP min_chol, SEXP min_trsm);
 /* Entry points added by later modules go here, as ENTRY(name, nargs), */
 #define R_ENTRIES_EXTRA \
   ENTRY(tp_transform, 6), \
   ENTRY(tp_ad_selftest, 1), \
   ENTRY(tp_ad_memory, 1), \
   ENTRY(tp_bench, 3), \
-  ENTRY(tp_simd_cap, 1),
+  ENTRY(tp_simd_cap, 1),  \
+  ENTRY(tp_dense_set, 4),
 #endif
