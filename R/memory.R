@@ -56,6 +56,9 @@ parse_bytes <- function(x, what) {
       warning("option tapestry.memory_limit ignored: ", conditionMessage(e), call. = FALSE)
     })
   }
+  tryCatch(mpi_start(), error = function(e) {
+    warning("MPI did not start, map_rect runs on threads: ", conditionMessage(e), call. = FALSE)
+  })
   tryCatch(tapestry_blas(), error = function(e) {
     warning("option tapestry.blas ignored: ", conditionMessage(e), call. = FALSE)
   })

@@ -45,6 +45,11 @@ sample_model <- function(model, data, seed, refresh, init, chains, parallel_chai
     stepsize = as.double(a$step_size), inv_metric = a$inv_metric,
     threads_per_chain = a$threads_per_chain,
     profile_trace_every = a$profile_trace_every)
+  if (tapestry_mpi_rank() > 0) {
+    # another rank of an MPI job: serve rank 0's map_rect jobs until its run ends
+    .Call(C_tp_mpi_serve, context_ptr(context))
+    return(invisible(NULL))
+  }
   if (a$show_messages) {
     cat(running_header(a$chains, a$parallel_chains))
   }

@@ -75,6 +75,12 @@ typedef struct pl_maprect {
   const struct pl_plan **subs;/* per job */
   uint32_t *off;              /* job j's outputs: off[j] .. off[j + 1] */
   pl_dims dims;               /* the largest job plan's buffers */
+  /* what an MPI run sends (li_mpi.h): the call, its function, and the
+     arguments that are not cells (phi and theta when data; x_r, x_i), copied
+     into the plan */
+  const void *site, *f;
+  const li_ctx *ctx;          /* the plan's context (plans live in its cache) */
+  tm_v phi, theta, xr, xi;
 } pl_maprect;
 
 /* An operand of a mapped function that differs from element to element or

@@ -660,6 +660,25 @@ static void record_reduce(pl_rec *r, const li_event *ev) {
   ins->o = new_cells(r, ev->out->val, ev->out->adj, 1, &ins->oa);
 }
 
+/* A copy of data value v in the plan's memory (values only). */
+static int copy_data(pl_rec *r, const tm_v *v, tm_v *out) {
+  *out = *v;
+  out->adj = NULL;
+  size_t n = tm_numel(v);
+  if (v->base == TM_INT) {
+    int *q = mem(r, (n ? n : 1) * sizeof(int));
+    if (!q) return -1;
+    if (n) memcpy(q, v->ival, n * sizeof(int));
+    out->ival = q;
+  } else {
+    double *q = mem(r, (n ? n : 1) * sizeof(double));
+    if (!q) return -1;
+    if (n) memcpy(q, v->val, n * sizeof(double));
+    out->val = q;
+  }
+  return 0;
+}
+
 /* map_rect: each job is run again with phi and theta[j], when autodiff, as
 ** the inputs of a plan of its own (x_r[j] and x_i[j] are its constants),
 ** its outputs the plan's results.  One PL_MRECT runs the jobs' plans and
@@ -677,6 +696,15 @@ static void record_maprect(pl_rec *r, const li_event *ev) {
   mr->phiv = mr->phia = mr->thv = mr->tha = PL_NONE;
   if (mr->np && range_cells(r, phi->val, phi->adj, mr->np, &mr->phiv, &mr->phia)) return;
   if (mr->nt && range_cells(r, th->val, th->adj, (size_t)J * mr->nt, &mr->thv, &mr->tha)) return;
+  mr->site = ev->site;
+  mr->f = ev->fn;
+  mr->ctx = r->ctx;
+  mr->phi = *phi;
+  mr->theta = *th;
+  if ((!mr->np && copy_data(r, phi, &mr->phi)) || (!mr->nt && copy_data(r, th, &mr->theta)) ||
+      copy_data(r, &ev->args[2], &mr->xr) || copy_data(r, &ev->args[3], &mr->xi))
+    return;
+  mr->phi.adj = mr->theta.adj = NULL;     /* the cells' values are read at each run */
   mr->subs = mem(r, (size_t)J * sizeof *mr->subs);
   mr->off = mem(r, (size_t)(J + 1) * sizeof *mr->off);
   if (!mr->subs || !mr->off) return;

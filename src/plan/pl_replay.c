@@ -20,6 +20,8 @@
 #include "../math/tm_special.h"
 #include "../math/tm_dens_elem.h"
 #include "../par/pp.h"
+#include "../par/pp_mpi.h"
+#include "../tree/li_mpi.h"
 #include "../prof/pf.h"
 
 /* Copies and clears of a few doubles: a parallel_map's element plan moves
@@ -454,16 +456,65 @@ static int mrect_piece(void *ctx, piece_slot *sl, int j) {
   return AD_OK;
 }
 
+/* Over MPI (li_mpi.h), as li_maprect.c: the other ranks' jobs are sent,
+** this rank runs jobs 0..J0-1, then the others' outputs and Jacobian rows
+** go to their cells.  A job whose number of outputs is not the recorded
+** one fails the replay (the tree then evaluates). */
+static int mrect_send(const pl_maprect *mr, const double *V, li_mpi_call *call) {
+  tm_v phi = mr->phi, th = mr->theta;
+  if (mr->np) phi.val = (double *)V + mr->phiv;
+  if (mr->nt) th.val = (double *)V + mr->thv;
+  phi.adj = mr->np ? phi.val : NULL;      /* only "is autodiff" is read */
+  th.adj = mr->nt ? th.val : NULL;
+  return li_mpi_mr_begin(mr->ctx, mr->site, mr->f, &phi, &th, &mr->xr, &mr->xi, mr->np, mr->nt, call);
+}
+
+static int mrect_recv(const pl_maprect *mr, const pl_ins *in, double *V, double *P, li_mpi_call *call) {
+  li_mr_job *jobs = ad_alloc((size_t)mr->J * sizeof *jobs);
+  if (!jobs) return ad_fail(AD_EMEMORY, "out of memory");
+  int rc = li_mpi_mr_end(call, jobs);
+  if (rc) return rc;
+  size_t wd = (size_t)mr->np + mr->nt;
+  for (int j = call->J0; j < mr->J; j++) {
+    size_t m = mr->off[j + 1] - mr->off[j];
+    if ((size_t)jobs[j].m != m) return ad_fail(AD_EINVALID, "map_rect: a job gave another number of outputs");
+    memcpy(V + in->o + mr->off[j], jobs[j].val, m * sizeof(double));
+    memcpy(P + in->x + (size_t)mr->off[j] * wd, jobs[j].val + m, m * wd * sizeof(double));
+  }
+  return AD_OK;
+}
+
 static int run_mrect(const pl_maprect *mr, const pl_ins *in, double *V, double *P, pf_registry *prof) {
   mrect_run w = { mr, in, V, P };
   pieces pc;
   memset(&pc, 0, sizeof pc);
   pc.n = mr->J;
+  int mpi = mr->f ? pp_mpi_trylock() : 0, rc = AD_OK;
+  if (mpi < 0) return AD_EFATAL;
+  li_mpi_call call;
+  if (mpi) {
+    ad_mark mark = ad_stack_mark(ad_active);
+    if ((rc = mrect_send(mr, V, &call))) {
+      pp_mpi_unlock();
+      return rc;
+    }
+    pc.n = call.J0;
+    pc.dims = mr->dims;
+    pc.prof = prof;
+    pc.piece = mrect_piece;
+    pc.ctx = &w;
+    rc = pc.n ? pieces_run(&pc, pp_threads()) : AD_OK;
+    pieces_release(&pc);
+    int rc2 = mrect_recv(mr, in, V, P, &call);
+    pp_mpi_unlock();
+    ad_stack_rewind(ad_active, &mark);
+    return rc ? rc : rc2;
+  }
   pc.dims = mr->dims;
   pc.prof = prof;
   pc.piece = mrect_piece;
   pc.ctx = &w;
-  int rc = pieces_run(&pc, pp_threads());
+  rc = pieces_run(&pc, pp_threads());
   pieces_release(&pc);
   return rc;
 }

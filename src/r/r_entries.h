@@ -11,6 +11,10 @@ SEXP tp_ad_memory(SEXP n);
 SEXP tp_bench(SEXP which, SEXP n, SEXP reps);
 SEXP tp_simd_cap(SEXP cap);
 SEXP tp_dense_set(SEXP on, SEXP min_gemm, SEXP min_chol, SEXP min_trsm);
+SEXP tp_mpi_start(void);
+SEXP tp_mpi_stop(void);
+SEXP tp_mpi_info(void);
+SEXP tp_mpi_serve(SEXP ctx);
 /* Entry points added by later modules go here, as ENTRY(name, nargs), */
 #define R_ENTRIES_EXTRA \
   ENTRY(tp_transform, 6), \
@@ -18,5 +22,9 @@ SEXP tp_dense_set(SEXP on, SEXP min_gemm, SEXP min_chol, SEXP min_trsm);
   ENTRY(tp_ad_memory, 1), \
   ENTRY(tp_bench, 3), \
   ENTRY(tp_simd_cap, 1),  \
-  ENTRY(tp_dense_set, 4),
+  ENTRY(tp_dense_set, 4), \
+  ENTRY(tp_mpi_start, 0), \
+  ENTRY(tp_mpi_stop, 0), \
+  ENTRY(tp_mpi_info, 0), \
+  ENTRY(tp_mpi_serve, 1),
 #endif

@@ -291,8 +291,8 @@ SEXP tp_log_prob(SEXP ctx, SEXP upars, SEXP jacobian, SEXP grad) {
   char err[ERRSIZE];
   err[0] = '\0';
   double lp = 0, dummy = 0;
-  int rc = pl_log_prob(c, n ? REAL(upars) : &dummy, flag(jacobian), &lp,
-                       want_grad ? (n ? REAL(g) : &dummy) : NULL, &pr, err, sizeof err);
+  int rc = rm_log_prob_collective(c, n ? REAL(upars) : &dummy, flag(jacobian), &lp,
+                                  want_grad ? (n ? REAL(g) : &dummy) : NULL, &pr, err, sizeof err);
   ad_stack_recover(ad_active);
   print_flush(&pr);
   if (rc) rc_raise_msg(err, rc_status_class(rc));
@@ -324,8 +324,8 @@ SEXP tp_grad_log_prob(SEXP ctx, SEXP upars, SEXP jacobian) {
   char err[ERRSIZE];
   err[0] = '\0';
   double lp = 0, dummy = 0;
-  int rc = pl_log_prob(c, n ? REAL(upars) : &dummy, flag(jacobian), &lp, n ? REAL(g) : &dummy,
-                       &pr, err, sizeof err);
+  int rc = rm_log_prob_collective(c, n ? REAL(upars) : &dummy, flag(jacobian), &lp, n ? REAL(g) : &dummy,
+                                  &pr, err, sizeof err);
   ad_stack_recover(ad_active);
   print_flush(&pr);
   if (rc) rc_raise_msg(err, rc_status_class(rc));

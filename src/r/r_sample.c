@@ -28,6 +28,7 @@
 #include "../par/pp.h"
 #include "r_convert.h"
 #include "r_model.h"
+#include "../par/pp_mpi.h"
 #include "r_entries_sample.h"
 #include "r_entries_prof.h"
 
@@ -259,8 +260,8 @@ static void free_runs(sampling *s) {
 ** rp_trace of the chain's registry).  threads: the pool's size (parallel * threads_per_chain),
 ** capped at the cores.
 ** inits: per chain list(radius, values, given). */
-SEXP tp_sample(SEXP ctx, SEXP config, SEXP inits, SEXP chain_ids, SEXP seed, SEXP parallel,
-               SEXP threads, SEXP refresh, SEXP show_msgs, SEXP interactive) {
+static SEXP sample_body(SEXP ctx, SEXP config, SEXP inits, SEXP chain_ids, SEXP seed, SEXP parallel,
+                        SEXP threads, SEXP refresh, SEXP show_msgs, SEXP interactive) {
   const li_ctx *c = rm_ctx_of(ctx);
   size_t n = li_num_upars(c);
   int nchains = LENGTH(chain_ids);
@@ -425,5 +426,34 @@ SEXP tp_sample(SEXP ctx, SEXP config, SEXP inits, SEXP chain_ids, SEXP seed, SEX
   SET_VECTOR_ELT(out, 1, ScalarLogical(interrupted));
   free_runs(&s);
   UNPROTECT(4);
+  return out;
+}
+
+/* ---- the run as a collective call of an MPI job ----
+** Rank 0 samples in a session (its chains send map_rect jobs to the other
+** ranks, which wait in tp_mpi_serve); the session is closed however the
+** run ends, an R error or interrupt included, so the workers return. */
+typedef struct sample_args { SEXP a[10]; } sample_args;
+
+static SEXP sample_call(void *d) {
+  SEXP *a = ((sample_args *)d)->a;
+  return sample_body(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9]);
+}
+
+static void sample_clean(void *d, Rboolean jump) {
+  (void)d;
+  pp_mpi_session_close(NULL, -1, jump ? AD_EINVALID : AD_OK,
+                       jump ? "the run on MPI rank 0 stopped with an error or an interrupt" : NULL);
+}
+
+SEXP tp_sample(SEXP ctx, SEXP config, SEXP inits, SEXP chain_ids, SEXP seed, SEXP parallel,
+               SEXP threads, SEXP refresh, SEXP show_msgs, SEXP interactive) {
+  if (pp_mpi_size() < 2)
+    return sample_body(ctx, config, inits, chain_ids, seed, parallel, threads, refresh, show_msgs, interactive);
+  sample_args a = { { ctx, config, inits, chain_ids, seed, parallel, threads, refresh, show_msgs, interactive } };
+  pp_mpi_session_open();
+  SEXP cont = PROTECT(R_MakeUnwindCont());
+  SEXP out = R_UnwindProtect(sample_call, &a, sample_clean, NULL, cont);
+  UNPROTECT(1);
   return out;
 }

@@ -156,6 +156,7 @@ typedef struct li_event {
   const char *why;
   const unsigned char *mask;   /* MAP */
   const li_map *map;           /* MAP */
+  const void *site;            /* MAPRECT: the call's expression (args[2], args[3] are x_r, x_i) */
 } li_event;
 
 struct li_tracer_s {

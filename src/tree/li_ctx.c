@@ -248,6 +248,7 @@ void li_ctx_free(li_ctx *c) {
   if (!c) return;
   void *a = atomic_load(&c->attachment);
   if (a && c->release) c->release(a);
+  li_mpi_free(c->mpi);
   if (c->store) ad_stack_free(c->store);
   free(c);
 }

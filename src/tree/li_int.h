@@ -24,6 +24,8 @@
 
 #include <stdatomic.h>
 #include "li.h"
+#include "li_mpi.h"
+#include "../par/pp.h"
 #include "../prof/pf.h"
 
 typedef struct li_slot {
@@ -89,6 +91,10 @@ struct li_ctx {
   ** binding, once, atomically */
   _Atomic(void *) attachment;
   void (*release)(void *);
+  /* map_rect over MPI (li_mpi.c): on rank 0 what each call site sent, on a
+  ** worker the data it received; written under pp_mpi_lock on rank 0, on
+  ** the main thread on a worker */
+  void *mpi;
 };
 
 /* ---- li_value.c: storage, promotion, copying ---- */
@@ -161,6 +167,12 @@ int li_eval_args(li_run *r, ln_expr *const *a, int n, tm_v *out);
 /* ---- the higher-order builtins: li_reduce.c, li_maprect.c, li_pmap.c ---- */
 int li_reduce_sum(li_run *r, const ln_expr *e, tm_v *out);
 int li_map_rect(li_run *r, const ln_expr *e, tm_v *out);
+
+/* ---- map_rect's jobs on this process's threads (li_maprect.c) ---- */
+/* Jobs 0..J-1 into jobs[0..J-1]; their memory is on g's keep stacks until
+** pp_region_release(g). */
+int li_mr_local(li_run *caller, const ln_func *f, const tm_v *phi, const tm_v *theta, const tm_v *xr,
+                const tm_v *xi, int J, size_t np, size_t nt, li_mr_job *jobs, pp_region *g);
 int li_parallel_map(li_run *r, const ln_expr *e, tm_v *out);
 
 /* ---- li_par.c: what they share ---- */

@@ -30,13 +30,9 @@
 #include <string.h>
 #include "li_int.h"
 #include "../par/pp.h"
+#include "../par/pp_mpi.h"
 
-/* What a job leaves on its slot's keep stack; the opener reads it. */
-typedef struct mr_job {
-  int m;                    /* outputs */
-  unsigned char dep;        /* parameter-dependent (propto on doubles) */
-  double *val;              /* m values, then m rows of the Jacobian */
-} mr_job;
+typedef li_mr_job mr_job;
 
 /* Per participant. */
 typedef struct mr_slot {
@@ -175,6 +171,41 @@ static void mr_chain(ad_node *self) {
   }
 }
 
+/* Jobs 0..J-1 of theta (and of x_r, x_i when they have rows) on this
+** process's threads: each job's outputs and Jacobian rows in jobs[j] (on
+** the region's keep stacks: the caller copies them, then releases g). */
+int li_mr_local(li_run *caller, const ln_func *f, const tm_v *phi, const tm_v *theta, const tm_v *xr,
+                const tm_v *xi, int J, size_t np, size_t nt, li_mr_job *jobs, pp_region *g) {
+  memset(g, 0, sizeof *g);
+  if (J <= 0) return AD_OK;
+  mr w;
+  memset(&w, 0, sizeof w);
+  w.caller = caller;
+  w.f = f;
+  w.phi = *phi;
+  w.theta = *theta;
+  w.xr = *xr;
+  w.xi = *xi;
+  w.J = J;
+  w.np = np;
+  w.nt = nt;
+  w.job = jobs;
+  /* what the participants write at disjoint places: on the caller's tape */
+  int threads = pp_threads() < PP_MAX_SLOTS ? pp_threads() : PP_MAX_SLOTS;
+  w.slot = ad_alloc((size_t)threads * sizeof *w.slot);
+  if (!w.slot) return ad_fail(AD_EMEMORY, "out of memory");
+  g->nchunks = J;
+  g->nthreads = threads;
+  g->keep_stacks = 1;
+  g->begin = mr_begin;
+  g->chunk = mr_chunk;
+  g->ctx = &w;
+  int rc = pp_region_run(g);
+  if (rc) caller->located = 1;      /* the participant's message names its line */
+  g->ctx = NULL;
+  return rc;
+}
+
 int li_map_rect(li_run *r, const ln_expr *e, tm_v *out) {
   mr w;
   memset(&w, 0, sizeof w);
@@ -203,19 +234,34 @@ int li_map_rect(li_run *r, const ln_expr *e, tm_v *out) {
   w.np = r->ad && a[0].adj ? tm_numel(&a[0]) : 0;
   w.nt = r->ad && a[1].adj ? li_elem_numel(&a[1]) : 0;
 
-  /* what the participants write at disjoint places: on the caller's tape */
-  int threads = pp_threads() < PP_MAX_SLOTS ? pp_threads() : PP_MAX_SLOTS;
-  w.job = ad_alloc((size_t)J * sizeof *w.job);
-  w.slot = ad_alloc((size_t)threads * sizeof *w.slot);
-  if (!w.job || !w.slot) return ad_fail(AD_EMEMORY, "out of memory");
-
-  size_t chain0 = li_chain_len();
-  pp_region g = { .nchunks = J, .nthreads = threads, .keep_stacks = 1, .begin = mr_begin,
-                  .chunk = mr_chunk, .ctx = &w };
-  if ((rc = pp_region_run(&g))) {
-    r->located = 1;               /* the participant's message names its line */
-    return rc;
+  /* over MPI (a session is open and no other map_rect holds the ranks):
+     the other ranks' jobs go out first, then this rank runs jobs 0..J0-1 */
+  int J0 = J, mpi = pp_mpi_trylock();
+  if (mpi < 0) return li_locate(r, AD_EFATAL);
+  li_mpi_call call;
+  if (mpi && (rc = li_mpi_mr_begin(r->ctx, e, w.f, &a[0], &a[1], &a[2], &a[3], w.np, w.nt, &call))) {
+    pp_mpi_unlock();
+    return li_locate(r, rc);
   }
+  if (mpi) J0 = call.J0;
+  w.job = ad_alloc((size_t)J * sizeof *w.job);
+  if (!w.job) rc = ad_fail(AD_EMEMORY, "out of memory");
+  size_t chain0 = li_chain_len();
+  pp_region g;
+  memset(&g, 0, sizeof g);
+  if (!rc) rc = li_mr_local(r, w.f, &w.phi, &w.theta, &w.xr, &w.xi, J0, w.np, w.nt, w.job, &g);
+  if (mpi) {
+    /* the other ranks' results are gathered even after a failure here,
+       so the ranks stay in step */
+    int rc2 = li_mpi_mr_end(&call, w.job);
+    pp_mpi_unlock();
+    if (!rc && rc2) {
+      pp_region_release(&g);
+      r->located = 1;
+      return rc2;
+    }
+  }
+  if (rc) return rc;
 
   /* the jobs' results, from the keep stacks onto the caller's tape */
   size_t M = 0, wd = w.np + w.nt;
@@ -271,8 +317,10 @@ int li_map_rect(li_run *r, const ln_expr *e, tm_v *out) {
     li_event ev;
     memset(&ev, 0, sizeof ev);
     ev.kind = LI_EV_MAPRECT;
-    ev.args = a;
+    ev.args = a;                  /* phi, theta; then x_r and x_i, which stay data */
     ev.nargs = 2;
+    ev.fn = w.f;
+    ev.site = e;
     ev.n = (size_t)J;
     ev.out = out;
     ev.map = &mp;
