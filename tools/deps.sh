@@ -3,11 +3,12 @@
 # Debian machine with R: the Imports (R6, posterior), the Suggests used by
 # tests and the vignette (bayesplot, jsonlite, knitr, rmarkdown), and pandoc
 # for the vignette, and the BLAS and LAPACK headers R links packages with
-# (libblas-dev, liblapack-dev).  Skips apt when everything is present already.
+# (libblas-dev, liblapack-dev), and OpenMPI (libopenmpi-dev, openmpi-bin) for
+# the MPI backend and its tests.  Skips apt when everything is present already.
 set -euo pipefail
 need=()
 for p in r-cran-r6 r-cran-posterior r-cran-bayesplot r-cran-testthat r-cran-jsonlite r-cran-knitr r-cran-rmarkdown pandoc \
-         libblas-dev liblapack-dev; do
+         libblas-dev liblapack-dev libopenmpi-dev openmpi-bin; do
   dpkg -s "$p" >/dev/null 2>&1 || need+=("$p")
 done
 # testthat may come from CRAN rather than Debian on some images.
