@@ -223,7 +223,14 @@ TapestryModel <- R6::R6Class("TapestryModel",
     #'   intervals at every k-th gradient evaluation of each chain, for the
     #'   fit's `$save_trace()`; `NULL` or 0 (the default) records none. The
     #'   profiles themselves (`$profiles()`) are always recorded.
-    #' @return A [TapestryFit] object.
+    #' @param mpi Under `mpirun` (see [tapestry_mpi_rank()]): `"map_rect"`
+    #'   (the default) samples on rank 0 and spreads its `map_rect` jobs over
+    #'   the ranks; `"chains"` runs each rank's share of the chains on its own
+    #'   threads (any program, with or without `map_rect`) and gathers them
+    #'   on rank 0 into one fit whose draws are those of a one-process run
+    #'   with the same seed. Outside `mpirun` it changes nothing.
+    #' @return A [TapestryFit] object (`NULL` on the ranks other than 0 of an
+    #'   MPI job).
     sample = function(data = NULL, seed = NULL, refresh = NULL, init = NULL, chains = 4,
                       parallel_chains = getOption("mc.cores", 1), chain_ids = seq_len(chains),
                       threads_per_chain = NULL, iter_warmup = NULL, iter_sampling = NULL,
@@ -231,7 +238,7 @@ TapestryModel <- R6::R6Class("TapestryModel",
                       adapt_engaged = TRUE, adapt_delta = NULL, step_size = NULL,
                       metric = NULL, inv_metric = NULL, init_buffer = NULL,
                       term_buffer = NULL, window = NULL, show_messages = TRUE,
-                      profile_trace_every = NULL) {
+                      profile_trace_every = NULL, mpi = c("map_rect", "chains")) {
       sample_model(self, data = data, seed = seed, refresh = refresh, init = init,
                    chains = chains, parallel_chains = parallel_chains,
                    chain_ids = chain_ids, threads_per_chain = threads_per_chain,
@@ -240,7 +247,8 @@ TapestryModel <- R6::R6Class("TapestryModel",
                    adapt_engaged = adapt_engaged, adapt_delta = adapt_delta,
                    step_size = step_size, metric = metric, inv_metric = inv_metric,
                    init_buffer = init_buffer, term_buffer = term_buffer, window = window,
-                   show_messages = show_messages, profile_trace_every = profile_trace_every)
+                   show_messages = show_messages, profile_trace_every = profile_trace_every,
+                   mpi = mpi)
     },
 
     #' @description Times `n` evaluations of the log density and its

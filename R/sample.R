@@ -14,7 +14,8 @@ sample_model <- function(model, data, seed, refresh, init, chains, parallel_chai
                          chain_ids, threads_per_chain, iter_warmup, iter_sampling,
                          save_warmup, thin, max_treedepth, adapt_engaged, adapt_delta,
                          step_size, metric, inv_metric, init_buffer, term_buffer, window,
-                         show_messages, profile_trace_every = NULL) {
+                         show_messages, profile_trace_every = NULL, mpi = "map_rect") {
+  mpi <- arg_mpi_mode(mpi)
   # cheap checks first, so a typo fails before the data are bound
   a <- validate_sample_args(
     data = data, seed = seed, chains = chains, chain_ids = chain_ids,
@@ -45,12 +46,13 @@ sample_model <- function(model, data, seed, refresh, init, chains, parallel_chai
     stepsize = as.double(a$step_size), inv_metric = a$inv_metric,
     threads_per_chain = a$threads_per_chain,
     profile_trace_every = a$profile_trace_every)
-  if (tapestry_mpi_rank() > 0) {
+  chains_mode <- mpi == "chains" && tapestry_mpi_size() > 1L
+  if (tapestry_mpi_rank() > 0 && !chains_mode) {
     # another rank of an MPI job: serve rank 0's map_rect jobs until its run ends
     .Call(C_tp_mpi_serve, context_ptr(context))
     return(invisible(NULL))
   }
-  if (a$show_messages) {
+  if (a$show_messages && tapestry_mpi_rank() == 0) {
     cat(running_header(a$chains, a$parallel_chains))
   }
   start <- Sys.time()
@@ -58,9 +60,15 @@ sample_model <- function(model, data, seed, refresh, init, chains, parallel_chai
   # (the C side caps it); a chain's regions take helpers only from idle workers
   pool <- as.integer(min(as.double(a$parallel_chains) * a$threads_per_chain,
                          .Machine$integer.max))
-  raw <- .Call(C_tp_sample, context_ptr(context), config, inits, a$chain_ids, a$seed,
-               a$parallel_chains, pool, a$refresh,
-               a$show_messages, interactive())
+  if (chains_mode) {
+    raw <- sample_chains_over_ranks(context, config, inits, a, pool)
+    if (is.null(raw)) return(invisible(NULL))
+  } else {
+    config$mpi_session <- 1L
+    raw <- .Call(C_tp_sample, context_ptr(context), config, inits, a$chain_ids, a$seed,
+                 a$parallel_chains, pool, a$refresh,
+                 a$show_messages, interactive())
+  }
   elapsed <- as.double(difftime(Sys.time(), start, units = "secs"))
   report_chains(raw, elapsed, a$show_messages)
   if (a$show_messages && isTRUE(getOption("tapestry.verbose"))) report_plans(context)
@@ -135,4 +143,41 @@ report_chains <- function(raw, elapsed, show) {
     cat(sprintf("Total execution time: %.1f seconds.\n\n", elapsed))
   }
   invisible(NULL)
+}
+
+arg_mpi_mode <- function(mpi) {
+  if (is.character(mpi) && length(mpi) > 1L) mpi <- mpi[1L]
+  if (!is.character(mpi) || length(mpi) != 1L || !(mpi %in% c("map_rect", "chains")))
+    abort_arg(paste0("`mpi` must be \"map_rect\" or \"chains\", not ", show_value(mpi)))
+  mpi
+}
+
+# $sample(mpi = "chains") under mpirun: rank r runs chains k whose block
+# (chains split evenly, in order) is r's, with the inits, step sizes and
+# metrics the one-process run gives them; their raw results travel to rank
+# 0 serialized and are put back in chain order, so the fit equals the
+# one-process fit (a chain's generator depends on the seed and its id
+# only).  NULL on the other ranks.
+sample_chains_over_ranks <- function(context, config, inits, a, pool) {
+  size <- tapestry_mpi_size()
+  rank <- tapestry_mpi_rank()
+  k <- length(a$chain_ids)
+  mine <- which((seq_len(k) - 1L) * size %/% k == rank)
+  raw <- list(chains = list(), interrupted = FALSE)
+  if (length(mine)) {
+    cfg <- config
+    cfg$stepsize <- config$stepsize[mine]
+    if (!is.null(config$inv_metric)) cfg$inv_metric <- config$inv_metric[mine]
+    cfg$mpi_session <- 0L
+    show <- a$show_messages && rank == 0
+    raw <- .Call(C_tp_sample, context_ptr(context), cfg, inits[mine], a$chain_ids[mine], a$seed,
+                 min(a$parallel_chains, length(mine)), pool, if (rank == 0) a$refresh else 0L,
+                 show, interactive())
+  }
+  parts <- .Call(C_tp_mpi_gather_raw, serialize(raw, NULL))
+  if (rank > 0) return(NULL)
+  parts <- lapply(parts, unserialize)
+  raw$chains <- do.call(c, lapply(parts, `[[`, "chains"))
+  raw$interrupted <- any(vapply(parts, function(p) isTRUE(p$interrupted), TRUE))
+  raw
 }

@@ -15,6 +15,7 @@ SEXP tp_mpi_start(void);
 SEXP tp_mpi_stop(void);
 SEXP tp_mpi_info(void);
 SEXP tp_mpi_serve(SEXP ctx);
+SEXP tp_mpi_gather_raw(SEXP x);
 /* Entry points added by later modules go here, as ENTRY(name, nargs), */
 #define R_ENTRIES_EXTRA \
   ENTRY(tp_transform, 6), \
@@ -26,5 +27,6 @@ SEXP tp_mpi_serve(SEXP ctx);
   ENTRY(tp_mpi_start, 0), \
   ENTRY(tp_mpi_stop, 0), \
   ENTRY(tp_mpi_info, 0), \
-  ENTRY(tp_mpi_serve, 1),
+  ENTRY(tp_mpi_serve, 1), \
+  ENTRY(tp_mpi_gather_raw, 1),
 #endif

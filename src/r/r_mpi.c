@@ -81,3 +81,42 @@ SEXP tp_mpi_serve(SEXP ctx) {
   if (rc || r0) rc_raise_msg(err, rc_status_class(rc ? rc : r0));
   return R_NilValue;
 }
+
+/* Every rank's raw vector x to rank 0, as a list by rank there (NULL on
+** the other ranks): $sample(mpi = "chains") gathers the chains' results. */
+SEXP tp_mpi_gather_raw(SEXP x) {
+  if (TYPEOF(x) != RAWSXP) rc_raise_msg("internal: tp_mpi_gather_raw takes a raw vector", "tapestry_error");
+  int size = pp_mpi_size(), rank = pp_mpi_rank();
+  if (size < 2) {
+    SEXP out = PROTECT(allocVector(VECSXP, 1));
+    SET_VECTOR_ELT(out, 0, x);
+    UNPROTECT(1);
+    return out;
+  }
+  if (XLENGTH(x) > 0x7fffffff) rc_raise_msg("MPI: a rank's chains are too large to send (over 2 GB)", "tapestry_error");
+  int mine[2] = { 0, (int)XLENGTH(x) };
+  int *all = (int *)R_alloc(4 * (size_t)size, sizeof(int));
+  int *cnt = all + 2 * size, *dsp = cnt + size;
+  if (pp_mpi_gather_ints2(mine, all)) rc_raise_msg(ad_errmsg(), "tapestry_error");
+  if (rank > 0) {
+    if (pp_mpi_gatherv_bytes(RAW(x), mine[1], NULL, NULL, NULL)) rc_raise_msg(ad_errmsg(), "tapestry_error");
+    return R_NilValue;
+  }
+  double total = 0;
+  for (int q = 0; q < size; q++) {
+    cnt[q] = all[2 * q + 1];
+    dsp[q] = (int)total;
+    total += cnt[q];
+  }
+  if (total > 0x7fffffff) rc_raise_msg("MPI: the chains are too large to gather (over 2 GB)", "tapestry_error");
+  SEXP buf = PROTECT(allocVector(RAWSXP, (R_xlen_t)total));
+  if (pp_mpi_gatherv_bytes(RAW(x), mine[1], RAW(buf), cnt, dsp)) rc_raise_msg(ad_errmsg(), "tapestry_error");
+  SEXP out = PROTECT(allocVector(VECSXP, size));
+  for (int q = 0; q < size; q++) {
+    SEXP part = allocVector(RAWSXP, cnt[q]);
+    SET_VECTOR_ELT(out, q, part);
+    if (cnt[q]) memcpy(RAW(part), RAW(buf) + dsp[q], (size_t)cnt[q]);
+  }
+  UNPROTECT(2);
+  return out;
+}

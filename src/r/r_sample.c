@@ -448,7 +448,9 @@ static void sample_clean(void *d, Rboolean jump) {
 
 SEXP tp_sample(SEXP ctx, SEXP config, SEXP inits, SEXP chain_ids, SEXP seed, SEXP parallel,
                SEXP threads, SEXP refresh, SEXP show_msgs, SEXP interactive) {
-  if (pp_mpi_size() < 2)
+  /* config$mpi_session: 0 when each rank runs chains of its own
+     ($sample(mpi = "chains")) */
+  if (pp_mpi_size() < 2 || opt_int_elt(config, "mpi_session") == 0)
     return sample_body(ctx, config, inits, chain_ids, seed, parallel, threads, refresh, show_msgs, interactive);
   sample_args a = { { ctx, config, inits, chain_ids, seed, parallel, threads, refresh, show_msgs, interactive } };
   pp_mpi_session_open();

@@ -82,6 +82,32 @@ test_that("map_rect over 3 ranks: the threaded values, bytes set by the paramete
   expect_identical(r[[1]]$after_change, r[[1]]$after_reject)
 })
 
+test_that("$sample(mpi = \"chains\"): 4 chains over 2 ranks are the one-process fit, bit for bit", {
+  skip_without_mpi()
+  dir <- withr_tempdir()
+  status <- mpirun(2, "chains.R", dir)
+  log <- paste(c(readLines(file.path(dir, "stdout")), readLines(file.path(dir, "stderr"))), collapse = "\n")
+  expect_identical(status, 0L, info = log)
+  r0 <- readRDS(file.path(dir, "rank0.rds"))
+  r1 <- readRDS(file.path(dir, "rank1.rds"))
+  expect_false(r0$null)
+  expect_true(r1$null)
+  ext <- system.file("extdata", package = "tapestry")
+  m <- tapestry_model(file.path(ext, "eight_schools.stan"))
+  fit <- m$sample(data = file.path(ext, "eight_schools.data.json"), chains = 4, parallel_chains = 2,
+                  iter_warmup = 200, iter_sampling = 100, seed = 5, refresh = 0, show_messages = FALSE)
+  expect_identical(unclass(r0$draws), unclass(posterior::as_draws_array(fit$draws())))
+  expect_identical(unclass(r0$diag), unclass(fit$sampler_diagnostics()))
+  expect_identical(r0$codes, fit$return_codes())
+  # outside mpirun the argument changes nothing
+  fit2 <- m$sample(data = file.path(ext, "eight_schools.data.json"), chains = 4, parallel_chains = 2,
+                   iter_warmup = 200, iter_sampling = 100, seed = 5, refresh = 0, show_messages = FALSE,
+                   mpi = "chains")
+  expect_identical(fit2$draws(), fit$draws())
+  expect_error(m$sample(data = file.path(ext, "eight_schools.data.json"), mpi = "ranks"),
+               "`mpi` must be \"map_rect\" or \"chains\"", class = "tapestry_argument_error")
+})
+
 test_that("a rank killed mid-run stops rank 0 within 10 seconds with a clear error", {
   skip_without_mpi()
   skip_on_os("windows")
