@@ -38,6 +38,7 @@ typedef struct peer { int pid; char host[64]; } peer;
 static peer *peers;                      /* size of them */
 
 int pp_mpi_built(void) { return 1; }
+int pp_mpi_running(void) { return started && !stopped; }
 int pp_mpi_rank(void) { return rank; }
 int pp_mpi_size(void) { return size; }
 double pp_mpi_bytes(void) { return atomic_load(&bytes); }
@@ -270,6 +271,7 @@ int pp_mpi_gatherv_bytes(const void *send, int n, void *recv, const int *counts,
 
 static int no_mpi(void) { return ad_fail(AD_EINVALID, "tapestry was built without MPI"); }
 int pp_mpi_built(void) { return 0; }
+int pp_mpi_running(void) { return 0; }
 int pp_mpi_start(void) { return AD_OK; }
 void pp_mpi_stop(void) {}
 int pp_mpi_rank(void) { return 0; }

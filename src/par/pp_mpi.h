@@ -34,6 +34,8 @@ int  pp_mpi_built(void);
 int  pp_mpi_start(void);
 /* Ends MPI (once; the package's unload and R's exit). */
 void pp_mpi_stop(void);
+/* 1 when MPI was started (and must be ended by pp_mpi_stop), even as one rank. */
+int  pp_mpi_running(void);
 int  pp_mpi_rank(void);           /* 0 when MPI does not run */
 int  pp_mpi_size(void);           /* 1 when MPI does not run */
 

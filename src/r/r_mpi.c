@@ -16,7 +16,7 @@
 
 SEXP tp_mpi_start(void) {
   if (pp_mpi_start() != AD_OK) rc_raise_msg(ad_errmsg(), "tapestry_error");
-  return ScalarLogical(pp_mpi_size() > 1);
+  return ScalarLogical(pp_mpi_running());
 }
 
 SEXP tp_mpi_stop(void) {
