@@ -12,9 +12,9 @@ test_that("outside mpirun tapestry is rank 0 of 1", {
   expect_identical(tapestry:::mpi_bytes(), 0)
 })
 
-mpirun <- function(np, script, dir, wait = TRUE, timeout = 300) {
+mpirun <- function(np, script, dir, wait = TRUE, timeout = 300, flags = character()) {
   lib <- paste(.libPaths(), collapse = .Platform$path.sep)
-  args <- c("--allow-run-as-root", "--oversubscribe", "-np", np, file.path(R.home("bin"), "Rscript"),
+  args <- c("--allow-run-as-root", "--oversubscribe", flags, "-np", np, file.path(R.home("bin"), "Rscript"),
             system.file("mpi", script, package = "tapestry"), dir)
   system2(Sys.which("mpirun"), args, stdout = file.path(dir, "stdout"), stderr = file.path(dir, "stderr"),
           wait = wait, timeout = if (wait) timeout else 0,
@@ -112,15 +112,17 @@ test_that("a rank killed mid-run stops rank 0 within 10 seconds with a clear err
   skip_without_mpi()
   skip_on_os("windows")
   dir <- withr_tempdir()
-  mpirun(3, "kill.R", dir, wait = FALSE)
+  # --enable-recovery: mpirun lets the other ranks run on when one dies, so
+  # rank 0 itself must notice (without it, mpirun ends them all at once)
+  mpirun(3, "kill.R", dir, wait = FALSE, flags = "--enable-recovery")
   pid1 <- file.path(dir, "pid1")
-  for (i in 1:600) if (file.exists(pid1) && length(readLines(pid1)) == 1L) break else Sys.sleep(0.05)
+  for (i in 1:1200) if (file.exists(pid1) && length(readLines(pid1)) == 1L) break else Sys.sleep(0.05)
   expect_true(file.exists(pid1))
   Sys.sleep(3)   # sampling is under way: 10^5 iterations take minutes
   sent <- Sys.time()
   tools::pskill(as.integer(readLines(pid1)), tools::SIGKILL)
   out <- file.path(dir, "rank0.rds")
-  for (i in 1:300) if (file.exists(out)) break else Sys.sleep(0.05)
+  for (i in 1:600) if (file.exists(out)) break else Sys.sleep(0.05)
   expect_true(file.exists(out))
   Sys.sleep(0.2)
   res <- readRDS(out)
