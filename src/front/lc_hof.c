@@ -15,6 +15,16 @@
 **     parameter, else mapped over when its elements' type does (vector,
 **     row_vector -> real; array -> its element type; matrix -> real, by
 **     (i, j): the two-index form, whose grainsize may be a pair).
+**   ode_rk45(f, vector y0, real t0, array[] real ts, s1, ...): array[] vector,
+**   and ode_ckrk, ode_adams, ode_bdf; their _tol forms take rel_tol,
+**   abs_tol and max_num_steps after ts
+**     f: vector f(real t, vector y, s1, ...)
+**   integrate_ode_rk45(f, array[] real y0, real t0, array[] real ts,
+**            array[] real theta, data array[] real x_r, data array[] int x_i
+**            [, data real rel_tol, data real abs_tol, data int max_num_steps]):
+**            array[,] real, and integrate_ode_adams, integrate_ode_bdf
+**     f: array[] real f(real t, array[] real y, array[] real theta,
+**                       data array[] real x_r, data array[] int x_i)
 */
 #include <string.h>
 #include "lc.h"
@@ -25,6 +35,13 @@ int lc_hof_kind(const char *name) {
   if (!strcmp(name, "reduce_sum_static")) return LN_BI_REDUCE_SUM_STATIC;
   if (!strcmp(name, "map_rect")) return LN_BI_MAP_RECT;
   if (!strcmp(name, "parallel_map")) return LN_BI_PARALLEL_MAP;
+  static const char *const odes[] = { "ode_rk45", "ode_rk45_tol", "ode_ckrk", "ode_ckrk_tol", "ode_adams",
+                                      "ode_adams_tol", "ode_bdf", "ode_bdf_tol" };
+  for (size_t i = 0; i < sizeof odes / sizeof *odes; i++)
+    if (!strcmp(name, odes[i])) return LN_BI_ODE;
+  if (!strcmp(name, "integrate_ode_rk45") || !strcmp(name, "integrate_ode_adams") ||
+      !strcmp(name, "integrate_ode_bdf"))
+    return LN_BI_ODE_OLD;
   return 0;
 }
 
@@ -161,6 +178,78 @@ static int map_rect(lc_ctx *c, ln_expr *e, want *w) {
   w->t[2] = lc_mk(TM_REAL, 1); w->from[2] = 3;
   w->t[3] = lc_mk(TM_INT, 1); w->from[3] = 4;
   e->type = lc_mk(TM_VECTOR, 0);
+  return AD_OK;
+}
+
+static int is_real_scalar(ln_type t) { return (t.base == TM_REAL || t.base == TM_INT) && t.narr == 0; }
+
+/* ode_*: (f, vector y0, real t0, array[] real ts[, rel_tol, abs_tol,
+** max_num_steps], ...): f gets t, y and the rest. */
+static int ode(lc_ctx *c, ln_expr *e, want *w) {
+  int rc, tol = lc_ends_with(e->name, "_tol"), first = tol ? 7 : 4;
+  if (e->nargs < first)
+    return lc_error(c, e->line, e->col, tol ? "%s takes a function, the initial state, the initial time, the output "
+                    "times, rel_tol, abs_tol, max_num_steps and the function's other arguments: "
+                    "%s(f, y0, t0, ts, rel_tol, abs_tol, max_num_steps, ...)"
+                    : "%s takes a function, the initial state, the initial time, the output times and the "
+                    "function's other arguments: %s(f, y0, t0, ts, ...)", e->name, e->name);
+  if ((rc = need(c, e, 1, e->args[1]->type.base == TM_VECTOR && e->args[1]->type.narr == 0, "a vector (y0)")) ||
+      (rc = need(c, e, 2, is_real_scalar(e->args[2]->type), "a real (t0)")) ||
+      (rc = need(c, e, 3, lc_assign_cost(lc_mk(TM_REAL, 1), e->args[3]->type) >= 0, "an array[] real (ts)")))
+    return rc;
+  if (tol) {
+    if ((rc = need(c, e, 4, is_real_scalar(e->args[4]->type), "a real (rel_tol)")) ||
+        (rc = need(c, e, 5, is_real_scalar(e->args[5]->type), "a real (abs_tol)")) ||
+        (rc = need(c, e, 6, e->args[6]->type.base == TM_INT && e->args[6]->type.narr == 0, "an int (max_num_steps)")))
+      return rc;
+    for (int k = 4; k < 7; k++)
+      if (e->args[k]->dep)
+        return lc_error(c, e->args[k]->line, e->args[k]->col, "%s: argument %d (%s) must be data only, but it "
+                        "depends on parameters", e->name, k + 1, k == 4 ? "rel_tol" : k == 5 ? "abs_tol" : "max_num_steps");
+  }
+  if (e->nargs - first + 2 > MAXP) return lc_error(c, e->line, e->col, "%s: too many arguments", e->name);
+  w->ret = lc_mk(TM_VECTOR, 0);
+  w->n = e->nargs - first + 2;
+  w->t[0] = lc_mk(TM_REAL, 0); w->from[0] = 0;
+  w->t[1] = lc_mk(TM_VECTOR, 0); w->from[1] = 0;
+  for (int k = first; k < e->nargs; k++) { w->t[k - first + 2] = e->args[k]->type; w->from[k - first + 2] = k; }
+  e->type = lc_mk(TM_VECTOR, 1);
+  return AD_OK;
+}
+
+/* integrate_ode_*: (f, array[] real y0, real t0, array[] real ts, array[]
+** real theta, data array[] real x_r, data array[] int x_i[, rel_tol,
+** abs_tol, max_num_steps]) */
+static int ode_old(lc_ctx *c, ln_expr *e, want *w) {
+  int rc;
+  if (e->nargs != 7 && e->nargs != 10)
+    return lc_error(c, e->line, e->col, "%s takes 7 arguments, or 10 with the tolerances: %s(f, y0, t0, ts, theta, "
+                    "x_r, x_i[, rel_tol, abs_tol, max_num_steps])", e->name, e->name);
+  ln_type r1 = lc_mk(TM_REAL, 1);
+  if ((rc = need(c, e, 1, lc_assign_cost(r1, e->args[1]->type) >= 0, "an array[] real (y0)")) ||
+      (rc = need(c, e, 2, is_real_scalar(e->args[2]->type), "a real (t0)")) ||
+      (rc = need(c, e, 3, lc_assign_cost(r1, e->args[3]->type) >= 0, "an array[] real (ts)")) ||
+      (rc = need(c, e, 4, lc_assign_cost(r1, e->args[4]->type) >= 0, "an array[] real (theta)")) ||
+      (rc = need(c, e, 5, lc_assign_cost(r1, e->args[5]->type) >= 0, "an array[] real (x_r)")) ||
+      (rc = need(c, e, 6, e->args[6]->type.base == TM_INT && e->args[6]->type.narr == 1, "an array[] int (x_i)")))
+    return rc;
+  if (e->nargs == 10 &&
+      ((rc = need(c, e, 7, is_real_scalar(e->args[7]->type), "a real (rel_tol)")) ||
+       (rc = need(c, e, 8, is_real_scalar(e->args[8]->type), "a real (abs_tol)")) ||
+       (rc = need(c, e, 9, e->args[9]->type.base == TM_INT && e->args[9]->type.narr == 0, "an int (max_num_steps)"))))
+    return rc;
+  for (int k = 5; k < e->nargs; k++)    /* x_r, x_i and the tolerances */
+    if (e->args[k]->dep)
+      return lc_error(c, e->args[k]->line, e->args[k]->col, "%s: argument %d must be data only, but it depends "
+                      "on parameters", e->name, k + 1);
+  w->ret = r1;
+  w->n = 5;
+  w->t[0] = lc_mk(TM_REAL, 0); w->from[0] = 0;
+  w->t[1] = r1; w->from[1] = 0;
+  w->t[2] = r1; w->from[2] = 4;
+  w->t[3] = r1; w->from[3] = 5;
+  w->t[4] = lc_mk(TM_INT, 1); w->from[4] = 6;
+  e->type = lc_mk(TM_REAL, 2);
   return AD_OK;
 }
 
@@ -348,7 +437,8 @@ static int hof_types(lc_ctx *c, ln_expr *e, int which) {
   memset(&w, 0, sizeof w);
   if (which == LN_BI_PARALLEL_MAP) rc = parallel_map(c, e);   /* picks f itself */
   else {
-    rc = which == LN_BI_MAP_RECT ? map_rect(c, e, &w) : reduce_sum(c, e, &w);
+    rc = which == LN_BI_MAP_RECT ? map_rect(c, e, &w) : which == LN_BI_ODE ? ode(c, e, &w)
+       : which == LN_BI_ODE_OLD ? ode_old(c, e, &w) : reduce_sum(c, e, &w);
     if (rc == AD_OK) rc = pick(c, e, e->args[0], &w);
   }
   if (rc) return rc;
@@ -356,7 +446,9 @@ static int hof_types(lc_ctx *c, ln_expr *e, int which) {
   const char *fname = e->args[0]->name;
   if (lc_ends_with(fname, "_rng") || lc_ends_with(fname, "_lp"))
     return lc_error(c, e->args[0]->line, e->args[0]->col,
-                    "%s: the function passed cannot be a %s function; its calls run in parallel",
+                    which == LN_BI_ODE || which == LN_BI_ODE_OLD
+                    ? "%s: the function passed cannot be a %s function"
+                    : "%s: the function passed cannot be a %s function; its calls run in parallel",
                     e->name, lc_ends_with(fname, "_rng") ? "_rng" : "_lp");
   if ((rc = lc_suffix_rules(c, fname, e->args[0]->line, e->args[0]->col))) return rc;
   int dep = 0;

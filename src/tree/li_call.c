@@ -71,6 +71,9 @@ int li_call_builtin(li_run *r, const ln_expr *e, tm_v *out) {
     return li_map_rect(r, e, out);
   case LN_BI_PARALLEL_MAP:
     return li_parallel_map(r, e, out);
+  case LN_BI_ODE:
+  case LN_BI_ODE_OLD:
+    return li_ode(r, e, out);
   default:
     return li_fail_at(r, AD_EINVALID, "unknown builtin");
   }

@@ -167,6 +167,9 @@ int li_eval_args(li_run *r, ln_expr *const *a, int n, tm_v *out);
 /* ---- the higher-order builtins: li_reduce.c, li_maprect.c, li_pmap.c ---- */
 int li_reduce_sum(li_run *r, const ln_expr *e, tm_v *out);
 int li_map_rect(li_run *r, const ln_expr *e, tm_v *out);
+/* ode_* and integrate_ode_* (li_ode.c) */
+#define LI_ODE_MAXARGS 60
+int li_ode(li_run *r, const ln_expr *e, tm_v *out);
 
 /* ---- map_rect's jobs on this process's threads (li_maprect.c) ---- */
 /* Jobs 0..J-1 into jobs[0..J-1]; their memory is on g's keep stacks until
