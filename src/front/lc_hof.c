@@ -25,6 +25,14 @@
 **            array[,] real, and integrate_ode_adams, integrate_ode_bdf
 **     f: array[] real f(real t, array[] real y, array[] real theta,
 **                       data array[] real x_r, data array[] int x_i)
+**   solve_newton(f, vector y_guess, s1, ...): vector, and solve_powell; their
+**   _tol forms take two data reals and an int after y_guess
+**     f: vector f(vector y, s1, ...)
+**   algebra_solver(f, vector y_guess, vector theta, data array[] real x_r,
+**            data array[] int x_i[, data real rel_tol, data real f_tol,
+**            int max_steps]): vector, and algebra_solver_newton
+**     f: vector f(vector y, vector theta, data array[] real x_r,
+**                 data array[] int x_i)
 */
 #include <string.h>
 #include "lc.h"
@@ -42,6 +50,10 @@ int lc_hof_kind(const char *name) {
   if (!strcmp(name, "integrate_ode_rk45") || !strcmp(name, "integrate_ode_adams") ||
       !strcmp(name, "integrate_ode_bdf"))
     return LN_BI_ODE_OLD;
+  if (!strcmp(name, "solve_newton") || !strcmp(name, "solve_newton_tol") || !strcmp(name, "solve_powell") ||
+      !strcmp(name, "solve_powell_tol"))
+    return LN_BI_SOLVE;
+  if (!strcmp(name, "algebra_solver") || !strcmp(name, "algebra_solver_newton")) return LN_BI_SOLVE_OLD;
   return 0;
 }
 
@@ -253,6 +265,66 @@ static int ode_old(lc_ctx *c, ln_expr *e, want *w) {
   return AD_OK;
 }
 
+/* solve_*: (f, vector y_guess[, tol1, tol2, max_steps], ...): f gets y and
+** the rest. */
+static int solve(lc_ctx *c, ln_expr *e, want *w) {
+  int rc, tol = lc_ends_with(e->name, "_tol"), first = tol ? 5 : 2;
+  if (e->nargs < first)
+    return lc_error(c, e->line, e->col, tol ? "%s takes a function, the initial guess, two tolerances, the maximum "
+                    "number of steps and the function's other arguments" : "%s takes a function, the initial "
+                    "guess and the function's other arguments: %s(f, y_guess, ...)", e->name, e->name);
+  if ((rc = need(c, e, 1, e->args[1]->type.base == TM_VECTOR && e->args[1]->type.narr == 0, "a vector (the guess)")))
+    return rc;
+  if (tol) {
+    if ((rc = need(c, e, 2, is_real_scalar(e->args[2]->type), "a real (a tolerance)")) ||
+        (rc = need(c, e, 3, is_real_scalar(e->args[3]->type), "a real (a tolerance)")) ||
+        (rc = need(c, e, 4, e->args[4]->type.base == TM_INT && e->args[4]->type.narr == 0, "an int (max_num_steps)")))
+      return rc;
+    for (int k = 2; k < 5; k++)
+      if (e->args[k]->dep)
+        return lc_error(c, e->args[k]->line, e->args[k]->col, "%s: argument %d must be data only, but it depends "
+                        "on parameters", e->name, k + 1);
+  }
+  if (e->nargs - first + 1 > MAXP) return lc_error(c, e->line, e->col, "%s: too many arguments", e->name);
+  w->ret = lc_mk(TM_VECTOR, 0);
+  w->n = e->nargs - first + 1;
+  w->t[0] = lc_mk(TM_VECTOR, 0); w->from[0] = 0;
+  for (int k = first; k < e->nargs; k++) { w->t[k - first + 1] = e->args[k]->type; w->from[k - first + 1] = k; }
+  e->type = lc_mk(TM_VECTOR, 0);
+  return AD_OK;
+}
+
+/* algebra_solver(_newton)(f, vector y_guess, vector theta, data array[] real
+** x_r, data array[] int x_i[, rel_tol, f_tol, max_steps]) */
+static int solve_old(lc_ctx *c, ln_expr *e, want *w) {
+  int rc;
+  if (e->nargs != 5 && e->nargs != 8)
+    return lc_error(c, e->line, e->col, "%s takes 5 arguments, or 8 with the tolerances: %s(f, y_guess, theta, "
+                    "x_r, x_i[, rel_tol, f_tol, max_steps])", e->name, e->name);
+  if ((rc = need(c, e, 1, e->args[1]->type.base == TM_VECTOR && e->args[1]->type.narr == 0, "a vector (the guess)")) ||
+      (rc = need(c, e, 2, e->args[2]->type.base == TM_VECTOR && e->args[2]->type.narr == 0, "a vector (theta)")) ||
+      (rc = need(c, e, 3, lc_assign_cost(lc_mk(TM_REAL, 1), e->args[3]->type) >= 0, "an array[] real (x_r)")) ||
+      (rc = need(c, e, 4, e->args[4]->type.base == TM_INT && e->args[4]->type.narr == 1, "an array[] int (x_i)")))
+    return rc;
+  if (e->nargs == 8 &&
+      ((rc = need(c, e, 5, is_real_scalar(e->args[5]->type), "a real (rel_tol)")) ||
+       (rc = need(c, e, 6, is_real_scalar(e->args[6]->type), "a real (f_tol)")) ||
+       (rc = need(c, e, 7, e->args[7]->type.base == TM_INT && e->args[7]->type.narr == 0, "an int (max_steps)"))))
+    return rc;
+  for (int k = 3; k < e->nargs; k++)
+    if (e->args[k]->dep)
+      return lc_error(c, e->args[k]->line, e->args[k]->col, "%s: argument %d must be data only, but it depends "
+                      "on parameters", e->name, k + 1);
+  w->ret = lc_mk(TM_VECTOR, 0);
+  w->n = 4;
+  w->t[0] = lc_mk(TM_VECTOR, 0); w->from[0] = 0;
+  w->t[1] = lc_mk(TM_VECTOR, 0); w->from[1] = 2;
+  w->t[2] = lc_mk(TM_REAL, 1); w->from[2] = 3;
+  w->t[3] = lc_mk(TM_INT, 1); w->from[3] = 4;
+  e->type = lc_mk(TM_VECTOR, 0);
+  return AD_OK;
+}
+
 /* ---- parallel_map ----
 ** How an argument reaches f is decided by f's declared parameter: passed
 ** whole when its type fits, else indexed when its elements' type fits (a
@@ -438,7 +510,8 @@ static int hof_types(lc_ctx *c, ln_expr *e, int which) {
   if (which == LN_BI_PARALLEL_MAP) rc = parallel_map(c, e);   /* picks f itself */
   else {
     rc = which == LN_BI_MAP_RECT ? map_rect(c, e, &w) : which == LN_BI_ODE ? ode(c, e, &w)
-       : which == LN_BI_ODE_OLD ? ode_old(c, e, &w) : reduce_sum(c, e, &w);
+       : which == LN_BI_ODE_OLD ? ode_old(c, e, &w) : which == LN_BI_SOLVE ? solve(c, e, &w)
+       : which == LN_BI_SOLVE_OLD ? solve_old(c, e, &w) : reduce_sum(c, e, &w);
     if (rc == AD_OK) rc = pick(c, e, e->args[0], &w);
   }
   if (rc) return rc;
@@ -446,7 +519,7 @@ static int hof_types(lc_ctx *c, ln_expr *e, int which) {
   const char *fname = e->args[0]->name;
   if (lc_ends_with(fname, "_rng") || lc_ends_with(fname, "_lp"))
     return lc_error(c, e->args[0]->line, e->args[0]->col,
-                    which == LN_BI_ODE || which == LN_BI_ODE_OLD
+                    which >= LN_BI_ODE
                     ? "%s: the function passed cannot be a %s function"
                     : "%s: the function passed cannot be a %s function; its calls run in parallel",
                     e->name, lc_ends_with(fname, "_rng") ? "_rng" : "_lp");

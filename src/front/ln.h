@@ -90,7 +90,9 @@ enum {
   LN_BI_REDUCE_SUM, LN_BI_REDUCE_SUM_STATIC, LN_BI_MAP_RECT, LN_BI_PARALLEL_MAP,
   LN_BI_INT_DIV_INT,   /* int / int: integer division as Stan does (with a warning) */
   LN_BI_ODE,           /* ode_rk45, ode_ckrk, ode_adams, ode_bdf and their _tol forms */
-  LN_BI_ODE_OLD        /* integrate_ode_rk45, _adams, _bdf */
+  LN_BI_ODE_OLD,       /* integrate_ode_rk45, _adams, _bdf */
+  LN_BI_SOLVE,         /* solve_newton, solve_powell and their _tol forms */
+  LN_BI_SOLVE_OLD      /* algebra_solver, algebra_solver_newton */
 };
 
 typedef struct ln_decl ln_decl;
