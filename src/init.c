@@ -15,6 +15,7 @@
 #include "r/r_entries_threads.h"
 #include "r/r_entries_prof.h"
 #include "par/pp.h"
+#include "tree/li.h"
 
 #define ENTRY(name, n) {#name, (DL_FUNC)&name, n}
 static const R_CallMethodDef entries[] = {
@@ -40,6 +41,7 @@ void R_init_tapestry(DllInfo *dll) {
     error("tapestry: %s", ad_errmsg());
   /* kernels' blocks (src/math) run on the pool (src/par) */
   tm_set_for(pp_for, pp_threads);
+  li_integrate_init();
 }
 
 void R_unload_tapestry(DllInfo *dll) {

@@ -33,6 +33,10 @@
 **            int max_steps]): vector, and algebra_solver_newton
 **     f: vector f(vector y, vector theta, data array[] real x_r,
 **                 data array[] int x_i)
+**   integrate_1d(f, real a, real b, array[] real theta, data array[] real
+**            x_r, data array[] int x_i[, data real relative_tolerance]): real
+**     f: real f(real x, real xc, array[] real theta, data array[] real x_r,
+**               data array[] int x_i)
 */
 #include <string.h>
 #include "lc.h"
@@ -54,6 +58,7 @@ int lc_hof_kind(const char *name) {
       !strcmp(name, "solve_powell_tol"))
     return LN_BI_SOLVE;
   if (!strcmp(name, "algebra_solver") || !strcmp(name, "algebra_solver_newton")) return LN_BI_SOLVE_OLD;
+  if (!strcmp(name, "integrate_1d")) return LN_BI_INTEGRATE;
   return 0;
 }
 
@@ -325,6 +330,35 @@ static int solve_old(lc_ctx *c, ln_expr *e, want *w) {
   return AD_OK;
 }
 
+static int integrate_1d(lc_ctx *c, ln_expr *e, want *w) {
+  int rc;
+  if (e->nargs != 6 && e->nargs != 7)
+    return lc_error(c, e->line, e->col, "integrate_1d takes 6 arguments, or 7 with the relative tolerance: "
+                    "integrate_1d(f, a, b, theta, x_r, x_i[, relative_tolerance])");
+  ln_type r1 = lc_mk(TM_REAL, 1);
+  if ((rc = need(c, e, 1, is_real_scalar(e->args[1]->type), "a real (the lower limit)")) ||
+      (rc = need(c, e, 2, is_real_scalar(e->args[2]->type), "a real (the upper limit)")) ||
+      (rc = need(c, e, 3, lc_assign_cost(r1, e->args[3]->type) >= 0, "an array[] real (theta)")) ||
+      (rc = need(c, e, 4, lc_assign_cost(r1, e->args[4]->type) >= 0, "an array[] real (x_r)")) ||
+      (rc = need(c, e, 5, e->args[5]->type.base == TM_INT && e->args[5]->type.narr == 1, "an array[] int (x_i)")))
+    return rc;
+  if (e->nargs == 7 && (rc = need(c, e, 6, is_real_scalar(e->args[6]->type), "a real (the relative tolerance)")))
+    return rc;
+  for (int k = 4; k < e->nargs; k++)
+    if (e->args[k]->dep)
+      return lc_error(c, e->args[k]->line, e->args[k]->col, "integrate_1d: argument %d must be data only, but it "
+                      "depends on parameters", k + 1);
+  w->ret = lc_mk(TM_REAL, 0);
+  w->n = 5;
+  w->t[0] = lc_mk(TM_REAL, 0); w->from[0] = 0;
+  w->t[1] = lc_mk(TM_REAL, 0); w->from[1] = 0;
+  w->t[2] = r1; w->from[2] = 3;
+  w->t[3] = r1; w->from[3] = 4;
+  w->t[4] = lc_mk(TM_INT, 1); w->from[4] = 5;
+  e->type = lc_mk(TM_REAL, 0);
+  return AD_OK;
+}
+
 /* ---- parallel_map ----
 ** How an argument reaches f is decided by f's declared parameter: passed
 ** whole when its type fits, else indexed when its elements' type fits (a
@@ -511,7 +545,8 @@ static int hof_types(lc_ctx *c, ln_expr *e, int which) {
   else {
     rc = which == LN_BI_MAP_RECT ? map_rect(c, e, &w) : which == LN_BI_ODE ? ode(c, e, &w)
        : which == LN_BI_ODE_OLD ? ode_old(c, e, &w) : which == LN_BI_SOLVE ? solve(c, e, &w)
-       : which == LN_BI_SOLVE_OLD ? solve_old(c, e, &w) : reduce_sum(c, e, &w);
+       : which == LN_BI_SOLVE_OLD ? solve_old(c, e, &w) : which == LN_BI_INTEGRATE ? integrate_1d(c, e, &w)
+       : reduce_sum(c, e, &w);
     if (rc == AD_OK) rc = pick(c, e, e->args[0], &w);
   }
   if (rc) return rc;

@@ -92,7 +92,8 @@ enum {
   LN_BI_ODE,           /* ode_rk45, ode_ckrk, ode_adams, ode_bdf and their _tol forms */
   LN_BI_ODE_OLD,       /* integrate_ode_rk45, _adams, _bdf */
   LN_BI_SOLVE,         /* solve_newton, solve_powell and their _tol forms */
-  LN_BI_SOLVE_OLD      /* algebra_solver, algebra_solver_newton */
+  LN_BI_SOLVE_OLD,     /* algebra_solver, algebra_solver_newton */
+  LN_BI_INTEGRATE      /* integrate_1d */
 };
 
 typedef struct ln_decl ln_decl;

@@ -179,4 +179,8 @@ void *li_ctx_attachment(const li_ctx *c);
 int   li_ctx_owns(const li_ctx *c, const void *p);
 void *li_ctx_attach(const li_ctx *c, void *ptr, void (*release)(void *));
 
+/* Once, when the package loads: the quadrature library's global settings
+** (li_integrate.c). */
+void li_integrate_init(void);
+
 #endif

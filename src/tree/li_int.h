@@ -172,6 +172,8 @@ int li_map_rect(li_run *r, const ln_expr *e, tm_v *out);
 int li_ode(li_run *r, const ln_expr *e, tm_v *out);
 /* solve_newton, solve_powell (and _tol), algebra_solver(_newton) (li_solve.c) */
 int li_solve(li_run *r, const ln_expr *e, tm_v *out);
+/* integrate_1d (li_integrate.c) */
+int li_integrate_1d(li_run *r, const ln_expr *e, tm_v *out);
 
 /* ---- map_rect's jobs on this process's threads (li_maprect.c) ---- */
 /* Jobs 0..J-1 into jobs[0..J-1]; their memory is on g's keep stacks until
