@@ -383,9 +383,6 @@ int li_ode(li_run *r, const ln_expr *e, tm_v *out) {
     return li_fail_at(r, AD_EDOMAIN, "%s: initial time is %g, but must be less than %g", fn, t0v, tsv[0]);
   for (int k = 0; k < nx; k++)
     if (x[k].base != TM_INT && (rc = check_finite(r, fn, "ode parameters and data", &x[k]))) return rc;
-  if (r->ad && t0->adj)
-    return li_fail_at(r, AD_EINVALID, "%s: an initial time that depends on parameters is not supported by "
-                      "tapestry yet", fn);
 
   /* the inputs with derivatives */
   ode_sys s;
@@ -400,7 +397,10 @@ int li_ode(li_run *r, const ln_expr *e, tm_v *out) {
   int xad[LI_ODE_MAXARGS + 1];
   s.xad = xad;
   int ad = r->ad;
-  s.ny0 = ad && y0->adj ? N : 0;
+  /* an initial time with derivatives needs y0's sensitivities too:
+     d y(t) / d t0 = -S_y0(t) f(t0, y0) */
+  int y0_ad = ad && y0->adj != NULL, t0_ad = ad && t0->adj != NULL;
+  s.ny0 = y0_ad || t0_ad ? N : 0;
   int P = 0;
   for (int k = 0; k < nx; k++) {
     xad[k] = ad && x[k].adj != NULL;
@@ -443,28 +443,46 @@ int li_ode(li_run *r, const ln_expr *e, tm_v *out) {
     out->rows = N;
     out->cols = 1;
   }
-  out->dep = (unsigned char)(li_nonconst(y0) || li_nonconst(ts));
+  out->dep = (unsigned char)(li_nonconst(y0) || li_nonconst(ts) || li_nonconst(t0));
   for (int k = 0; k < nx; k++) out->dep |= (unsigned char)li_nonconst(&x[k]);
   if (!outad) return AD_OK;
 
+  /* the node's inputs: y0 (when it has derivatives), the parameters, t0 */
+  int first = y0_ad ? 0 : s.ny0, Mo = s.M - first + t0_ad;
   ode_node *p = ad_node_new(sizeof *p, ode_chain);
-  double *G = ad_alloc_doubles(nout * (size_t)(s.M ? s.M : 1));
-  double **in = ad_alloc((size_t)(s.M ? s.M : 1) * sizeof *in);
-  if (!p || !G || !in) return ad_fail(AD_EMEMORY, "out of memory");
-  /* G[(i, k), m] = S_i[k, m] */
+  double *G = ad_alloc_doubles(nout * (size_t)(Mo ? Mo : 1));
+  double **in = ad_alloc((size_t)(Mo ? Mo : 1) * sizeof *in);
+  double *f0 = t0_ad ? ad_alloc_doubles((size_t)N) : NULL;
+  if (!p || !G || !in || (t0_ad && !f0)) return ad_fail(AD_EMEMORY, "out of memory");
+  if (t0_ad) {
+    int M = s.M;
+    s.M = 0;
+    rc = rhs_values(&s, t0v, z0, f0);
+    s.M = M;
+    if (rc) return li_locate(r, rc);
+  }
+  /* G[(i, k), m] = S_i[k, first + m]; the t0 column -S_y0,i[k, ] f0 */
   for (int i = 0; i < T; i++)
-    for (int k = 0; k < N; k++)
-      for (int m = 0; m < s.M; m++)
-        G[((size_t)i * N + k) * s.M + m] = zs[(size_t)i * n + N + (size_t)m * N + k];
+    for (int k = 0; k < N; k++) {
+      const double *S = zs + (size_t)i * n + N;
+      double *g = G + ((size_t)i * N + k) * Mo;
+      for (int m = first; m < s.M; m++) g[m - first] = S[(size_t)m * N + k];
+      if (t0_ad) {
+        double acc = 0;
+        for (int j = 0; j < N; j++) acc += S[(size_t)j * N + k] * f0[j];
+        g[Mo - 1] = -acc;
+      }
+    }
   int col = 0;
-  for (int k = 0; k < s.ny0; k++) in[col++] = &y0->adj[k];
+  if (y0_ad) for (int k = 0; k < N; k++) in[col++] = &y0->adj[k];
   for (int k = 0; k < nx; k++) {
     if (!xad[k]) continue;
     size_t c = tm_numel(&x[k]);
     for (size_t e2 = 0; e2 < c; e2++) in[col++] = &x[k].adj[e2];
   }
+  if (t0_ad) in[col++] = t0->adj;
   p->n = nout;
-  p->M = s.M;
+  p->M = Mo;
   p->N = N;
   p->adj = adj;
   p->G = G;

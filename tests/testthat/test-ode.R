@@ -160,6 +160,32 @@ test_that("output times that are parameters get their derivatives (f at those ti
   expect_equal(as.vector(ctx$grad_log_prob(u, jacobian = FALSE)), c(dt1, dk), tolerance = 1e-7)
 })
 
+test_that("an initial time that is a parameter: d y(t) / d t0 = -S_y0(t) f(t0, y0)", {
+  skip_without_sundials()
+  code <- "
+    functions {
+      vector decay(real t, vector y, real k) { return -k * y; }
+      vector osc(real t, vector y, real w) { return [y[2] + sin(t), -w * y[1]]'; }
+    }
+    parameters { real t0; real<lower=0> k; real y00; }
+    model {
+      array[2] vector[1] y = ode_rk45_tol(decay, [y00]', t0, {1.0, 2.5}, 1e-10, 1e-10, 100000, k);
+      array[2] vector[1] z = ode_bdf_tol(decay, [1.5]', t0, {1.0, 2.5}, 1e-10, 1e-10, 100000, k);
+      array[3] vector[2] o = ode_rk45_tol(osc, [1.0, 0.2]', t0, {1.0, 2.0, 3.0}, 1e-10, 1e-10, 100000, k);
+      target += y[1, 1] + y[2, 1] + 2 * z[1, 1] - z[2, 1] + sum(o[1]) + o[3, 1] - o[2, 2];
+    }"
+  ctx <- tapestry_model(code = code)$bind(list())
+  u <- c(0.2, log(0.6), 1.3)
+  g <- as.vector(ctx$grad_log_prob(u, jacobian = FALSE))
+  # finite differences include the log Jacobian of k's transform (1 by log k)
+  expect_equal(g, fd_grad(ctx, u, 1e-6) - c(0, 1, 0), tolerance = 1e-6)
+  ctx2 <- tapestry_model(code = "
+    functions { vector decay(real t, vector y, real k) { return -k * y; } }
+    parameters { real t0; }
+    model { target += ode_rk45_tol(decay, [1.3]', t0, {1.0, 2.5}, 1e-10, 1e-10, 100000, 0.6)[2, 1]; }")$bind(list())
+  expect_equal(as.vector(ctx2$grad_log_prob(0.2)), 0.6 * 1.3 * exp(-0.6 * (2.5 - 0.2)), tolerance = 1e-8)
+})
+
 test_that("Stan's checks: times sorted and after t0, finite values, max_num_steps, f's size", {
   skip_without_sundials()
   code <- "
