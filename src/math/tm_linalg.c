@@ -111,6 +111,63 @@ void tm_la_gemm_nt(int m, int n, int k, double alpha, const double *A, const dou
 ** kernels do not fuse, so the bits are the same on every instruction set. */
 #define TM_LA_NB 48
 #define TM_LA_KC 64
+/* ---- LU with partial pivoting: P A = L U in place, piv[k] the row swapped
+** with row k at step k ---- */
+
+void tm_la_lu_factor(int n, double *A, int *piv) {
+  for (int k = 0; k < n; k++) {
+    int p = k;
+    double mx = fabs(TM_AT(A, n, k, k));
+    for (int i = k + 1; i < n; i++)
+      if (fabs(TM_AT(A, n, i, k)) > mx) { mx = fabs(TM_AT(A, n, i, k)); p = i; }
+    piv[k] = p;
+    if (p != k)
+      for (int j = 0; j < n; j++) { double t = TM_AT(A, n, k, j); TM_AT(A, n, k, j) = TM_AT(A, n, p, j); TM_AT(A, n, p, j) = t; }
+    double d = TM_AT(A, n, k, k);
+    if (d != 0) for (int i = k + 1; i < n; i++) TM_AT(A, n, i, k) /= d;
+    for (int j = k + 1; j < n; j++) {
+      double a = TM_AT(A, n, k, j);
+      if (a == 0) continue;
+      for (int i = k + 1; i < n; i++) TM_AT(A, n, i, j) -= TM_AT(A, n, i, k) * a;
+    }
+  }
+}
+
+/* A x = b for m columns of b, in place */
+void tm_la_lu_solve(int n, const double *LU, const int *piv, int m, double *b) {
+  for (int c = 0; c < m; c++) {
+    double *x = b + (size_t)c * n;
+    for (int k = 0; k < n; k++) if (piv[k] != k) { double t = x[k]; x[k] = x[piv[k]]; x[piv[k]] = t; }
+    for (int j = 0; j < n; j++) {
+      double xj = x[j];
+      if (xj != 0) for (int i = j + 1; i < n; i++) x[i] -= TM_AT(LU, n, i, j) * xj;
+    }
+    for (int j = n - 1; j >= 0; j--) {
+      x[j] /= TM_AT(LU, n, j, j);
+      double xj = x[j];
+      if (xj != 0) for (int i = 0; i < j; i++) x[i] -= TM_AT(LU, n, i, j) * xj;
+    }
+  }
+}
+
+/* A^T x = b: U^T w = b, L^T v = w, x = P^T v */
+void tm_la_lu_solve_t(int n, const double *LU, const int *piv, int m, double *b) {
+  for (int c = 0; c < m; c++) {
+    double *x = b + (size_t)c * n;
+    for (int j = 0; j < n; j++) {
+      double s = x[j];
+      for (int i = 0; i < j; i++) s -= TM_AT(LU, n, i, j) * x[i];
+      x[j] = s / TM_AT(LU, n, j, j);
+    }
+    for (int j = n - 1; j >= 0; j--) {
+      double s = x[j];
+      for (int i = j + 1; i < n; i++) s -= TM_AT(LU, n, i, j) * x[i];
+      x[j] = s;
+    }
+    for (int k = n - 1; k >= 0; k--) if (piv[k] != k) { double t = x[k]; x[k] = x[piv[k]]; x[piv[k]] = t; }
+  }
+}
+
 /* LAPACK's potrf on the lower triangle.  It stops at a pivot that is not
 ** positive or is NaN, as the loops below do; an infinite pivot it lets
 ** through, so the diagonal is checked after. */

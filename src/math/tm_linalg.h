@@ -1,6 +1,6 @@
 /*
-** tm_linalg.h -- small dense linear algebra on doubles, private to the
-** matrix module and the multivariate densities.
+** tm_linalg.h -- small dense linear algebra on doubles, for the matrix
+** module, the multivariate densities and the tree's solvers.
 **
 ** Column-major storage with the leading dimension equal to the row count,
 ** as tm_v stores matrices.  Our own loops and tm_simd.h's kernels by
@@ -54,6 +54,13 @@ void tm_la_gemm_tn_rows(int m, int n, int k, double alpha, const double *A, cons
 void tm_la_gemm_tn(int m, int n, int k, double alpha, const double *A, const double *B, double *C);
 /* C (m x n) += alpha * A * B^T, A is m x k, B is n x k */
 void tm_la_gemm_nt(int m, int n, int k, double alpha, const double *A, const double *B, double *C);
+
+/* LU with partial pivoting: P A = L U in place (n x n), piv[k] the row
+** swapped with row k at step k; a zero pivot is left on U's diagonal. */
+void tm_la_lu_factor(int n, double *A, int *piv);
+/* A x = b, and A^T x = b, for m columns of b in place, from the factors. */
+void tm_la_lu_solve(int n, const double *LU, const int *piv, int m, double *b);
+void tm_la_lu_solve_t(int n, const double *LU, const int *piv, int m, double *b);
 
 /* Lower Cholesky factor of the lower triangle of A (n x n) into L (upper
 ** triangle zeroed; L may equal A).  Returns -1 on success, else the index of

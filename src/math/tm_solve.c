@@ -42,62 +42,6 @@ static void transpose(int r, int c, const double *x, double *out, int add) {
     }
 }
 
-/* ---- LU with partial pivoting: P A = L U in place, piv[k] the row swapped
-** with row k at step k ---- */
-
-static void lu_factor(int n, double *A, int *piv) {
-  for (int k = 0; k < n; k++) {
-    int p = k;
-    double mx = fabs(AT(A, n, k, k));
-    for (int i = k + 1; i < n; i++)
-      if (fabs(AT(A, n, i, k)) > mx) { mx = fabs(AT(A, n, i, k)); p = i; }
-    piv[k] = p;
-    if (p != k)
-      for (int j = 0; j < n; j++) { double t = AT(A, n, k, j); AT(A, n, k, j) = AT(A, n, p, j); AT(A, n, p, j) = t; }
-    double d = AT(A, n, k, k);
-    if (d != 0) for (int i = k + 1; i < n; i++) AT(A, n, i, k) /= d;
-    for (int j = k + 1; j < n; j++) {
-      double a = AT(A, n, k, j);
-      if (a == 0) continue;
-      for (int i = k + 1; i < n; i++) AT(A, n, i, j) -= AT(A, n, i, k) * a;
-    }
-  }
-}
-
-/* A x = b for m columns of b, in place */
-static void lu_solve(int n, const double *LU, const int *piv, int m, double *b) {
-  for (int c = 0; c < m; c++) {
-    double *x = b + (size_t)c * n;
-    for (int k = 0; k < n; k++) if (piv[k] != k) { double t = x[k]; x[k] = x[piv[k]]; x[piv[k]] = t; }
-    for (int j = 0; j < n; j++) {
-      double xj = x[j];
-      if (xj != 0) for (int i = j + 1; i < n; i++) x[i] -= AT(LU, n, i, j) * xj;
-    }
-    for (int j = n - 1; j >= 0; j--) {
-      x[j] /= AT(LU, n, j, j);
-      double xj = x[j];
-      if (xj != 0) for (int i = 0; i < j; i++) x[i] -= AT(LU, n, i, j) * xj;
-    }
-  }
-}
-
-/* A^T x = b: U^T w = b, L^T v = w, x = P^T v */
-static void lu_solve_t(int n, const double *LU, const int *piv, int m, double *b) {
-  for (int c = 0; c < m; c++) {
-    double *x = b + (size_t)c * n;
-    for (int j = 0; j < n; j++) {
-      double s = x[j];
-      for (int i = 0; i < j; i++) s -= AT(LU, n, i, j) * x[i];
-      x[j] = s / AT(LU, n, j, j);
-    }
-    for (int j = n - 1; j >= 0; j--) {
-      double s = x[j];
-      for (int i = j + 1; i < n; i++) s -= AT(LU, n, i, j) * x[i];
-      x[j] = s;
-    }
-    for (int k = n - 1; k >= 0; k--) if (piv[k] != k) { double t = x[k]; x[k] = x[piv[k]]; x[piv[k]] = t; }
-  }
-}
 
 /* ---- one factorization, general or Cholesky ---- */
 
@@ -109,11 +53,11 @@ typedef struct fact {
 
 static void f_solve(const fact *f, int m, double *b) {
   if (f->spd) { tm_la_trsm_lower(f->n, m, f->F, b); tm_la_trsm_lower_t(f->n, m, f->F, b); }
-  else lu_solve(f->n, f->F, f->piv, m, b);
+  else tm_la_lu_solve(f->n, f->F, f->piv, m, b);
 }
 static void f_solve_t(const fact *f, int m, double *b) {
   if (f->spd) f_solve(f, m, b);
-  else lu_solve_t(f->n, f->F, f->piv, m, b);
+  else tm_la_lu_solve_t(f->n, f->F, f->piv, m, b);
 }
 
 /* Factor square A; spd: check symmetry and positive definiteness first. */
@@ -133,7 +77,7 @@ static int factor(const tm_call *c, const char *name, const tm_v *A, int spd, fa
     return AD_OK;
   }
   if (!(f->piv = ad_alloc((size_t)(n ? n : 1) * sizeof(int)))) return nomem(c);
-  lu_factor(n, f->F, f->piv);
+  tm_la_lu_factor(n, f->F, f->piv);
   return AD_OK;
 }
 
@@ -338,7 +282,7 @@ static int k_inverse(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
     else {
       for (int j = 0; j < n; j++)
         for (int i = 0; i < n; i++) AT(out->val, n, i, j) = i == j;
-      lu_solve(n, f.F, f.piv, n, out->val);
+      tm_la_lu_solve(n, f.F, f.piv, n, out->val);
     }
   }
   if (!A->adj) { out->dep = (unsigned char)tm_any_dep(a, 1); return AD_OK; }

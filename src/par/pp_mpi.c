@@ -225,26 +225,23 @@ static double sum_counts(const int *counts) {
   return s;
 }
 
-int pp_mpi_scatterv_doubles(const double *send, const int *counts, const int *displs, double *recv, int nrecv) {
+static int scatterv(const void *send, const int *counts, const int *displs, void *recv, int nrecv, MPI_Datatype t,
+                    size_t size1) {
   int rc = ready();
   if (rc) return rc;
   MPI_Request rq;
-  if ((rc = MPI_Iscatterv(send, counts, displs, MPI_DOUBLE, recv, nrecv, MPI_DOUBLE, 0, MPI_COMM_WORLD, &rq)) !=
-      MPI_SUCCESS)
+  if ((rc = MPI_Iscatterv(send, counts, displs, t, recv, nrecv, t, 0, MPI_COMM_WORLD, &rq)) != MPI_SUCCESS)
     return fail_mpi(rc, "scatter");
-  count((rank == 0 ? sum_counts(counts) : (double)nrecv) * sizeof(double));
+  count((rank == 0 ? sum_counts(counts) : (double)nrecv) * (double)size1);
   return wait_req(&rq, "scatter");
 }
 
+int pp_mpi_scatterv_doubles(const double *send, const int *counts, const int *displs, double *recv, int nrecv) {
+  return scatterv(send, counts, displs, recv, nrecv, MPI_DOUBLE, sizeof(double));
+}
+
 int pp_mpi_scatterv_ints(const int *send, const int *counts, const int *displs, int *recv, int nrecv) {
-  int rc = ready();
-  if (rc) return rc;
-  MPI_Request rq;
-  if ((rc = MPI_Iscatterv(send, counts, displs, MPI_INT, recv, nrecv, MPI_INT, 0, MPI_COMM_WORLD, &rq)) !=
-      MPI_SUCCESS)
-    return fail_mpi(rc, "scatter");
-  count((rank == 0 ? sum_counts(counts) : (double)nrecv) * sizeof(int));
-  return wait_req(&rq, "scatter");
+  return scatterv(send, counts, displs, recv, nrecv, MPI_INT, sizeof(int));
 }
 
 int pp_mpi_gather_ints2(const int *mine, int *all) {

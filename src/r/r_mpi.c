@@ -8,7 +8,8 @@
 #include <R.h>
 #include <Rinternals.h>
 #include "../par/pp_mpi.h"
-#include "../tree/li_int.h"
+#include "../tree/li_mpi.h"
+#include "../ad/ad.h"
 #include "../plan/pl.h"
 #include "r_convert.h"
 #include "r_model.h"

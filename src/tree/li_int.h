@@ -167,8 +167,41 @@ int li_eval_args(li_run *r, ln_expr *const *a, int n, tm_v *out);
 /* ---- the higher-order builtins: li_reduce.c, li_maprect.c, li_pmap.c ---- */
 int li_reduce_sum(li_run *r, const ln_expr *e, tm_v *out);
 int li_map_rect(li_run *r, const ln_expr *e, tm_v *out);
+/* ---- li_nested.c: a user function called many times by a solver ---- */
+#define LI_NESTED_MAXARGS 64
+/* f(args): args as values (adjoints ignored); args[yi] the unknowns (-1:
+** none), args[k] with ad[k] the inputs with derivatives (ad NULL: none); f
+** must give n values, else "<name>: <what> returned m values, but <against>
+** has n". */
+typedef struct li_nested_fn {
+  li_run *r;
+  const ln_func *f;
+  tm_v *args;
+  int nargs, yi, n;
+  const int *ad;
+  const char *name, *what, *against;
+} li_nested_fn;
+/* f's n values into out; records nothing. */
+int li_nested_values(const li_nested_fn *c, double *out);
+/* f recorded on the scoped stack st (recovered after): its values into out,
+** J_y (n x size of args[yi]) and J_p (n x the ad inputs' values, in order)
+** column-major, either NULL when not wanted; one sweep per output. */
+int li_nested_jacobian(const li_nested_fn *c, ad_stack *st, double *out, double *Jy, double *Jp);
+/* Pointers to the adjoints of x[k] for every k with ad[k], in order, into
+** in (NULL: only count them); returns how many. */
+size_t li_collect_adjoints(const tm_v *x, const int *ad, int nx, double **in);
+/* One node on the active tape for n outputs with adjoints adj: *in[m] +=
+** adj[o] G[o * M + m] (G row-major, n x M, kept by the caller's tape). */
+int li_rows_node(size_t n, int M, const double *adj, const double *G, double **in);
+/* Stan's check that every value of v is finite (AD_EDOMAIN naming fn, what
+** and the element). */
+int li_check_finite(li_run *r, const char *fn, const char *what, const tm_v *v);
+/* 1 for the _tol forms of the solvers (their name ends in _tol). */
+int li_is_tol_form(const char *name);
+/* The view v as an array of narr (1 or 2) dimensions, d0 (by d1) long. */
+tm_v li_array_view(tm_v v, int narr, int d0, int d1);
+
 /* ode_* and integrate_ode_* (li_ode.c) */
-#define LI_ODE_MAXARGS 60
 int li_ode(li_run *r, const ln_expr *e, tm_v *out);
 /* solve_newton, solve_powell (and _tol), algebra_solver(_newton) (li_solve.c) */
 int li_solve(li_run *r, const ln_expr *e, tm_v *out);

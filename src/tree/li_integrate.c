@@ -29,78 +29,28 @@ void li_integrate_init(void) {
 }
 
 typedef struct q_sys {
-  li_run *r;
-  const ln_func *f;
+  li_nested_fn fn;              /* f(x, xc, theta, x_r, x_i) */
+  double x, xc;                 /* fn's first two arguments */
   double a, b;
   int finite;
-  tm_v theta, xr, xi;
   int comp;                     /* -1: f itself; k: f's derivative by theta[k] */
   int absolute;                 /* integrate |f| (the L1 norm of the error test) */
+  double *grad;                 /* f's gradient by theta at a point */
   int status;
   char msg[1024];
   ad_stack *st;
 } q_sys;
 
-static double xc_of(const q_sys *s, double x) {
-  if (!s->finite) return NAN;
-  return x - s->a < s->b - x ? s->a - x : s->b - x;
-}
-
-typedef struct grad_job { q_sys *s; double x; double out; } grad_job;
-
-static int call_f(q_sys *s, double x, tm_v *theta, tm_v *out) {
-  double xv = x, xc = xc_of(s, x);
-  tm_v a[5];
-  memset(a, 0, 2 * sizeof *a);
-  a[0].val = &xv;
-  a[0].base = TM_REAL;
-  a[0].rows = a[0].cols = 1;
-  a[1].val = &xc;
-  a[1].base = TM_REAL;
-  a[1].rows = a[1].cols = 1;
-  a[2] = *theta;
-  a[3] = s->xr;
-  a[4] = s->xi;
-  li_run sub;
-  li_run_fork(s->r, &sub);
-  sub.tr = NULL;
-  sub.ad = theta->adj != NULL;
-  return li_call_user(&sub, s->f, a, 5, 0, out);
-}
-
-static int grad_run(void *data) {
-  grad_job *j = data;
-  q_sys *s = j->s;
-  tm_v th, v;
-  int rc;
-  if ((rc = li_leaf_copy(&s->theta, &th)) || (rc = call_f(s, j->x, &th, &v))) return rc;
-  j->out = 0;
-  if (!v.adj) return AD_OK;
-  v.adj[0] = 1.0;
-  ad_sweep(ad_active);
-  j->out = th.adj[s->comp];
-  return AD_OK;
-}
-
 /* f (comp < 0) or its derivative by theta[comp] at x; NaN after a failure. */
 static double integrand(double x, void *ud) {
   q_sys *s = ud;
   if (s->status) return NAN;
-  int rc;
   double y = NAN;
-  if (s->comp < 0) {
-    ad_mark mark = ad_stack_mark(ad_active);
-    tm_v th = s->theta, v;
-    th.adj = NULL;
-    rc = call_f(s, x, &th, &v);
-    if (!rc) y = tm_get(&v, 0);
-    ad_stack_rewind(ad_active, &mark);
-  } else {
-    grad_job j = { s, x, 0 };
-    rc = ad_scoped_execute(s->st, grad_run, &j);
-    ad_stack_recover(s->st);
-    y = j.out;
-  }
+  s->x = x;
+  /* xc: the distance to the nearest limit on a finite range */
+  s->xc = !s->finite ? NAN : x - s->a < s->b - x ? s->a - x : s->b - x;
+  int rc = s->comp < 0 ? li_nested_values(&s->fn, &y) : li_nested_jacobian(&s->fn, s->st, &y, NULL, s->grad);
+  if (!rc && s->comp >= 0) y = s->grad[s->comp];
   if (rc) {
     s->status = rc;
     snprintf(s->msg, sizeof s->msg, "%s", ad_errmsg());
@@ -166,14 +116,13 @@ int li_integrate_1d(li_run *r, const ln_expr *e, tm_v *out) {
   if ((rc = li_eval_args(r, e->args + 1, e->nargs - 1, a))) return rc;
   q_sys s;
   memset(&s, 0, sizeof s);
-  s.r = r;
-  s.f = e->args[0]->ufn;
   s.a = tm_get(&a[0], 0);
   s.b = tm_get(&a[1], 0);
-  s.theta = a[2];
-  s.xr = a[3];
-  s.xi = a[4];
   s.comp = -1;
+  const tm_v *theta = &a[2];
+  tm_v fargs[5] = { tm_real_view(&s.x, NULL), tm_real_view(&s.xc, NULL), a[2], a[3], a[4] };
+  static const int theta_ad[5] = { 0, 0, 1, 0, 0 };
+  s.fn = (li_nested_fn){ r, e->args[0]->ufn, fargs, 5, -1, 1, theta_ad, "integrate_1d", "the integrand", "a real" };
   double rtol = e->nargs == 7 ? tm_get(&a[5], 0) : sqrt(2.220446049250313e-16);
   if (isnan(s.a) || isnan(s.b))
     return li_fail_at(r, AD_EDOMAIN, "integrate_1d: the limits of integration are %g and %g, but must not be NaN", s.a, s.b);
@@ -182,16 +131,14 @@ int li_integrate_1d(li_run *r, const ln_expr *e, tm_v *out) {
   if (s.b < s.a)
     return li_fail_at(r, AD_EDOMAIN, "integrate_1d: lower limit %g is greater than the upper limit %g", s.a, s.b);
   s.finite = isfinite(s.a) && isfinite(s.b);
-  size_t P = tm_numel(&s.theta);
-  for (size_t i = 0; i < P; i++)
-    if (!isfinite(tm_get(&s.theta, i)))
-      return li_fail_at(r, AD_EDOMAIN, "integrate_1d: theta[%zu] is %g, but must be finite", i + 1, tm_get(&s.theta, i));
+  size_t P = tm_numel(theta);
+  if ((rc = li_check_finite(r, "integrate_1d", "theta", theta))) return rc;
   double val = 0;
   if (s.a == s.b) val = 0;
   else if ((rc = quad(&s, rtol, &val))) return li_locate(r, rc);
 
-  int ad_th = r->ad && s.theta.adj != NULL, ad_a = r->ad && a[0].adj != NULL, ad_b = r->ad && a[1].adj != NULL;
-  int dep = li_nonconst(&a[0]) || li_nonconst(&a[1]) || li_nonconst(&s.theta);
+  int ad_th = r->ad && theta->adj != NULL, ad_a = r->ad && a[0].adj != NULL, ad_b = r->ad && a[1].adj != NULL;
+  int dep = li_nonconst(&a[0]) || li_nonconst(&a[1]) || li_nonconst(theta);
   if (!ad_th && !ad_a && !ad_b) {
     double *v = ad_alloc_doubles(1);
     if (!v) return ad_fail(AD_EMEMORY, "out of memory");
@@ -208,13 +155,13 @@ int li_integrate_1d(li_run *r, const ln_expr *e, tm_v *out) {
   double *d = ad_alloc_doubles(k ? k : 1);
   if (!x || !d) return ad_fail(AD_EMEMORY, "out of memory");
   if (ad_th && P) {
-    if (!(s.st = ad_scoped_new())) return ad_fail(AD_EMEMORY, "out of memory");
+    if (!(s.grad = ad_alloc_doubles(P)) || !(s.st = ad_scoped_new())) return ad_fail(AD_EMEMORY, "out of memory");
     for (size_t i = 0; i < P && !rc; i++) {
       s.comp = (int)i;
       if (s.a != s.b) rc = quad(&s, rtol, &d[n]);
       else d[n] = 0;
-      x[n].val = &s.theta.val[i];
-      x[n].adj = &s.theta.adj[i];
+      x[n].val = &theta->val[i];
+      x[n].adj = &theta->adj[i];
       n++;
     }
     ad_stack_free(s.st);

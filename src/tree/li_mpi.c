@@ -299,35 +299,11 @@ static int serve_maprect(const li_ctx *c, const pp_mpi_hdr *hd) {
   li_print pr = { pbuf, sizeof pbuf, 0 };     /* print() in a job on a worker is not shown */
   if (!rc) rc = li_run_init(&run, c, ad, NULL, &pr);
   if (!rc) {
-    tm_v vphi, vth, vxr, vxi;
-    memset(&vphi, 0, sizeof vphi);
-    vphi.val = phi;
-    vphi.adj = np ? zeros : NULL;
-    vphi.base = TM_VECTOR;
-    vphi.rows = nphi;
-    vphi.cols = 1;
-    memset(&vth, 0, sizeof vth);
-    vth.val = th;
-    vth.adj = nt ? zeros + nphi : NULL;
-    vth.base = TM_VECTOR;
-    vth.narr = 1;
-    vth.dim[0] = Jl;
-    vth.rows = nth;
-    vth.cols = 1;
-    memset(&vxr, 0, sizeof vxr);
-    vxr.val = s->xr;
-    vxr.base = TM_REAL;
-    vxr.narr = 2;
-    vxr.dim[0] = Jl;
-    vxr.dim[1] = nxr;
-    vxr.rows = vxr.cols = 1;
-    memset(&vxi, 0, sizeof vxi);
-    vxi.ival = s->xi;
-    vxi.base = TM_INT;
-    vxi.narr = 2;
-    vxi.dim[0] = Jl;
-    vxi.dim[1] = nxi;
-    vxi.rows = vxi.cols = 1;
+    /* phi a vector, theta an array of vectors, x_r and x_i 2-d arrays */
+    tm_v vphi = tm_vector_view(phi, np ? zeros : NULL, nphi);
+    tm_v vth = li_array_view(tm_vector_view(th, nt ? zeros + nphi : NULL, nth), 1, Jl, 0);
+    tm_v vxr = li_array_view(tm_real_view(s->xr, NULL), 2, Jl, nxr);
+    tm_v vxi = li_array_view(tm_int_view(s->xi), 2, Jl, nxi);
     rc = li_mr_local(&run, p->funcs[fi], &vphi, &vth, &vxr, &vxi, Jl, np, nt, jobs, &g);
   }
 

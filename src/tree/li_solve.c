@@ -11,13 +11,14 @@
 ** Gradients by the implicit function theorem: at the root y* of f(y, p) =
 ** 0, the derivative of y* by p is -J_y^-1 J_p, both Jacobians from one recording of f on a
 ** scoped tape (one sweep per equation).  The result gets one node holding
-** that N x P matrix.
+** that N x P matrix (li_rows_node).
 */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "li_int.h"
+#include "../math/tm_linalg.h"
 
 #ifdef TAPESTRY_SUNDIALS
 #include <kinsol/kinsol.h>
@@ -27,144 +28,24 @@
 #endif
 
 typedef struct alg_sys {
-  li_run *r;
-  const ln_func *f;
+  li_nested_fn fn;              /* f(y, x...): args[0] y */
   const char *name;
-  int N, nx;
-  tm_v *x;                      /* f's arguments after y */
-  int *xad;                     /* which of them carry derivatives (for the gradient) */
-  int P;                        /* their values */
+  int N;
+  ad_stack *jac;                /* the scoped tape of J_y */
   int status;
   char msg[1024];
 } alg_sys;
 
-static tm_v vec_view(double *v, double *adj, int n) {
-  tm_v y;
-  memset(&y, 0, sizeof y);
-  y.val = v;
-  y.adj = adj;
-  y.base = TM_VECTOR;
-  y.rows = n;
-  y.cols = 1;
-  return y;
-}
-
-static int check_size(alg_sys *s, const tm_v *v) {
-  if (tm_numel(v) != (size_t)s->N)
-    return ad_fail(AD_EINVALID, "%s: the algebraic system returned %zu values, but the guess has %d", s->name,
-                   tm_numel(v), s->N);
-  return AD_OK;
-}
-
-/* f(y, x...) on doubles into out. */
+/* f at y into out. */
 static int f_values(alg_sys *s, const double *y, double *out) {
-  ad_mark mark = ad_stack_mark(ad_active);
-  tm_v a[LI_ODE_MAXARGS + 1], v;
-  a[0] = vec_view((double *)y, NULL, s->N);
-  for (int k = 0; k < s->nx; k++) {
-    a[k + 1] = s->x[k];
-    a[k + 1].adj = NULL;
-  }
-  li_run sub;
-  li_run_fork(s->r, &sub);
-  sub.ad = 0;
-  int rc = li_call_user(&sub, s->f, a, s->nx + 1, 0, &v);
-  if (!rc) rc = check_size(s, &v);
-  if (!rc) for (int i = 0; i < s->N; i++) out[i] = tm_get(&v, (size_t)i);
-  ad_stack_rewind(ad_active, &mark);
-  return rc;
+  s->fn.args[0].val = (double *)y;
+  return li_nested_values(&s->fn, out);
 }
 
-/* J_y (N x N, column-major) and, with params, J_p (N x P) at y. */
-typedef struct jac_job {
-  alg_sys *s;
-  const double *y;
-  double *Jy, *Jp;
-} jac_job;
-
-static int jac_run(void *data) {
-  jac_job *j = data;
-  alg_sys *s = j->s;
-  int N = s->N, rc;
-  ad_mark m0 = ad_stack_mark(ad_active);
-  double *yv, *ya;
-  if ((rc = ad_leaves((size_t)N, j->y, &yv, &ya))) return rc;
-  tm_v a[LI_ODE_MAXARGS + 1], v;
-  a[0] = vec_view(yv, ya, N);
-  for (int k = 0; k < s->nx; k++) {
-    if (j->Jp && s->xad[k]) {
-      if ((rc = li_leaf_copy(&s->x[k], &a[k + 1]))) return rc;
-    } else {
-      a[k + 1] = s->x[k];
-      a[k + 1].adj = NULL;
-    }
-  }
-  li_run sub;
-  li_run_fork(s->r, &sub);
-  sub.ad = 1;
-  sub.tr = NULL;
-  if ((rc = li_call_user(&sub, s->f, a, s->nx + 1, 0, &v)) || (rc = check_size(s, &v))) return rc;
-  memset(j->Jy, 0, (size_t)N * N * sizeof(double));
-  if (j->Jp) memset(j->Jp, 0, (size_t)N * (s->P ? s->P : 1) * sizeof(double));
-  if (!v.adj) return AD_OK;
-  ad_snapshot *snap = NULL;
-  if (N > 1 && (rc = ad_stack_snapshot(ad_active, &m0, &snap))) return rc;
-  for (int i = 0; i < N; i++) {
-    if (i > 0) ad_stack_restore(snap);
-    v.adj[i] = 1.0;
-    ad_sweep(ad_active);
-    for (int k = 0; k < N; k++) j->Jy[(size_t)k * N + i] = ya[k];
-    if (!j->Jp) continue;
-    int col = 0;
-    for (int k = 0; k < s->nx; k++) {
-      if (!s->xad[k]) continue;
-      size_t n = tm_numel(&a[k + 1]);
-      for (size_t e = 0; e < n; e++) j->Jp[(size_t)(col + (int)e) * N + i] = a[k + 1].adj[e];
-      col += (int)n;
-    }
-  }
-  return AD_OK;
-}
-
-static int jacobians(alg_sys *s, const double *y, double *Jy, double *Jp) {
-  ad_stack *st = ad_scoped_new();
-  if (!st) return ad_fail(AD_EMEMORY, "out of memory");
-  jac_job j = { s, y, Jy, Jp };
-  int rc = ad_scoped_execute(st, jac_run, &j);
-  ad_stack_free(st);
-  return rc;
-}
-
-/* Solve A X = B in place (A n x n destroyed, B n x m), partial pivoting.
-** AD_EDOMAIN when A is singular. */
-static int lu_solve(alg_sys *s, int n, double *A, double *B, int m) {
-  for (int c = 0; c < n; c++) {
-    int p = c;
-    for (int i = c + 1; i < n; i++)
-      if (fabs(A[(size_t)c * n + i]) > fabs(A[(size_t)c * n + p])) p = i;
-    if (!(fabs(A[(size_t)c * n + p]) > 0))
-      return ad_fail(AD_EDOMAIN, "%s: the Jacobian of the algebraic system is singular at the solution", s->name);
-    if (p != c) {
-      for (int k = 0; k < n; k++) { double t = A[(size_t)k * n + c]; A[(size_t)k * n + c] = A[(size_t)k * n + p]; A[(size_t)k * n + p] = t; }
-      for (int k = 0; k < m; k++) { double t = B[(size_t)k * n + c]; B[(size_t)k * n + c] = B[(size_t)k * n + p]; B[(size_t)k * n + p] = t; }
-    }
-    double d = A[(size_t)c * n + c];
-    for (int i = c + 1; i < n; i++) {
-      double l = A[(size_t)c * n + i] / d;
-      if (l == 0) continue;
-      for (int k = c + 1; k < n; k++) A[(size_t)k * n + i] -= l * A[(size_t)k * n + c];
-      for (int k = 0; k < m; k++) B[(size_t)k * n + i] -= l * B[(size_t)k * n + c];
-    }
-  }
-  for (int k = 0; k < m; k++) {
-    double *b = B + (size_t)k * n;
-    for (int i = n - 1; i >= 0; i--) {
-      double acc = b[i];
-      for (int q = i + 1; q < n; q++) acc -= A[(size_t)q * n + i] * b[q];
-      b[i] = acc / A[(size_t)i * n + i];
-    }
-  }
-  return AD_OK;
+/* J_y (and, with Jp, J_p) at y, column-major; fy gets f(y). */
+static int jacobians(alg_sys *s, const double *y, double *fy, double *Jy, double *Jp) {
+  s->fn.args[0].val = (double *)y;
+  return li_nested_jacobian(&s->fn, s->jac, fy, Jy, Jp);
 }
 
 #ifdef TAPESTRY_SUNDIALS
@@ -179,10 +60,11 @@ static int kin_func(N_Vector u, N_Vector fu, void *ud) {
   return 0;
 }
 
+/* t1 is KINSOL's scratch vector: f(u) lands there and is not used */
 static int kin_jac(N_Vector u, N_Vector fu, SUNMatrix J, void *ud, N_Vector t1, N_Vector t2) {
-  (void)fu; (void)t1; (void)t2;
+  (void)fu; (void)t2;
   alg_sys *s = ud;
-  int rc = jacobians(s, N_VGetArrayPointer(u), SUNDenseMatrix_Data(J), NULL);
+  int rc = jacobians(s, N_VGetArrayPointer(u), N_VGetArrayPointer(t1), SUNDenseMatrix_Data(J), NULL);
   if (rc) {
     if (!s->status) { s->status = rc; snprintf(s->msg, sizeof s->msg, "%s", ad_errmsg()); }
     return -1;
@@ -246,42 +128,14 @@ static int find_root(alg_sys *s, double *y, double step_tol, double f_tol, long 
 
 #endif
 
-typedef struct alg_node {
-  ad_node hdr;
-  int N, P;
-  double *adj;
-  const double *G;              /* N x P: d root / d input, column-major */
-  double **in;
-} alg_node;
-
-static void alg_chain(ad_node *self) {
-  alg_node *p = (alg_node *)self;
-  for (int m = 0; m < p->P; m++) {
-    const double *g = p->G + (size_t)m * p->N;
-    double acc = 0;
-    for (int i = 0; i < p->N; i++) acc += p->adj[i] * g[i];
-    *p->in[m] += acc;
-  }
-}
-
-static int check_finite(li_run *r, const char *fn, const char *what, const tm_v *v) {
-  if (v->base == TM_INT) return AD_OK;
-  size_t n = tm_numel(v);
-  for (size_t i = 0; i < n; i++)
-    if (!isfinite(v->val[i]))
-      return li_fail_at(r, AD_EDOMAIN, "%s: %s[%zu] is %g, but must be finite", fn, what, i + 1, v->val[i]);
-  return AD_OK;
-}
-
 int li_solve(li_run *r, const ln_expr *e, tm_v *out) {
   const char *fn = e->name;
   int old = e->builtin == LN_BI_SOLVE_OLD, rc;
-  size_t nl = strlen(fn);
-  int tol = old ? e->nargs == 8 : nl > 4 && !strcmp(fn + nl - 4, "_tol");
+  int tol = old ? e->nargs == 8 : li_is_tol_form(fn);
   int newton = strstr(fn, "newton") != NULL;
   int nx = old ? 3 : e->nargs - (tol ? 5 : 2);
-  if (nx > LI_ODE_MAXARGS) return li_fail_at(r, AD_EINVALID, "%s: too many arguments", fn);
-  tm_v a[LI_ODE_MAXARGS + 8];
+  if (nx + 1 > LI_NESTED_MAXARGS) return li_fail_at(r, AD_EINVALID, "%s: too many arguments", fn);
+  tm_v a[LI_NESTED_MAXARGS + 8];
   if (r->tr) li_emit_unsupported(r, "algebraic solvers (their plan is to come)");
   if ((rc = li_eval_args(r, e->args + 1, e->nargs - 1, a))) return rc;
   const tm_v *guess = &a[0];
@@ -304,63 +158,71 @@ int li_solve(li_run *r, const ln_expr *e, tm_v *out) {
   }
   int N = (int)tm_numel(guess);
   if (N == 0) return li_fail_at(r, AD_EINVALID, "%s: initial guess has size 0, but must have a non-zero size", fn);
-  if ((rc = check_finite(r, fn, "initial guess", guess))) return rc;
+  if ((rc = li_check_finite(r, fn, "initial guess", guess))) return rc;
   for (int k = 0; k < nx; k++)
-    if ((rc = check_finite(r, fn, "parameter vector", &x[k]))) return rc;
+    if ((rc = li_check_finite(r, fn, "parameter vector", &x[k]))) return rc;
 
+  /* f's arguments: y (pointed at each point's values), x...; the inputs
+     with derivatives among x */
   alg_sys s;
   memset(&s, 0, sizeof s);
-  s.r = r;
-  s.f = e->args[0]->ufn;
   s.name = fn;
   s.N = N;
-  s.nx = nx;
-  s.x = x;
-  int xad[LI_ODE_MAXARGS + 1];
-  s.xad = xad;
+  tm_v fargs[LI_NESTED_MAXARGS];
+  int fad[LI_NESTED_MAXARGS] = { 0 }, *xad = fad + 1;
+  fargs[0] = tm_vector_view(NULL, NULL, N);
   for (int k = 0; k < nx; k++) {
+    fargs[k + 1] = x[k];
     xad[k] = r->ad && x[k].adj != NULL;
-    if (xad[k]) s.P += (int)tm_numel(&x[k]);
   }
+  s.fn = (li_nested_fn){ r, e->args[0]->ufn, fargs, nx + 1, 0, N, fad, fn, "the algebraic system", "the guess" };
+  int P = (int)li_collect_adjoints(x, xad, nx, NULL);
   double *y = ad_alloc_doubles((size_t)N), *fy = ad_alloc_doubles((size_t)N);
-  if (!y || !fy) return ad_fail(AD_EMEMORY, "out of memory");
+  if (!y || !fy || !(s.jac = ad_scoped_new())) return ad_fail(AD_EMEMORY, "out of memory");
   for (int i = 0; i < N; i++) y[i] = tm_get(guess, (size_t)i);
-  if ((rc = find_root(&s, y, t1, ftol, steps))) return li_locate(r, rc);
+  rc = find_root(&s, y, t1, ftol, steps);
   /* Stan's last check: the norm of f at the root */
-  if ((rc = f_values(&s, y, fy))) return li_locate(r, rc);
+  if (!rc) rc = f_values(&s, y, fy);
   double norm = 0;
-  for (int i = 0; i < N; i++) norm += fy[i] * fy[i];
+  for (int i = 0; !rc && i < N; i++) norm += fy[i] * fy[i];
   norm = sqrt(norm);
-  if (!(norm <= ftol))
-    return li_fail_at(r, AD_EDOMAIN, "%s: the norm of the algebraic function is %g but should be lower than the "
-                      "function tolerance: %g. Consider decreasing the relative tolerance and increasing "
-                      "max_num_steps.", fn, norm, ftol);
+  if (!rc && !(norm <= ftol))
+    rc = ad_fail(AD_EDOMAIN, "%s: the norm of the algebraic function is %g but should be lower than the "
+                 "function tolerance: %g. Consider decreasing the relative tolerance and increasing "
+                 "max_num_steps.", fn, norm, ftol);
 
-  memset(out, 0, sizeof *out);
-  *out = vec_view(y, NULL, N);
+  /* the gradient: G = -J_y^-1 J_p at the root (N x P), then its rows */
+  double *Jy = NULL, *G = NULL, *rows = NULL, **in = NULL, *adj = NULL;
+  int *piv = NULL;
+  if (!rc && P) {
+    Jy = ad_alloc_doubles((size_t)N * N);
+    G = ad_alloc_doubles((size_t)N * P);
+    rows = ad_alloc_doubles((size_t)N * P);
+    in = ad_alloc((size_t)P * sizeof *in);
+    adj = ad_alloc_zeros((size_t)N);
+    piv = ad_alloc((size_t)N * sizeof *piv);
+    if (!Jy || !G || !rows || !in || !adj || !piv) rc = ad_fail(AD_EMEMORY, "out of memory");
+    if (!rc) rc = jacobians(&s, y, fy, Jy, G);
+    if (!rc) {
+      tm_la_lu_factor(N, Jy, piv);
+      for (int i = 0; i < N && !rc; i++)
+        if (!(fabs(TM_AT(Jy, N, i, i)) > 0))
+          rc = ad_fail(AD_EDOMAIN, "%s: the Jacobian of the algebraic system is singular at the solution", fn);
+    }
+    if (!rc) {
+      tm_la_lu_solve(N, Jy, piv, P, G);
+      for (int i = 0; i < N; i++)
+        for (int m = 0; m < P; m++) rows[(size_t)i * P + m] = -G[(size_t)m * N + i];
+      li_collect_adjoints(x, xad, nx, in);
+    }
+  }
+  ad_stack_free(s.jac);
+  if (rc) return li_locate(r, rc);
+
+  *out = tm_vector_view(y, adj, N);
   out->dep = 0;
   for (int k = 0; k < nx; k++) out->dep |= (unsigned char)li_nonconst(&x[k]);
-  if (!s.P) return AD_OK;
-  double *Jy = ad_alloc_doubles((size_t)N * N), *G = ad_alloc_doubles((size_t)N * s.P);
-  double **in = ad_alloc((size_t)s.P * sizeof *in), *adj = ad_alloc_zeros((size_t)N);
-  alg_node *p = ad_node_new(sizeof *p, alg_chain);
-  if (!Jy || !G || !in || !adj || !p) return ad_fail(AD_EMEMORY, "out of memory");
-  if ((rc = jacobians(&s, y, Jy, G))) return li_locate(r, rc);
-  /* G = -J_y^-1 J_p */
-  if ((rc = lu_solve(&s, N, Jy, G, s.P))) return li_locate(r, rc);
-  for (size_t i = 0; i < (size_t)N * s.P; i++) G[i] = -G[i];
-  int col = 0;
-  for (int k = 0; k < nx; k++) {
-    if (!xad[k]) continue;
-    size_t c = tm_numel(&x[k]);
-    for (size_t e2 = 0; e2 < c; e2++) in[col++] = &x[k].adj[e2];
-  }
-  p->N = N;
-  p->P = s.P;
-  p->adj = adj;
-  p->G = G;
-  p->in = in;
-  out->adj = adj;
+  if (!P) return AD_OK;
   out->dep = 1;
-  return AD_OK;
+  return li_rows_node((size_t)N, P, adj, rows, in);
 }

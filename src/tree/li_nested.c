@@ -1,0 +1,162 @@
+/*
+** li_nested.c -- what the solvers that call a user function many times
+** share (li_ode.c, li_solve.c, li_integrate.c): the function's values at a
+** point, its Jacobian from one recording on a scoped tape, Stan's
+** finiteness check of their inputs, and the node that passes a result's
+** adjoints on through stored derivatives.
+**
+** Why a scoped tape for the Jacobian: the caller's tape holds the
+** evaluation so far, and a sweep of it would run into that.  A scoped stack
+** is swept alone, one sweep per output, a snapshot restoring the zero
+** adjoints in between (as map_rect's Jacobians), and is recovered after.
+*/
+#include <math.h>
+#include <string.h>
+#include "li_int.h"
+
+int li_is_tol_form(const char *name) {
+  size_t n = strlen(name);
+  return n > 4 && !strcmp(name + n - 4, "_tol");
+}
+
+tm_v li_array_view(tm_v v, int narr, int d0, int d1) {
+  v.narr = (unsigned char)narr;
+  v.dim[0] = d0;
+  v.dim[1] = d1;
+  return v;
+}
+
+int li_check_finite(li_run *r, const char *fn, const char *what, const tm_v *v) {
+  size_t n = tm_numel(v);
+  for (size_t i = 0; i < n; i++) {
+    double x = tm_get(v, i);
+    if (!isfinite(x)) return li_fail_at(r, AD_EDOMAIN, "%s: %s[%zu] is %g, but must be finite", fn, what, i + 1, x);
+  }
+  return AD_OK;
+}
+
+size_t li_collect_adjoints(const tm_v *x, const int *ad, int nx, double **in) {
+  size_t n = 0;
+  for (int k = 0; k < nx; k++) {
+    if (!ad[k]) continue;
+    size_t c = tm_numel(&x[k]);
+    if (in) for (size_t e = 0; e < c; e++) in[n + e] = &x[k].adj[e];
+    n += c;
+  }
+  return n;
+}
+
+static int check_size(const li_nested_fn *c, const tm_v *v) {
+  if (tm_numel(v) != (size_t)c->n)
+    return ad_fail(AD_EINVALID, "%s: %s returned %zu values, but %s has %d", c->name, c->what, tm_numel(v),
+                   c->against, c->n);
+  return AD_OK;
+}
+
+int li_nested_values(const li_nested_fn *c, double *out) {
+  ad_mark mark = ad_stack_mark(ad_active);
+  tm_v a[LI_NESTED_MAXARGS], v;
+  for (int k = 0; k < c->nargs; k++) {
+    a[k] = c->args[k];
+    a[k].adj = NULL;
+  }
+  li_run sub;
+  li_run_fork(c->r, &sub);
+  sub.ad = 0;
+  sub.tr = NULL;
+  int rc = li_call_user(&sub, c->f, a, c->nargs, 0, &v);
+  if (!rc) rc = check_size(c, &v);
+  if (!rc) for (int i = 0; i < c->n; i++) out[i] = tm_get(&v, (size_t)i);
+  ad_stack_rewind(ad_active, &mark);
+  return rc;
+}
+
+typedef struct jac_job {
+  const li_nested_fn *c;
+  double *out, *Jy, *Jp;
+} jac_job;
+
+static int jac_run(void *data) {
+  jac_job *j = data;
+  const li_nested_fn *c = j->c;
+  int n = c->n, rc;
+  ad_mark m0 = ad_stack_mark(ad_active);
+  tm_v a[LI_NESTED_MAXARGS], v;
+  size_t ny = 0;
+  for (int k = 0; k < c->nargs; k++) {
+    a[k] = c->args[k];
+    a[k].adj = NULL;
+    if (k == c->yi) {
+      double *val;
+      ny = tm_numel(&a[k]);
+      if ((rc = ad_leaves(ny ? ny : 1, c->args[k].val, &val, &a[k].adj))) return rc;
+      a[k].val = val;
+    } else if (c->ad && c->ad[k] && (rc = li_leaf_copy(&c->args[k], &a[k]))) {
+      return rc;
+    }
+  }
+  li_run sub;
+  li_run_fork(c->r, &sub);
+  sub.ad = 1;
+  sub.tr = NULL;
+  if ((rc = li_call_user(&sub, c->f, a, c->nargs, 0, &v)) || (rc = check_size(c, &v))) return rc;
+  for (int i = 0; i < n; i++) j->out[i] = tm_get(&v, (size_t)i);
+  size_t P = c->ad ? li_collect_adjoints(a, c->ad, c->nargs, NULL) : 0;
+  if (j->Jy) memset(j->Jy, 0, (size_t)n * ny * sizeof(double));
+  if (j->Jp) memset(j->Jp, 0, (size_t)n * P * sizeof(double));
+  if (!v.adj) return AD_OK;     /* f depends on none of them */
+  ad_snapshot *snap = NULL;
+  if (n > 1 && (rc = ad_stack_snapshot(ad_active, &m0, &snap))) return rc;
+  for (int i = 0; i < n; i++) {
+    if (i > 0) ad_stack_restore(snap);
+    v.adj[i] = 1.0;
+    ad_sweep(ad_active);
+    if (j->Jy)
+      for (size_t k = 0; k < ny; k++) j->Jy[k * n + i] = a[c->yi].adj[k];
+    if (!j->Jp) continue;
+    size_t col = 0;
+    for (int k = 0; k < c->nargs; k++) {
+      if (!c->ad || !c->ad[k]) continue;
+      size_t m = tm_numel(&a[k]);
+      for (size_t e = 0; e < m; e++) j->Jp[(col + e) * n + i] = a[k].adj[e];
+      col += m;
+    }
+  }
+  return AD_OK;
+}
+
+int li_nested_jacobian(const li_nested_fn *c, ad_stack *st, double *out, double *Jy, double *Jp) {
+  jac_job j = { c, out, Jy, Jp };
+  int rc = ad_scoped_execute(st, jac_run, &j);
+  ad_stack_recover(st);
+  return rc;
+}
+
+typedef struct rows_node {
+  ad_node hdr;
+  size_t n;
+  int M;
+  const double *adj, *G;
+  double **in;
+} rows_node;
+
+static void rows_chain(ad_node *self) {
+  rows_node *p = (rows_node *)self;
+  for (size_t o = 0; o < p->n; o++) {
+    double a = p->adj[o];
+    if (a == 0) continue;
+    const double *g = p->G + o * (size_t)p->M;
+    for (int m = 0; m < p->M; m++) *p->in[m] += a * g[m];
+  }
+}
+
+int li_rows_node(size_t n, int M, const double *adj, const double *G, double **in) {
+  rows_node *p = ad_node_new(sizeof *p, rows_chain);
+  if (!p) return ad_fail(AD_EMEMORY, "out of memory");
+  p->n = n;
+  p->M = M;
+  p->adj = adj;
+  p->G = G;
+  p->in = in;
+  return AD_OK;
+}
