@@ -40,6 +40,12 @@ typedef struct lc_sig {
 ** name are adjacent); NULL with *n = 0 when the library has no such name.
 ** Signatures that do not parse are left out. */
 const lc_sig *lc_lib_sigs(const char *name, int *n);
+/* Stan's library function names, sorted (lc_stan_names.c, written by
+** tools/signatures.R), and whether name is one of them: a call of a Stan
+** function tapestry lacks is then "not supported by tapestry yet". */
+extern const char *const lc_stan_names[];
+extern const int lc_n_stan_names;
+int lc_is_stan_name(const char *name);
 /* The signatures are parsed (0 only when memory ran out). */
 int lc_lib_ready(void);
 /* Cost of calling s with arguments of these types: 0 for exact, +1 per

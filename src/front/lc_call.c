@@ -109,7 +109,21 @@ static int no_function(lc_ctx *c, ln_expr *e, const char *name) {
                         name, alt, alt[len - 2] == 'm' ? " (the distribution is discrete)" : "");
     }
   }
+  if (lc_is_stan_name(name))
+    return lc_error(c, e->line, e->col,
+                    "'%s' is a Stan function that is not supported by tapestry yet "
+                    "(the README lists Stan's functions tapestry lacks)", name);
   return lc_error(c, e->line, e->col, "unknown function '%s'", name);
+}
+
+int lc_is_stan_name(const char *name) {
+  int lo = 0, hi = lc_n_stan_names - 1;
+  while (lo <= hi) {
+    int mid = lo + (hi - lo) / 2, d = strcmp(name, lc_stan_names[mid]);
+    if (!d) return 1;
+    if (d < 0) hi = mid - 1; else lo = mid + 1;
+  }
+  return 0;
 }
 
 static int mismatch(lc_ctx *c, ln_expr *e, const char *name, const char *shown) {

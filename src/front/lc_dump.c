@@ -51,7 +51,7 @@ static const char *ekind(int k) {
 
 static const char *bname(int b) {
   static const char *const t[] = {"none", "cmp", "logic", "idiv", "reduce_sum", "reduce_sum_static",
-                                  "map_rect", "parallel_map", "int_div_int", "ode", "ode_old", "solve", "solve_old", "integrate_1d"};
+                                  "map_rect", "parallel_map", "int_div_int", "ode", "ode_old", "solve", "solve_old", "integrate_1d", "integrate_1d_v"};
   return b >= 0 && b < (int)(sizeof t / sizeof *t) ? t[b] : "?";
 }
 

@@ -59,6 +59,9 @@ int lc_hof_kind(const char *name) {
     return LN_BI_SOLVE;
   if (!strcmp(name, "algebra_solver") || !strcmp(name, "algebra_solver_newton")) return LN_BI_SOLVE_OLD;
   if (!strcmp(name, "integrate_1d")) return LN_BI_INTEGRATE;
+  if (!strcmp(name, "integrate_1d_gauss_kronrod") || !strcmp(name, "integrate_1d_gauss_kronrod_tol") ||
+      !strcmp(name, "integrate_1d_double_exponential") || !strcmp(name, "integrate_1d_double_exponential_tol"))
+    return LN_BI_INTEGRATE_V;
   return 0;
 }
 
@@ -253,7 +256,8 @@ static int ode_old(lc_ctx *c, ln_expr *e, want *w) {
   if (e->nargs == 10 &&
       ((rc = need(c, e, 7, is_real_scalar(e->args[7]->type), "a real (rel_tol)")) ||
        (rc = need(c, e, 8, is_real_scalar(e->args[8]->type), "a real (abs_tol)")) ||
-       (rc = need(c, e, 9, e->args[9]->type.base == TM_INT && e->args[9]->type.narr == 0, "an int (max_num_steps)"))))
+       /* Stan declares the older forms' max_num_steps real (an int promotes) */
+       (rc = need(c, e, 9, is_real_scalar(e->args[9]->type), "an int (max_num_steps)"))))
     return rc;
   for (int k = 5; k < e->nargs; k++)    /* x_r, x_i and the tolerances */
     if (e->args[k]->dep)
@@ -314,7 +318,7 @@ static int solve_old(lc_ctx *c, ln_expr *e, want *w) {
   if (e->nargs == 8 &&
       ((rc = need(c, e, 5, is_real_scalar(e->args[5]->type), "a real (rel_tol)")) ||
        (rc = need(c, e, 6, is_real_scalar(e->args[6]->type), "a real (f_tol)")) ||
-       (rc = need(c, e, 7, e->args[7]->type.base == TM_INT && e->args[7]->type.narr == 0, "an int (max_steps)"))))
+       (rc = need(c, e, 7, is_real_scalar(e->args[7]->type), "an int (max_steps)"))))
     return rc;
   for (int k = 3; k < e->nargs; k++)
     if (e->args[k]->dep)
@@ -327,6 +331,39 @@ static int solve_old(lc_ctx *c, ln_expr *e, want *w) {
   w->t[2] = lc_mk(TM_REAL, 1); w->from[2] = 3;
   w->t[3] = lc_mk(TM_INT, 1); w->from[3] = 4;
   e->type = lc_mk(TM_VECTOR, 0);
+  return AD_OK;
+}
+
+/* integrate_1d_gauss_kronrod, integrate_1d_double_exponential: (f, a, b[,
+** data real rel_tol, data real abs_tol, data int max_depth], ...): f gets x,
+** xc and the rest. */
+static int integrate_v(lc_ctx *c, ln_expr *e, want *w) {
+  int rc, tol = lc_ends_with(e->name, "_tol"), first = tol ? 6 : 3;
+  if (e->nargs < first)
+    return lc_error(c, e->line, e->col, tol ? "%s takes a function, the limits, the relative and absolute "
+                    "tolerances, the maximum depth and the function's other arguments: %s(f, a, b, rel_tol, "
+                    "abs_tol, max_depth, ...)" : "%s takes a function, the limits and the function's other "
+                    "arguments: %s(f, a, b, ...)", e->name, e->name);
+  if ((rc = need(c, e, 1, is_real_scalar(e->args[1]->type), "a real (the lower limit)")) ||
+      (rc = need(c, e, 2, is_real_scalar(e->args[2]->type), "a real (the upper limit)")))
+    return rc;
+  if (tol) {
+    if ((rc = need(c, e, 3, is_real_scalar(e->args[3]->type), "a real (the relative tolerance)")) ||
+        (rc = need(c, e, 4, is_real_scalar(e->args[4]->type), "a real (the absolute tolerance)")) ||
+        (rc = need(c, e, 5, e->args[5]->type.base == TM_INT && e->args[5]->type.narr == 0, "an int (max_depth)")))
+      return rc;
+    for (int k = 3; k < 6; k++)
+      if (e->args[k]->dep)
+        return lc_error(c, e->args[k]->line, e->args[k]->col, "%s: argument %d must be data only, but it depends "
+                        "on parameters", e->name, k + 1);
+  }
+  if (e->nargs - first + 2 > MAXP) return lc_error(c, e->line, e->col, "%s: too many arguments", e->name);
+  w->ret = lc_mk(TM_REAL, 0);
+  w->n = e->nargs - first + 2;
+  w->t[0] = lc_mk(TM_REAL, 0); w->from[0] = 0;
+  w->t[1] = lc_mk(TM_REAL, 0); w->from[1] = 0;
+  for (int k = first; k < e->nargs; k++) { w->t[k - first + 2] = e->args[k]->type; w->from[k - first + 2] = k; }
+  e->type = lc_mk(TM_REAL, 0);
   return AD_OK;
 }
 
@@ -546,6 +583,7 @@ static int hof_types(lc_ctx *c, ln_expr *e, int which) {
     rc = which == LN_BI_MAP_RECT ? map_rect(c, e, &w) : which == LN_BI_ODE ? ode(c, e, &w)
        : which == LN_BI_ODE_OLD ? ode_old(c, e, &w) : which == LN_BI_SOLVE ? solve(c, e, &w)
        : which == LN_BI_SOLVE_OLD ? solve_old(c, e, &w) : which == LN_BI_INTEGRATE ? integrate_1d(c, e, &w)
+       : which == LN_BI_INTEGRATE_V ? integrate_v(c, e, &w)
        : reduce_sum(c, e, &w);
     if (rc == AD_OK) rc = pick(c, e, e->args[0], &w);
   }

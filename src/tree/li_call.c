@@ -78,6 +78,7 @@ int li_call_builtin(li_run *r, const ln_expr *e, tm_v *out) {
   case LN_BI_SOLVE_OLD:
     return li_solve(r, e, out);
   case LN_BI_INTEGRATE:
+  case LN_BI_INTEGRATE_V:
     return li_integrate_1d(r, e, out);
   default:
     return li_fail_at(r, AD_EINVALID, "unknown builtin");

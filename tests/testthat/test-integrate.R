@@ -111,3 +111,66 @@ test_that("Stan's checks: limits in order, finite theta, the tolerance, a reject
     parameters { real t; }
     model { target += integrate_1d(f, 0, 1, {t}, {t}, {0}); }"), "must be data only")
 })
+
+test_that("the variadic forms: Gauss-Kronrod and double exponential, values and gradients", {
+  skip_without_gsl()
+  code <- "
+    functions {
+      real dens(real x, real xc, real mu, real s) { return exp(normal_lpdf(x | mu, s)); }
+      real poly(real x, real xc, vector th, int k) { return th[1] * x^k + th[2]; }
+      real xc_is(real x, real xc, int want_nan) { return want_nan ? is_nan(xc) : !is_nan(xc); }
+    }
+    data { real lo; real hi; }
+    parameters { real mu; real<lower=0> s; vector[2] th; }
+    transformed parameters {
+      real p = integrate_1d_gauss_kronrod(dens, lo, hi, mu, s);
+      real q = integrate_1d_double_exponential_tol(poly, 0, 2, 1e-8, 0, 10, th, 2);
+      real r = integrate_1d_gauss_kronrod_tol(dens, negative_infinity(), hi, 1e-8, 1e-12, 15, mu, s);
+      real d = integrate_1d_double_exponential(dens, lo, positive_infinity(), mu, s);
+    }
+    model { target += log(p) + q + r + log(d); }
+    generated quantities {
+      // xc is NaN under Gauss-Kronrod, the distance to a limit under double exponential
+      real gk_nan = integrate_1d_gauss_kronrod(xc_is, 0, 1, 1);
+      real de_finite = integrate_1d_double_exponential(xc_is, 0, 1, 0);
+    }"
+  m <- tapestry_model(code = code)
+  ctx <- m$bind(list(lo = -1, hi = 0.5))
+  mu <- 0.3; s <- 0.8; th <- c(1.5, -0.5)
+  u <- c(mu, log(s), th)
+  v <- ctx$constrain_variables(u, generated = TRUE, seed = 1)
+  expect_equal(v$p, pnorm(0.5, mu, s) - pnorm(-1, mu, s), tolerance = 1e-9)
+  expect_equal(v$q, th[1] * 8 / 3 + 2 * th[2], tolerance = 1e-9)
+  expect_equal(v$r, pnorm(0.5, mu, s), tolerance = 1e-9)
+  expect_equal(v$d, pnorm(-1, mu, s, lower.tail = FALSE), tolerance = 1e-9)
+  expect_equal(v$gk_nan, 1)
+  expect_equal(v$de_finite, 1)
+  expect_equal(as.vector(ctx$grad_log_prob(u)), fd_grad(ctx, u, 1e-5), tolerance = 1e-6)
+  # the limits as parameters: -f(a) and f(b)
+  ctx2 <- tapestry_model(code = "
+    functions { real f(real x, real xc, real c) { return c * x^2; } }
+    parameters { real a; real b; }
+    model { target += integrate_1d_gauss_kronrod(f, a, b, 3.0); }")$bind(list())
+  expect_equal(as.vector(ctx2$grad_log_prob(c(0.2, 1.1))), c(-3 * 0.2^2, 3 * 1.1^2), tolerance = 1e-10)
+})
+
+test_that("the variadic forms' checks: tolerances data only and in range", {
+  skip_without_gsl()
+  code <- "
+    functions { real f(real x, real xc, real c) { return c * x; } }
+    data { real atol; int depth; }
+    parameters { real c; }
+    model { target += integrate_1d_gauss_kronrod_tol(f, 0, 1, 1e-8, atol, depth, c); }"
+  m <- tapestry_model(code = code)
+  expect_error(m$bind(list(atol = -1, depth = 5))$log_prob(1), "absolute_tolerance is -1")
+  expect_error(m$bind(list(atol = 0, depth = -2))$log_prob(1), "max_depth is -2")
+  expect_equal(m$bind(list(atol = 0, depth = 0))$log_prob(2), 1, tolerance = 1e-12)
+  expect_error(tapestry_model(code = "
+    functions { real f(real x, real xc, real c) { return c * x; } }
+    parameters { real c; }
+    model { target += integrate_1d_gauss_kronrod_tol(f, 0, 1, c, 0, 5, c); }"), "must be data only")
+  expect_error(tapestry_model(code = "
+    functions { real f(real x, real xc, real c) { return c * x; } }
+    parameters { real c; }
+    model { target += integrate_1d_double_exponential(f, 0, 1); }"), "integrate_1d_double_exponential")
+})

@@ -128,12 +128,14 @@ test_that("integrate_ode_rk45/bdf/adams take the older signature and agree with 
       array[T] vector[2] b = ode_bdf_tol(g, to_vector(y0), 0, ts, 1e-10, 1e-10, 100000, theta, {0.5}, {2});
       if (which == 1) a = integrate_ode_rk45(f, y0, 0, ts, theta, {0.5}, {2}, 1e-10, 1e-10, 100000);
       else if (which == 2) a = integrate_ode_bdf(f, y0, 0, ts, theta, {0.5}, {2});
+      // Stan declares the older forms' max_num_steps real
+      else if (which == 3) a = integrate_ode_bdf(f, y0, 0, ts, theta, {0.5}, {2}, 1e-10, 1e-10, 1e5);
       else a = integrate_ode_adams(f, y0, 0, ts, theta, {0.5}, {2});
       for (t in 1:T) target += a[t, 1] + 2 * a[t, 2] - b[t, 1] - 2 * b[t, 2];
     }"
   m <- tapestry_model(code = code)
   ts <- c(0.3, 1, 2.5)
-  for (w in 1:3) {
+  for (w in 1:4) {
     ctx <- m$bind(list(T = 3, ts = ts, which = w))
     u <- c(log(0.8), log(0.5), 1, -0.5)
     expect_equal(ctx$log_prob(u, jacobian = FALSE), 0, tolerance = 1e-7)

@@ -33,7 +33,9 @@ test_that("a system with a closed-form root: every solver, values and gradients"
       else if (which == 3) y = solve_newton_tol(sys, [1, 1]', 1e-10, 1e-12, 100, a, b);
       else if (which == 4) y = solve_powell_tol(sys, [1, 1]', 1e-12, 1e-12, 100, a, b);
       else if (which == 5) y = algebra_solver(sys_old, [1, 1]', [a, b]', {0.0}, {0});
-      else y = algebra_solver_newton(sys_old, [1, 1]', [a, b]', {0.0}, {0}, 1e-10, 1e-12, 100);
+      else if (which == 6) y = algebra_solver_newton(sys_old, [1, 1]', [a, b]', {0.0}, {0}, 1e-10, 1e-12, 100);
+      // Stan declares the older forms' max_steps real
+      else y = algebra_solver(sys_old, [1, 1]', [a, b]', {0.0}, {0}, 1e-10, 1e-12, 100.0);
     }
     model { target += y[1] + 3 * y[2]; }"
   m <- tapestry_model(code = code)
@@ -42,7 +44,7 @@ test_that("a system with a closed-form root: every solver, values and gradients"
   y1 <- a - exp(-b); y2 <- y1^2 + b
   # d/da: dy1 = 1, dy2 = 2 y1; d/dlog b: b * (dy1/db = exp(-b), dy2/db = 2 y1 exp(-b) + 1)
   gw <- c(1 + 3 * 2 * y1, b * (exp(-b) + 3 * (2 * y1 * exp(-b) + 1)))
-  for (w in 1:6) {
+  for (w in 1:7) {
     ctx <- m$bind(list(which = w))
     v <- ctx$constrain_variables(u)
     expect_equal(as.vector(v$y), c(y1, y2), tolerance = 1e-7, info = w)
