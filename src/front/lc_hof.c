@@ -48,7 +48,7 @@ int lc_hof_kind(const char *name) {
   if (!strcmp(name, "map_rect")) return LN_BI_MAP_RECT;
   if (!strcmp(name, "parallel_map")) return LN_BI_PARALLEL_MAP;
   static const char *const odes[] = { "ode_rk45", "ode_rk45_tol", "ode_ckrk", "ode_ckrk_tol", "ode_adams",
-                                      "ode_adams_tol", "ode_bdf", "ode_bdf_tol" };
+                                      "ode_adams_tol", "ode_bdf", "ode_bdf_tol", "ode_adjoint_tol_ctl" };
   for (size_t i = 0; i < sizeof odes / sizeof *odes; i++)
     if (!strcmp(name, odes[i])) return LN_BI_ODE;
   if (!strcmp(name, "integrate_ode_rk45") || !strcmp(name, "integrate_ode_adams") ||
@@ -205,8 +205,39 @@ static int is_real_scalar(ln_type t) { return (t.base == TM_REAL || t.base == TM
 
 /* ode_*: (f, vector y0, real t0, array[] real ts[, rel_tol, abs_tol,
 ** max_num_steps], ...): f gets t, y and the rest. */
+/* ode_adjoint_tol_ctl(f, vector y0, real t0, array[] real ts, data real
+** rtol_f, data vector atol_f, data real rtol_b, data vector atol_b, data real
+** rtol_q, data real atol_q, data int max_num_steps, data int
+** num_steps_between_checkpoints, data int interpolation_polynomial, data int
+** solver_f, data int solver_b, ...) */
+static int ode_adjoint(lc_ctx *c, ln_expr *e) {
+  int rc;
+  if (e->nargs < 15)
+    return lc_error(c, e->line, e->col, "ode_adjoint_tol_ctl takes a function, the initial state, the initial time, "
+                    "the output times, 11 control arguments and the function's other arguments: "
+                    "ode_adjoint_tol_ctl(f, y0, t0, ts, rel_tol_f, abs_tol_f, rel_tol_b, abs_tol_b, rel_tol_q, "
+                    "abs_tol_q, max_num_steps, num_checkpoints, interpolation_polynomial, solver_f, solver_b, ...)");
+  static const char *const what[11] = { "a real (relative_tolerance_forward)", "a vector (absolute_tolerance_forward)",
+    "a real (relative_tolerance_backward)", "a vector (absolute_tolerance_backward)",
+    "a real (relative_tolerance_quadrature)", "a real (absolute_tolerance_quadrature)", "an int (max_num_steps)",
+    "an int (num_steps_between_checkpoints)", "an int (interpolation_polynomial)", "an int (solver_forward)",
+    "an int (solver_backward)" };
+  for (int k = 4; k < 15; k++) {
+    ln_type t = e->args[k]->type;
+    int ok = k == 5 || k == 7 ? t.base == TM_VECTOR && t.narr == 0 : k >= 10 ? t.base == TM_INT && t.narr == 0
+           : is_real_scalar(t);
+    if ((rc = need(c, e, k, ok, what[k - 4]))) return rc;
+    if (e->args[k]->dep)
+      return lc_error(c, e->args[k]->line, e->args[k]->col, "ode_adjoint_tol_ctl: argument %d must be data only, "
+                      "but it depends on parameters", k + 1);
+  }
+  return AD_OK;
+}
+
 static int ode(lc_ctx *c, ln_expr *e, want *w) {
-  int rc, tol = lc_ends_with(e->name, "_tol"), first = tol ? 7 : 4;
+  int adjoint = !strcmp(e->name, "ode_adjoint_tol_ctl");
+  int rc, tol = !adjoint && lc_ends_with(e->name, "_tol"), first = adjoint ? 15 : tol ? 7 : 4;
+  if (adjoint && (rc = ode_adjoint(c, e))) return rc;
   if (e->nargs < first)
     return lc_error(c, e->line, e->col, tol ? "%s takes a function, the initial state, the initial time, the output "
                     "times, rel_tol, abs_tol, max_num_steps and the function's other arguments: "

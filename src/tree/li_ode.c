@@ -109,10 +109,10 @@ static void ark_err(int code, const char *module, const char *function, char *ms
 /* Integrates s from t0, z0 (n values) to each of the T times, writing the
 ** state at ts[i] to zs + i * n. */
 static int solve(ode_sys *s, int method, double t0, const double *z0, int n, const double *ts, int T,
-                 double rtol, double atol, long max_steps, double *zs) {
+                 double rtol, double atol, const double *atolv, long max_steps, double *zs) {
   SUNContext ctx = NULL;
   if (SUNContext_Create(NULL, &ctx)) return ad_fail(AD_EMEMORY, "%s: SUNDIALS could not start", s->name);
-  N_Vector z = N_VNew_Serial(n, ctx);
+  N_Vector z = N_VNew_Serial(n, ctx), av = NULL;
   void *mem = NULL;
   SUNMatrix A = NULL;
   SUNLinearSolver LS = NULL;
@@ -120,6 +120,10 @@ static int solve(ode_sys *s, int method, double t0, const double *z0, int n, con
   s->msg[0] = '\0';
   if (!z) { rc = ad_fail(AD_EMEMORY, "out of memory"); goto out; }
   memcpy(N_VGetArrayPointer(z), z0, (size_t)n * sizeof(double));
+  if (atolv) {   /* per state: state k's sensitivities get state k's tolerance */
+    if (!(av = N_VNew_Serial(n, ctx))) { rc = ad_fail(AD_EMEMORY, "out of memory"); goto out; }
+    for (int j = 0; j < n; j++) N_VGetArrayPointer(av)[j] = atolv[j % s->N];
+  }
   if (method == ODE_ADAMS || method == ODE_BDF) {
     mem = CVodeCreate(method == ODE_BDF ? CV_BDF : CV_ADAMS, ctx);
     if (!mem) { rc = ad_fail(AD_EMEMORY, "out of memory"); goto out; }
@@ -127,7 +131,8 @@ static int solve(ode_sys *s, int method, double t0, const double *z0, int n, con
     A = SUNDenseMatrix(n, n, ctx);
     LS = A ? SUNLinSol_Dense(z, A, ctx) : NULL;
     if (!LS || CVodeInit(mem, rhs_sundials, t0, z) || CVodeSetUserData(mem, s) ||
-        CVodeSStolerances(mem, rtol, atol) || CVodeSetLinearSolver(mem, LS, A) ||
+        (av ? CVodeSVtolerances(mem, rtol, av) : CVodeSStolerances(mem, rtol, atol)) ||
+        CVodeSetLinearSolver(mem, LS, A) ||
         CVodeSetMaxNumSteps(mem, max_steps)) {
       rc = ad_fail(AD_EINVALID, "%s: the solver could not be set up: %s", s->name, s->msg);
       goto out;
@@ -170,6 +175,7 @@ out:
   if (LS) SUNLinSolFree(LS);
   if (A) SUNMatDestroy(A);
   if (z) N_VDestroy(z);
+  if (av) N_VDestroy(av);
   SUNContext_Free(&ctx);
   return rc;
 }
@@ -177,8 +183,9 @@ out:
 #else
 
 static int solve(ode_sys *s, int method, double t0, const double *z0, int n, const double *ts, int T,
-                 double rtol, double atol, long max_steps, double *zs) {
-  (void)method; (void)t0; (void)z0; (void)n; (void)ts; (void)T; (void)rtol; (void)atol; (void)max_steps; (void)zs;
+                 double rtol, double atol, const double *atolv, long max_steps, double *zs) {
+  (void)method; (void)t0; (void)z0; (void)n; (void)ts; (void)T; (void)rtol; (void)atol; (void)atolv;
+  (void)max_steps; (void)zs;
   (void)rhs_coupled;
   return ad_fail(AD_EINVALID, "%s needs SUNDIALS, which this build of tapestry was made without: install it "
                  "(Debian/Ubuntu: apt-get install libsundials-dev) and reinstall tapestry", s->name);
@@ -202,6 +209,50 @@ static void ts_chain(ad_node *self) {
   for (size_t o = 0; o < p->n; o++) p->ts_adj[o / (size_t)p->N] += p->adj[o] * p->F[o];
 }
 
+/* ode_adjoint_tol_ctl's controls (a[3..13]) with Stan's checks.  The
+** forward tolerances, the step limit and the forward method (1 Adams, 2 BDF)
+** drive the solve; the gradients come from the same forward sensitivities as
+** ode_bdf's, so the backward and quadrature controls are checked and
+** otherwise unused. */
+static int adjoint_controls(li_run *r, const char *fn, const tm_v *a, int N, double *rtol, const double **atolv,
+                            long *steps, int *method) {
+  static const char *const rel[3] = { "relative_tolerance_forward", "relative_tolerance_backward",
+                                      "relative_tolerance_quadrature" };
+  const tm_v *rv[3] = { &a[3], &a[5], &a[7] }, *av[2] = { &a[4], &a[6] };
+  static const char *const abs_name[2] = { "absolute_tolerance_forward", "absolute_tolerance_backward" };
+  for (int k = 0; k < 3; k++) {
+    double v = tm_get(rv[k], 0);
+    if (!(v > 0) || !isfinite(v))
+      return li_fail_at(r, AD_EDOMAIN, "%s: %s is %g, but must be positive and finite", fn, rel[k], v);
+  }
+  for (int k = 0; k < 2; k++) {
+    if ((int)tm_numel(av[k]) != N)
+      return li_fail_at(r, AD_EINVALID, "%s: size of %s (%d) and size of initial state (%d) must match in size", fn,
+                        abs_name[k], (int)tm_numel(av[k]), N);
+    for (int i = 0; i < N; i++) {
+      double v = tm_get(av[k], (size_t)i);
+      if (!(v > 0) || !isfinite(v))
+        return li_fail_at(r, AD_EDOMAIN, "%s: %s[%d] is %g, but must be positive and finite", fn, abs_name[k], i + 1, v);
+    }
+  }
+  double q = tm_get(&a[8], 0);
+  if (!(q > 0) || !isfinite(q))
+    return li_fail_at(r, AD_EDOMAIN, "%s: absolute_tolerance_quadrature is %g, but must be positive and finite", fn, q);
+  static const char *const ints[5] = { "max_num_steps", "num_steps_between_checkpoints", "interpolation_polynomial",
+                                       "solver_forward", "solver_backward" };
+  for (int k = 0; k < 5; k++) {
+    int v = a[9 + k].ival[0];
+    if (k < 2 && v <= 0) return li_fail_at(r, AD_EDOMAIN, "%s: %s is %d, but must be positive", fn, ints[k], v);
+    if (k >= 2 && (v < 1 || v > 2))
+      return li_fail_at(r, AD_EDOMAIN, "%s: %s is %d, but must be in the interval [1, 2]", fn, ints[k], v);
+  }
+  *rtol = tm_get(&a[3], 0);
+  *atolv = a[4].val;
+  *steps = a[9].ival[0];
+  *method = a[12].ival[0] == 1 ? ODE_ADAMS : ODE_BDF;
+  return AD_OK;
+}
+
 static int method_of(const char *name) {
   if (strstr(name, "rk45")) return ODE_RK45;
   if (strstr(name, "ckrk")) return ODE_CKRK;
@@ -212,18 +263,23 @@ static int method_of(const char *name) {
 int li_ode(li_run *r, const ln_expr *e, tm_v *out) {
   const char *fn = e->name;
   int old = e->builtin == LN_BI_ODE_OLD, tol = old ? e->nargs == 10 : li_is_tol_form(fn);
-  int nx = old ? 3 : e->nargs - (tol ? 7 : 4), rc;
+  int adjoint = !strcmp(fn, "ode_adjoint_tol_ctl");
+  int nx = old ? 3 : e->nargs - (adjoint ? 15 : tol ? 7 : 4), rc;
   if (nx + 2 > LI_NESTED_MAXARGS) return li_fail_at(r, AD_EINVALID, "%s: too many arguments", fn);
   tm_v a[LI_NESTED_MAXARGS + 8];
   if (r->tr) li_emit_unsupported(r, "ODE solvers (their plan is to come)");
   if ((rc = li_eval_args(r, e->args + 1, e->nargs - 1, a))) return rc;
   const tm_v *y0 = &a[0], *t0 = &a[1], *ts = &a[2];
-  tm_v *x = old ? &a[3] : &a[tol ? 6 : 3];
+  tm_v *x = old ? &a[3] : &a[adjoint ? 14 : tol ? 6 : 3];
+  int method = method_of(fn);
+  const double *atolv = NULL;
   /* Stan's defaults: 1e-6, 1e-6, 1e6 steps; integrate_ode_adams and _bdf 1e-10, 1e-10, 1e8 */
   double rtol = 1e-6, atol = 1e-6;
   long steps = 1000000;
   if (old && !strstr(fn, "rk45")) { rtol = 1e-10; atol = 1e-10; steps = 100000000; }
-  if (tol) {
+  if (adjoint && (rc = adjoint_controls(r, fn, a, (int)tm_numel(y0), &rtol, &atolv, &steps, &method)))
+    return rc;
+  if (tol && !adjoint) {
     const tm_v *tv = old ? &a[6] : &a[3];
     rtol = tm_get(&tv[0], 0);
     atol = tm_get(&tv[1], 0);
@@ -290,7 +346,7 @@ int li_ode(li_run *r, const ln_expr *e, tm_v *out) {
     s.Jp = ad_alloc_doubles((size_t)N * (P ? P : 1));
     if (!s.Jy || !s.Jp || !(s.jac = ad_scoped_new())) return ad_fail(AD_EMEMORY, "out of memory");
   }
-  rc = solve(&s, method_of(fn), t0v, z0, n, tsv, T, rtol, atol, steps, zs);
+  rc = solve(&s, method, t0v, z0, n, tsv, T, rtol, atol, atolv, steps, zs);
   if (s.jac) ad_stack_free(s.jac);
   if (rc) return li_locate(r, rc);
 

@@ -254,3 +254,37 @@ test_that("exponential decay with noise: sampling recovers the rate", {
   expect_lt(abs(s$mean - 0.4), 0.03)
   expect_lt(max(fit$summary()$rhat, na.rm = TRUE), 1.05)
 })
+
+test_that("ode_adjoint_tol_ctl: ode_bdf's values and gradients, and Stan's checks of its controls", {
+  skip_without_sundials()
+  code <- "
+    functions { vector f(real t, vector y, real k, vector c) { return [-k * y[1], k * y[1] - c[1] * y[2]]'; } }
+    data { array[3] real ts; int which; vector[2] atol; int interp; int solver; }
+    parameters { real<lower=0> k; vector<lower=0>[1] c; vector[2] y0; }
+    model {
+      array[3] vector[2] a;
+      if (which == 1) a = ode_adjoint_tol_ctl(f, y0, 0, ts, 1e-10, atol, 1e-8, [1e-8, 1e-8]', 1e-8, 1e-8,
+                                              100000, 150, interp, solver, 2, k, c);
+      else a = ode_bdf_tol(f, y0, 0, ts, 1e-10, 1e-10, 100000, k, c);
+      for (i in 1:3) target += a[i, 1] + 2 * a[i, 2];
+    }"
+  m <- tapestry_model(code = code)
+  u <- c(log(0.7), log(0.3), 1, 0.5)
+  d <- list(ts = c(0.5, 1, 2), atol = c(1e-10, 1e-10), interp = 1L, solver = 2L)
+  ref <- m$bind(c(d, which = 2))
+  for (solver in 1:2) {
+    ctx <- m$bind(modifyList(d, list(which = 1, solver = solver)))
+    expect_equal(ctx$log_prob(u), ref$log_prob(u), tolerance = 1e-8)
+    expect_equal(as.vector(ctx$grad_log_prob(u)), as.vector(ref$grad_log_prob(u)), tolerance = 1e-7)
+    expect_equal(as.vector(ctx$grad_log_prob(u)), fd_grad(ctx, u, 1e-5), tolerance = 1e-6)
+  }
+  expect_error(m$bind(modifyList(d, list(which = 1, atol = c(1e-8, -1))))$log_prob(u),
+               "absolute_tolerance_forward\\[2\\] is -1")
+  expect_error(m$bind(modifyList(d, list(which = 1, interp = 3L)))$log_prob(u),
+               "interpolation_polynomial is 3, but must be in the interval \\[1, 2\\]")
+  expect_error(tapestry_model(code = "
+    functions { vector f(real t, vector y) { return -y; } }
+    parameters { real r; }
+    model { target += ode_adjoint_tol_ctl(f, [1.0]', 0, {1.0}, r, [1e-6]', 1e-6, [1e-6]', 1e-6, 1e-6,
+                                          100, 10, 1, 2, 2)[1, 1]; }"), "argument 5 must be data only")
+})
