@@ -10,7 +10,9 @@
 ** sensitivities S, dS/dt = J_y S + J_p.  J_y and J_p at (t, y) come from
 ** one recording of f on a scoped tape of their own, one reverse sweep per
 ** output (a snapshot restores the zero adjoints between sweeps, as
-** map_rect's Jacobians).  The result gets one node on the caller's tape
+** map_rect's Jacobians); CVODES's Newton iteration gets J_y from the same
+** tape (jac_sundials), not from difference quotients.  The result gets one
+** node on the caller's tape
 ** holding S at each output time (li_rows_node), and one holding f there
 ** for output times that are parameters.
 **
@@ -96,6 +98,35 @@ static int rhs_sundials(sunrealtype t, N_Vector z, N_Vector dz, void *ud) {
   return 0;
 }
 
+/* The Newton iteration's Jacobian for CVODES, from the tape instead of
+** difference quotients: J_y at (t, y) on each diagonal block, one for y and
+** one per sensitivity column.  The coupled system's exact Jacobian also has
+** d(J_y S)/dy below the diagonal; leaving it out, as CVODES's simultaneous
+** corrector does, changes only how fast Newton converges, not the solution. */
+static int jac_sundials(sunrealtype t, N_Vector z, N_Vector fz, SUNMatrix J, void *ud, N_Vector t1, N_Vector t2,
+                        N_Vector t3) {
+  (void)fz; (void)t2; (void)t3;
+  ode_sys *s = ud;
+  int N = s->N, nb = 1 + s->M;
+  s->t = t;
+  s->fn.args[1].val = N_VGetArrayPointer(z);
+  int rc = li_nested_jacobian(&s->fn, s->jac, N_VGetArrayPointer(t1), s->Jy, NULL);
+  if (rc) {
+    if (!s->status) {
+      s->status = rc;
+      snprintf(s->msg, sizeof s->msg, "%s", ad_errmsg());
+    }
+    return -1;
+  }
+  SUNMatZero(J);
+  for (int b = 0; b < nb; b++)
+    for (int k = 0; k < N; k++) {
+      double *col = SUNDenseMatrix_Column(J, (sunindextype)b * N + k) + (size_t)b * N;
+      for (int i = 0; i < N; i++) col[i] = s->Jy[(size_t)k * N + i];
+    }
+  return 0;
+}
+
 static void cv_err(int code, const char *module, const char *function, char *msg, void *ud) {
   (void)code; (void)module; (void)function;
   ode_sys *s = ud;
@@ -132,7 +163,7 @@ static int solve(ode_sys *s, int method, double t0, const double *z0, int n, con
     LS = A ? SUNLinSol_Dense(z, A, ctx) : NULL;
     if (!LS || CVodeInit(mem, rhs_sundials, t0, z) || CVodeSetUserData(mem, s) ||
         (av ? CVodeSVtolerances(mem, rtol, av) : CVodeSStolerances(mem, rtol, atol)) ||
-        CVodeSetLinearSolver(mem, LS, A) ||
+        CVodeSetLinearSolver(mem, LS, A) || CVodeSetJacFn(mem, jac_sundials) ||
         CVodeSetMaxNumSteps(mem, max_steps)) {
       rc = ad_fail(AD_EINVALID, "%s: the solver could not be set up: %s", s->name, s->msg);
       goto out;
@@ -341,7 +372,8 @@ int li_ode(li_run *r, const ln_expr *e, tm_v *out) {
     z0[i] = tm_get(y0, (size_t)i);
     if (s.ny0) z0[N + (size_t)i * N + i] = 1.0;      /* dy0 / dy0 = I */
   }
-  if (s.M) {
+  int implicit = method == ODE_ADAMS || method == ODE_BDF;   /* their Newton needs J_y */
+  if (s.M || implicit) {
     s.Jy = ad_alloc_doubles((size_t)N * N);
     s.Jp = ad_alloc_doubles((size_t)N * (P ? P : 1));
     if (!s.Jy || !s.Jp || !(s.jac = ad_scoped_new())) return ad_fail(AD_EMEMORY, "out of memory");
