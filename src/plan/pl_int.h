@@ -183,11 +183,18 @@ typedef struct pl_arg {
   const void *c;              /* constant values (double or int) */
 } pl_arg;
 
-enum { PL_K_INVOKE = 1, PL_K_TRANSFORM, PL_K_CHECK };
+enum { PL_K_INVOKE = 1, PL_K_TRANSFORM, PL_K_CHECK, PL_K_HOF };
+
+/* PL_K_HOF's fn: an ODE, algebraic solver or integrate_1d call, run again by
+** li_hof_apply (its user function on the tree) */
+typedef struct pl_hof {
+  const li_ctx *ctx;
+  const void *site;           /* the call's ln_expr */
+} pl_hof;
 
 typedef struct pl_call {
   int kind, propto, nargs;
-  const void *fn;             /* tm_fn, tm_transform or ln_decl */
+  const void *fn;             /* tm_fn, tm_transform, ln_decl or pl_hof */
   pl_arg *args;
   int nout;                   /* 0, 1 or 2 (transform: y and the log Jacobian) */
   pl_arg out[2];              /* v == PL_NONE with a guard: the values must equal c */

@@ -843,6 +843,17 @@ static void on_event(void *ud, const li_event *ev) {
   case LI_EV_CHECK:
     new_call(r, PL_K_CHECK, ev->fn, ev->args, ev->nargs);
     break;
+  case LI_EV_HOF: {
+    pl_hof *h = mem(r, sizeof *h);
+    if (!h) break;
+    h->ctx = r->ctx;
+    h->site = ev->site;
+    pl_call *c = new_call(r, PL_K_HOF, h, ev->args, ev->nargs);
+    if (!c) break;
+    c->nout = 1;
+    call_out(r, c, 0, ev->out);
+    break;
+  }
   case LI_EV_COPY: {
     size_t n = tm_numel(ev->out);
     if (!n) break;

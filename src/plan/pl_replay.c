@@ -71,6 +71,11 @@ static int run_call(const pl_call *c, double *V, double *A, call_state *st) {
   case PL_K_INVOKE:
     rc = tm_invoke_frozen(c->fn, c->propto, args, c->nargs, frozen, &y[0]);
     break;
+  case PL_K_HOF: {
+    const pl_hof *h = c->fn;
+    rc = li_hof_apply(h->ctx, h->site, args, c->nargs, &y[0]);
+    break;
+  }
   case PL_K_TRANSFORM:
     y[0] = c->out[0].shape;
     y[1] = c->out[1].shape;

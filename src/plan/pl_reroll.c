@@ -318,6 +318,7 @@ static const char *op_name(const pl_plan *p, const pl_ins *i) {
     const pl_call *c = &p->calls[i->x];
     if (c->kind == PL_K_INVOKE) return ((const tm_fn *)c->fn)->name;
     if (c->kind == PL_K_TRANSFORM) return "a constraint transform";
+    if (c->kind == PL_K_HOF) return ((const ln_expr *)((const pl_hof *)c->fn)->site)->name;
     return "a checked constraint";
   }
   case PL_PACK: return "values put together in a container";

@@ -128,9 +128,12 @@ enum {
   LI_EV_PROFILE,      /* a profile block entered (op 1) or left (op 0): why its name, fn the
                          profile around it (const char *, or NULL), result its line, n 1 when
                          it runs on the tape; entering records a node when profiling */
-  LI_EV_LOOP          /* a for loop (bounds from data) begins (op LI_LOOP_BEGIN: result its
+  LI_EV_LOOP,         /* a for loop (bounds from data) begins (op LI_LOOP_BEGIN: result its
                          line, n its column, why its variable), starts an iteration
                          (LI_LOOP_ITER) or ends (LI_LOOP_END, also after break) */
+  LI_EV_HOF           /* an ODE, algebraic solver or integrate_1d call ran: site the call's
+                         expression, args[nargs] its evaluated arguments after the function,
+                         out its result (li_hof_apply does it again) */
 };
 
 enum { LI_LOOP_END = 0, LI_LOOP_BEGIN, LI_LOOP_ITER };
@@ -163,6 +166,12 @@ struct li_tracer_s {
   void (*event)(void *ud, const li_event *ev);
   void *ud;
 };
+
+/* An ODE, algebraic solver or integrate_1d call (site: the call's
+** expression, as LI_EV_HOF gives it) on args, its arguments after the
+** function, with derivatives on the active tape: the same code and bits as
+** the tree's call.  For plans' replay; the user function runs on the tree. */
+int li_hof_apply(const li_ctx *c, const void *site, tm_v *args, int nargs, tm_v *out);
 
 /* li_log_prob with a tracer (grad must not be NULL). */
 int li_log_prob_traced(const li_ctx *c, const double *upars, int jacobian, double *lp, double *grad,

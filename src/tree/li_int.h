@@ -201,12 +201,20 @@ int li_is_tol_form(const char *name);
 /* The view v as an array of narr (1 or 2) dimensions, d0 (by d1) long. */
 tm_v li_array_view(tm_v v, int narr, int d0, int d1);
 
+/* The calls of a user function by a solver: e's arguments after the
+** function evaluated into a (e->nargs - 1 of them), then core, then (when
+** traced) an LI_EV_HOF event; li_hof_apply runs core again at replay. */
+typedef int (*li_hof_core)(li_run *r, const ln_expr *e, tm_v *a, tm_v *out);
+int li_hof_run(li_run *r, const ln_expr *e, tm_v *out, li_hof_core core);
 /* ode_* and integrate_ode_* (li_ode.c) */
 int li_ode(li_run *r, const ln_expr *e, tm_v *out);
+int li_ode_core(li_run *r, const ln_expr *e, tm_v *a, tm_v *out);
 /* solve_newton, solve_powell (and _tol), algebra_solver(_newton) (li_solve.c) */
 int li_solve(li_run *r, const ln_expr *e, tm_v *out);
+int li_solve_core(li_run *r, const ln_expr *e, tm_v *a, tm_v *out);
 /* integrate_1d (li_integrate.c) */
 int li_integrate_1d(li_run *r, const ln_expr *e, tm_v *out);
+int li_integrate_core(li_run *r, const ln_expr *e, tm_v *a, tm_v *out);
 
 /* ---- map_rect's jobs on this process's threads (li_maprect.c) ---- */
 /* Jobs 0..J-1 into jobs[0..J-1]; their memory is on g's keep stacks until

@@ -118,15 +118,14 @@ static int quad(q_sys *s, double rtol, double *out) {
 
 #endif
 
-int li_integrate_1d(li_run *r, const ln_expr *e, tm_v *out) {
+int li_integrate_1d(li_run *r, const ln_expr *e, tm_v *out) { return li_hof_run(r, e, out, li_integrate_core); }
+
+int li_integrate_core(li_run *r, const ln_expr *e, tm_v *a, tm_v *out) {
   const char *fn = e->name;
   int old = e->builtin == LN_BI_INTEGRATE, tol = !old && li_is_tol_form(fn), rc;
   int nfix = old ? 2 : tol ? 5 : 2;                   /* a, b[, rel_tol, abs_tol, max_depth] */
   int nx = old ? 3 : e->nargs - 1 - nfix;             /* f's arguments after x and xc */
   if (nx + 2 > LI_NESTED_MAXARGS) return li_fail_at(r, AD_EINVALID, "%s: too many arguments", fn);
-  tm_v a[LI_NESTED_MAXARGS + 8];
-  if (r->tr) li_emit_unsupported(r, "integrate_1d (its plan is to come)");
-  if ((rc = li_eval_args(r, e->args + 1, e->nargs - 1, a))) return rc;
   q_sys s;
   memset(&s, 0, sizeof s);
   s.name = fn;

@@ -160,3 +160,53 @@ int li_rows_node(size_t n, int M, const double *adj, const double *G, double **i
   p->in = in;
   return AD_OK;
 }
+
+/* ---- the call, traced, and again at replay ---- */
+
+int li_hof_run(li_run *r, const ln_expr *e, tm_v *out, li_hof_core core) {
+  int n = e->nargs - 1, rc;
+  tm_v *a = ad_alloc((size_t)(n > 0 ? n : 1) * sizeof *a);
+  if (!a) return ad_fail(AD_EMEMORY, "out of memory");
+  if ((rc = li_eval_args(r, e->args + 1, n, a))) return rc;
+  size_t c0 = r->tr ? li_chain_len() : 0;
+  if ((rc = core(r, e, a, out))) return rc;
+  if (r->tr) {
+    int any = out->adj != NULL;
+    for (int i = 0; i < n && !any; i++) any = a[i].adj != NULL;
+    if (any) {
+      li_event ev;
+      memset(&ev, 0, sizeof ev);
+      ev.kind = LI_EV_HOF;
+      ev.site = e;
+      ev.args = a;
+      ev.nargs = n;
+      ev.out = out;
+      ev.chain0 = c0;
+      li_emit(r, &ev);
+    }
+  }
+  return AD_OK;
+}
+
+int li_hof_apply(const li_ctx *c, const void *site, tm_v *args, int nargs, tm_v *out) {
+  const ln_expr *e = site;
+  if (nargs != e->nargs - 1) return ad_fail(AD_EINVALID, "%s: the plan's call has another number of arguments", e->name);
+  li_run r;
+  int rc = li_run_init(&r, c, 1, NULL, NULL);
+  if (rc) return rc;
+  r.line = e->line;
+  r.col = e->col;
+  switch (e->builtin) {
+  case LN_BI_ODE:
+  case LN_BI_ODE_OLD:
+    return li_ode_core(&r, e, args, out);
+  case LN_BI_SOLVE:
+  case LN_BI_SOLVE_OLD:
+    return li_solve_core(&r, e, args, out);
+  case LN_BI_INTEGRATE:
+  case LN_BI_INTEGRATE_V:
+    return li_integrate_core(&r, e, args, out);
+  default:
+    return ad_fail(AD_EINVALID, "%s: not a solver call", e->name);
+  }
+}

@@ -291,15 +291,14 @@ static int method_of(const char *name) {
   return ODE_BDF;
 }
 
-int li_ode(li_run *r, const ln_expr *e, tm_v *out) {
+int li_ode(li_run *r, const ln_expr *e, tm_v *out) { return li_hof_run(r, e, out, li_ode_core); }
+
+int li_ode_core(li_run *r, const ln_expr *e, tm_v *a, tm_v *out) {
   const char *fn = e->name;
   int old = e->builtin == LN_BI_ODE_OLD, tol = old ? e->nargs == 10 : li_is_tol_form(fn);
   int adjoint = !strcmp(fn, "ode_adjoint_tol_ctl");
   int nx = old ? 3 : e->nargs - (adjoint ? 15 : tol ? 7 : 4), rc;
   if (nx + 2 > LI_NESTED_MAXARGS) return li_fail_at(r, AD_EINVALID, "%s: too many arguments", fn);
-  tm_v a[LI_NESTED_MAXARGS + 8];
-  if (r->tr) li_emit_unsupported(r, "ODE solvers (their plan is to come)");
-  if ((rc = li_eval_args(r, e->args + 1, e->nargs - 1, a))) return rc;
   const tm_v *y0 = &a[0], *t0 = &a[1], *ts = &a[2];
   tm_v *x = old ? &a[3] : &a[adjoint ? 14 : tol ? 6 : 3];
   int method = method_of(fn);

@@ -128,16 +128,15 @@ static int find_root(alg_sys *s, double *y, double step_tol, double f_tol, long 
 
 #endif
 
-int li_solve(li_run *r, const ln_expr *e, tm_v *out) {
+int li_solve(li_run *r, const ln_expr *e, tm_v *out) { return li_hof_run(r, e, out, li_solve_core); }
+
+int li_solve_core(li_run *r, const ln_expr *e, tm_v *a, tm_v *out) {
   const char *fn = e->name;
   int old = e->builtin == LN_BI_SOLVE_OLD, rc;
   int tol = old ? e->nargs == 8 : li_is_tol_form(fn);
   int newton = strstr(fn, "newton") != NULL;
   int nx = old ? 3 : e->nargs - (tol ? 5 : 2);
   if (nx + 1 > LI_NESTED_MAXARGS) return li_fail_at(r, AD_EINVALID, "%s: too many arguments", fn);
-  tm_v a[LI_NESTED_MAXARGS + 8];
-  if (r->tr) li_emit_unsupported(r, "algebraic solvers (their plan is to come)");
-  if ((rc = li_eval_args(r, e->args + 1, e->nargs - 1, a))) return rc;
   const tm_v *guess = &a[0];
   tm_v *x = old ? &a[1] : &a[tol ? 4 : 1];
   /* Stan's defaults: Newton's scaling step 1e-3, Powell's relative tolerance

@@ -174,3 +174,23 @@ test_that("the variadic forms' checks: tolerances data only and in range", {
     parameters { real c; }
     model { target += integrate_1d_double_exponential(f, 0, 1); }"), "integrate_1d_double_exponential")
 })
+
+test_that("a program with integrals runs on its plan, bit for bit the tree's gradients", {
+  skip_without_gsl()
+  code <- "
+    functions {
+      real dens(real x, real xc, real mu, real s) { return exp(normal_lpdf(x | mu, s)); }
+      real old(real x, real xc, array[] real th, array[] real x_r, array[] int x_i) { return th[1] * x^2; }
+    }
+    parameters { real mu; real<lower=0> s; real<lower=-1, upper=0> lo; }
+    model {
+      target += log(integrate_1d_gauss_kronrod(dens, lo, 1, mu, s));
+      target += integrate_1d(old, 0, 1, {mu}, {0.0}, {0});
+      target += log(integrate_1d_double_exponential_tol(dens, negative_infinity(), 0.5, 1e-8, 0, 12, mu, s));
+      mu ~ normal(0, 1);
+    }"
+  ctx <- tapestry_model(code = code)$bind(list())
+  r <- both_paths(ctx, list(c(0.3, log(0.8), 0), c(-0.4, log(1.2), 1)))
+  expect_identical(r$plan, r$tree)
+  expect_gt(r$stats$replays, 0)
+})

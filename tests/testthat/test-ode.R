@@ -222,14 +222,35 @@ test_that("Stan's checks: times sorted and after t0, finite values, max_num_step
     model { target += ode_bdf_tol(f, [1.0]', 0, {1.0}, k, 1e-6, 100)[1, 1]; }"), "must be data only")
 })
 
-test_that("a program with an ODE stays on the tree, with the tree's gradients", {
+test_that("a program with ODEs runs on its plan, bit for bit the tree's gradients", {
   skip_without_sundials()
-  m <- tapestry_model(code = decay_code)
-  ctx <- m$bind(list(T = 3, ts = c(1, 2, 3), method = 2))
-  pts <- list(c(0, 1), c(-0.5, 2))
-  r <- both_paths(ctx, pts)
-  expect_identical(r$plan, r$tree)
-  expect_match(r$stats$why, "ODE solvers")
+  code <- "
+    functions {
+      vector f(real t, vector y, real k, vector c) { return [-k * y[1], k * y[1] - c[1] * y[2]]'; }
+      array[] real g(real t, array[] real y, array[] real th, array[] real x_r, array[] int x_i) {
+        return { -th[1] * y[1] };
+      }
+    }
+    data { int which; }
+    parameters { real<lower=0> k; vector<lower=0>[1] c; vector[2] y0; real<lower=0, upper=0.4> t0; }
+    model {
+      array[3] vector[2] a;
+      array[3, 1] real b = integrate_ode_bdf(g, {y0[1]}, 0, {0.5, 1.0, 1.5}, {k}, {0.0}, {0});
+      if (which == 1) a = ode_bdf(f, y0, 0, {0.5, 1.0, 2.0}, k, c);
+      else if (which == 2) a = ode_rk45_tol(f, y0, t0, {0.5, 1.0, 2.0}, 1e-8, 1e-8, 10000, k, c);
+      // output times that are parameters
+      else a = ode_adams(f, y0, 0, {0.5, 0.5 + k, 2.0 + k}, k, c);
+      for (i in 1:3) target += normal_lpdf(a[i] | [1, 0.5]', 0.5) + b[i, 1];
+      y0 ~ normal(0, 2);
+    }"
+  m <- tapestry_model(code = code)
+  for (w in 1:3) {
+    ctx <- m$bind(list(which = w))
+    r <- both_paths(ctx, list(c(log(0.7), log(0.3), 1, 0.5, 0), c(log(1.3), log(0.6), 0.2, -0.5, 1)))
+    expect_identical(r$plan, r$tree, info = w)
+    expect_gt(r$stats$replays, 0, label = paste(w, "replays"))
+    expect_identical(r$stats$why, "")
+  }
 })
 
 test_that("exponential decay with noise: sampling recovers the rate", {
@@ -287,4 +308,17 @@ test_that("ode_adjoint_tol_ctl: ode_bdf's values and gradients, and Stan's check
     parameters { real r; }
     model { target += ode_adjoint_tol_ctl(f, [1.0]', 0, {1.0}, r, [1e-6]', 1e-6, [1e-6]', 1e-6, 1e-6,
                                           100, 10, 1, 2, 2)[1, 1]; }"), "argument 5 must be data only")
+})
+
+test_that("a solver failing on a plan's replay gives the tree's located error", {
+  skip_without_sundials()
+  ctx <- tapestry_model(code = "
+    functions { vector f(real t, vector y, real k) { return [-k * (y[1] - cos(t))]'; } }
+    parameters { real k; }
+    model { target += ode_rk45_tol(f, [1.0]', 0, {1.0, 2.0, 3.0}, 1e-6, 1e-6, 200, k)[3, 1]; }")$bind(list())
+  ctx$grad_log_prob(0.1)
+  ctx$grad_log_prob(0.2)
+  expect_gt(tapestry:::plan_stats(ctx)$replays, 0)
+  expect_error(ctx$grad_log_prob(1e4), "in less than max_num_steps steps \\(in 'string', line 4, column 13\\)")
+  expect_equal(ctx$grad_log_prob(0.3), ctx$grad_log_prob(0.3))
 })

@@ -100,3 +100,24 @@ test_that("Stan's checks: max_num_steps, no root, the system's size, finite inpu
     parameters { real a; }
     model { target += solve_newton_tol(f, [1.0]', a, 1e-6, 10, a)[1]; }"), "must be data only")
 })
+
+test_that("a program with solvers runs on its plan, bit for bit the tree's gradients", {
+  skip_without_kinsol()
+  code <- "
+    functions {
+      vector sys(vector y, real a, real b) { return [y[1] - a + exp(-b), y[2] - square(y[1]) - b]'; }
+      vector sys_old(vector y, vector theta, array[] real x_r, array[] int x_i) { return sys(y, theta[1], theta[2]); }
+    }
+    parameters { real a; real<lower=0> b; }
+    model {
+      vector[2] y = solve_newton(sys, [1, 1]', a, b);
+      vector[2] z = algebra_solver(sys_old, [1, 1]', [a, b]', {0.0}, {0});
+      vector[2] w = solve_powell_tol(sys, [1, 1]', 1e-10, 1e-10, 100, a, 2.0);
+      target += normal_lpdf(y | 1, 2) + z[2] + w[1];
+      a ~ normal(0, 1);
+    }"
+  ctx <- tapestry_model(code = code)$bind(list())
+  r <- both_paths(ctx, list(c(1.7, log(0.4)), c(0.5, log(1.5))))
+  expect_identical(r$plan, r$tree)
+  expect_gt(r$stats$replays, 0)
+})
