@@ -190,6 +190,13 @@ enum { PL_K_INVOKE = 1, PL_K_TRANSFORM, PL_K_CHECK, PL_K_HOF };
 typedef struct pl_hof {
   const li_ctx *ctx;
   const void *site;           /* the call's ln_expr */
+  /* a plan of the user function (NULL: the tree evaluates it): its inputs
+     are f's arguments with input[k], in order (nin values); the others were
+     constants when it was recorded */
+  const struct pl_plan *sub;
+  const unsigned char *input;
+  int nf;
+  uint32_t nin;
 } pl_hof;
 
 typedef struct pl_call {

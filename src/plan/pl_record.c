@@ -576,6 +576,63 @@ static const pl_plan *record_piece(pl_rec *r, const li_event *ev, int piece, int
   return sub;
 }
 
+/* An ODE's, algebraic solver's or integral's user function as a plan of its
+** own: run again at the point the solver noted, with the arguments that
+** change from call to call or carry derivatives as its inputs.  Whatever
+** keeps it from a plan only leaves the function to the tree (h->sub NULL);
+** the call itself is in the plan either way. */
+static void record_hof_fn(pl_rec *r, const li_event *ev, pl_hof *h) {
+  pl_plan *p = r->plan;
+  int nf = ev->nfargs;
+  size_t nin = 0;
+  for (int k = 0; k < nf; k++) if (ev->mask[k]) nin += tm_numel(&ev->fargs[k]);
+  tm_v *args = mem(r, (size_t)(nf ? nf : 1) * sizeof *args);
+  unsigned char *input = mem(r, (size_t)(nf ? nf : 1));
+  if (!args || !input || nin == 0) return;
+  memcpy(input, ev->mask, (size_t)nf);
+  ad_mark mark = ad_stack_mark(ad_active);
+  double *uval, *uadj;
+  if (ad_leaves(nin, NULL, &uval, &uadj)) { ad_clear_error(); ad_stack_rewind(ad_active, &mark); return; }
+  size_t at = 0;
+  for (int k = 0; k < nf; k++) {
+    args[k] = ev->fargs[k];
+    if (!input[k]) continue;
+    size_t m = tm_numel(&args[k]);
+    memcpy(uval + at, args[k].val, m * sizeof *uval);
+    args[k].val = uval + at;
+    args[k].adj = uadj + at;
+    at += m;
+  }
+  pl_rec *sr = pl_rec_new(r->ctx);
+  pl_plan *sub = NULL;
+  if (sr) {
+    sr->element = 1;       /* a density dropping constants would see inputs where the tree sees data */
+    tm_v in = tm_real_view(uval, uadj);
+    in.base = TM_VECTOR;
+    in.rows = (int)nin;
+    in.cols = 1;
+    feed(sr, LI_EV_PARAMS, &in);
+    tm_v y;
+    if (ev->map->run(ev->map->ud, 0, args, &sr->tracer, &y)) {
+      ad_clear_error();
+      fail(sr, "it failed when recorded again");
+    } else {
+      feed(sr, LI_EV_RESULT, &y);
+    }
+    char why[200];
+    sub = pl_rec_finish(sr, why, sizeof why);
+    pl_rec_free(sr);
+  }
+  ad_stack_rewind(ad_active, &mark);
+  if (!sub) { ad_clear_error(); return; }
+  if (grow(r, &p->subs, p->nsubs, &r->capsubs, sizeof *p->subs, 4)) { pl_plan_free(sub); return; }
+  p->subs[p->nsubs++] = sub;
+  h->sub = sub;
+  h->input = input;
+  h->nf = nf;
+  h->nin = (uint32_t)nin;
+}
+
 /* reduce_sum and reduce_sum_static: each chunk is run again with x's slice
 ** (when autodiff) and the shared autodiff operands as the inputs of a plan
 ** of its own; data (the slice of a data x, start, end) are its constants.
@@ -846,8 +903,10 @@ static void on_event(void *ud, const li_event *ev) {
   case LI_EV_HOF: {
     pl_hof *h = mem(r, sizeof *h);
     if (!h) break;
+    memset(h, 0, sizeof *h);
     h->ctx = r->ctx;
     h->site = ev->site;
+    if (ev->map && ev->fargs) record_hof_fn(r, ev, h);
     pl_call *c = new_call(r, PL_K_HOF, h, ev->args, ev->nargs);
     if (!c) break;
     c->nout = 1;

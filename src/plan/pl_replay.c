@@ -54,6 +54,8 @@ static void view_of(const pl_arg *g, double *V, double *A, tm_v *out) {
   }
 }
 
+static int run_hof(const pl_call *c, tm_v *args, tm_v *y);
+
 static int run_call(const pl_call *c, double *V, double *A, call_state *st) {
   tm_v small[8], *args = small, y[2];
   int rc;
@@ -71,11 +73,9 @@ static int run_call(const pl_call *c, double *V, double *A, call_state *st) {
   case PL_K_INVOKE:
     rc = tm_invoke_frozen(c->fn, c->propto, args, c->nargs, frozen, &y[0]);
     break;
-  case PL_K_HOF: {
-    const pl_hof *h = c->fn;
-    rc = li_hof_apply(h->ctx, h->site, args, c->nargs, &y[0]);
+  case PL_K_HOF:
+    rc = run_hof(c, args, &y[0]);
     break;
-  }
   case PL_K_TRANSFORM:
     y[0] = c->out[0].shape;
     y[1] = c->out[1].shape;
@@ -156,6 +156,88 @@ static int take_bufs(const pl_plan *p, pf_registry *prof, bufs *b) {
 static int run(const pl_plan *p, const bufs *b, const double *upars, const double *init, double *lp, double *grad);
 static int fwd(const pl_plan *p, const bufs *b, const double *upars);
 static void rev(const pl_plan *p, const bufs *b);
+
+/* ---- a solver's user function through its plan (pl_hof.sub) ---- */
+
+typedef struct hof_eng {
+  li_fn_engine g;
+  const pl_hof *h;
+  bufs b;
+  double *u;
+} hof_eng;
+
+/* li_fn_engine.eval: f's inputs into u, the plan forward, its results; for
+** the Jacobians one reverse loop per result from zero adjoints (as
+** mrect_piece); a failed guard leaves this evaluation to the tree. */
+static int hof_eval(const li_fn_engine *g, const tm_v *args, int nargs, int yi, const int *ad, int n, double *out,
+                    double *Jy, double *Jp) {
+  const hof_eng *w = (const hof_eng *)g;
+  const pl_hof *h = w->h;
+  const pl_plan *s = h->sub;
+  if (nargs != h->nf || (uint32_t)n != s->nres) return LI_ENGINE_MISS;
+  size_t at = 0;
+  for (int k = 0; k < nargs; k++) {
+    if (!h->input[k]) continue;
+    size_t m = tm_numel(&args[k]);
+    if (at + m > h->nin) return LI_ENGINE_MISS;
+    memcpy(w->u + at, args[k].val, m * sizeof(double));
+    at += m;
+  }
+  if (at != h->nin) return LI_ENGINE_MISS;
+  ad_mark mark = ad_stack_mark(ad_active);
+  int rc = fwd(s, &w->b, w->u);
+  if (rc) {
+    ad_stack_rewind(ad_active, &mark);
+    if (rc == PL_GUARD) { ad_clear_error(); return LI_ENGINE_MISS; }
+    return rc;
+  }
+  memcpy(out, w->b.V + s->rv, (size_t)n * sizeof(double));
+  if (Jy || Jp) {
+    size_t ny = yi >= 0 ? tm_numel(&args[yi]) : 0, np = 0;
+    for (int k = 0; k < nargs; k++) if (ad && ad[k]) np += tm_numel(&args[k]);
+    if (Jy) memset(Jy, 0, (size_t)n * ny * sizeof(double));
+    if (Jp) memset(Jp, 0, (size_t)n * np * sizeof(double));
+    if (s->ra != PL_NONE) {
+      ad_snapshot *snap = NULL;
+      if (n > 1 && (rc = ad_stack_snapshot(ad_active, &mark, &snap))) { ad_stack_rewind(ad_active, &mark); return rc; }
+      for (int o = 0; o < n; o++) {
+        if (o > 0) ad_stack_restore(snap);
+        memset(w->b.A, 0, (s->na ? s->na : 1) * sizeof(double));
+        w->b.A[s->ra + o] = 1.0;
+        rev(s, &w->b);
+        /* the inputs' adjoints, argument by argument, to J_y's and J_p's columns */
+        const double *ua = w->b.A + s->pa;
+        size_t in_at = 0, col = 0;
+        for (int k = 0; k < nargs; k++) {
+          size_t m = tm_numel(&args[k]);
+          if (h->input[k]) {
+            if (k == yi && Jy)
+              for (size_t i = 0; i < m; i++) Jy[i * (size_t)n + (size_t)o] = ua[in_at + i];
+            if (ad && ad[k] && k != yi && Jp)
+              for (size_t i = 0; i < m; i++) Jp[(col + i) * (size_t)n + (size_t)o] = ua[in_at + i];
+            in_at += m;
+          }
+          if (ad && ad[k] && k != yi) col += m;
+        }
+      }
+    }
+  }
+  ad_stack_rewind(ad_active, &mark);
+  return AD_OK;
+}
+
+static int run_hof(const pl_call *c, tm_v *args, tm_v *y) {
+  const pl_hof *h = c->fn;
+  if (!h->sub) return li_hof_apply(h->ctx, h->site, args, c->nargs, NULL, y);
+  hof_eng w;
+  memset(&w, 0, sizeof w);
+  w.g.eval = hof_eval;
+  w.h = h;
+  pl_dims d = pl_dims_of(h->sub);
+  if (take_bufs_of(&d, pf_current(), &w.b) || !(w.u = ad_alloc_doubles(h->nin ? h->nin : 1))) return AD_EMEMORY;
+  return li_hof_apply(h->ctx, h->site, args, c->nargs, &w.g, y);
+}
+
 
 /* ---- pieces: the elements, chunks or jobs of a map or reduction ----
 ** Pieces are independent: with threads they run on a parallel region

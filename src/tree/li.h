@@ -133,7 +133,10 @@ enum {
                          (LI_LOOP_ITER) or ends (LI_LOOP_END, also after break) */
   LI_EV_HOF           /* an ODE, algebraic solver or integrate_1d call ran: site the call's
                          expression, args[nargs] its evaluated arguments after the function,
-                         out its result (li_hof_apply does it again) */
+                         out its result (li_hof_apply does it again); fargs[nfargs] the user
+                         function's arguments at a point of the solve, mask[k] 1 for those
+                         that change from call to call or carry derivatives (a plan of the
+                         function takes them as inputs), map->run calls the function */
 };
 
 enum { LI_LOOP_END = 0, LI_LOOP_BEGIN, LI_LOOP_ITER };
@@ -160,6 +163,8 @@ typedef struct li_event {
   const unsigned char *mask;   /* MAP */
   const li_map *map;           /* MAP */
   const void *site;            /* MAPRECT: the call's expression (args[2], args[3] are x_r, x_i) */
+  const tm_v *fargs;           /* HOF: the user function's arguments */
+  int nfargs;
 } li_event;
 
 struct li_tracer_s {
@@ -167,11 +172,24 @@ struct li_tracer_s {
   void *ud;
 };
 
+/* Another way to evaluate a solver's user function (a plan of it, src/plan):
+** f at args (nargs of them) into out[n]; with Jy or Jp, also its Jacobians
+** as li_nested_jacobian gives them (by args[yi]; by the args with ad[k], in
+** order).  LI_ENGINE_MISS: it cannot (a guard failed), the tree evaluates. */
+#define LI_ENGINE_MISS 120
+typedef struct li_fn_engine li_fn_engine;
+struct li_fn_engine {
+  int (*eval)(const li_fn_engine *g, const tm_v *args, int nargs, int yi, const int *ad, int n, double *out,
+              double *Jy, double *Jp);
+  void *ud;
+};
+
 /* An ODE, algebraic solver or integrate_1d call (site: the call's
 ** expression, as LI_EV_HOF gives it) on args, its arguments after the
 ** function, with derivatives on the active tape: the same code and bits as
-** the tree's call.  For plans' replay; the user function runs on the tree. */
-int li_hof_apply(const li_ctx *c, const void *site, tm_v *args, int nargs, tm_v *out);
+** the tree's call.  For plans' replay: eng (or NULL) evaluates the user
+** function, else the tree. */
+int li_hof_apply(const li_ctx *c, const void *site, tm_v *args, int nargs, const li_fn_engine *eng, tm_v *out);
 
 /* li_log_prob with a tracer (grad must not be NULL). */
 int li_log_prob_traced(const li_ctx *c, const double *upars, int jacobian, double *lp, double *grad,

@@ -64,6 +64,8 @@ typedef struct li_run {
   pf_registry *prof;        /* where profile blocks record (pf_current() of the thread that
                                started the evaluation; participants of its regions keep it) */
   const li_tracer *tr;      /* a traced evaluation (recording a plan): NULL otherwise */
+  const li_fn_engine *hof_eng;   /* a plan's replay of a solver: how its user function runs */
+  struct li_hof_rep *hof_rep;    /* a traced solver call: where its core notes f's arguments */
 } li_run;
 
 /* ---- tracing (li.h): emitted where values on the tape are made or read ---- */
@@ -173,14 +175,16 @@ int li_map_rect(li_run *r, const ln_expr *e, tm_v *out);
 ** none), args[k] with ad[k] the inputs with derivatives (ad NULL: none); f
 ** must give n values, else "<name>: <what> returned m values, but <against>
 ** has n". */
-typedef struct li_nested_fn {
+typedef struct li_nested_fn li_nested_fn;
+struct li_nested_fn {
   li_run *r;
   const ln_func *f;
   tm_v *args;
   int nargs, yi, n;
   const int *ad;
   const char *name, *what, *against;
-} li_nested_fn;
+  const li_fn_engine *eng;  /* NULL: the tree evaluates f */
+};
 /* f's n values into out; records nothing. */
 int li_nested_values(const li_nested_fn *c, double *out);
 /* f recorded on the scoped stack st (recovered after): its values into out,
@@ -205,6 +209,16 @@ tm_v li_array_view(tm_v v, int narr, int d0, int d1);
 ** function evaluated into a (e->nargs - 1 of them), then core, then (when
 ** traced) an LI_EV_HOF event; li_hof_apply runs core again at replay. */
 typedef int (*li_hof_core)(li_run *r, const ln_expr *e, tm_v *a, tm_v *out);
+/* f's arguments at a point of the solve, for a plan of f (LI_EV_HOF) */
+typedef struct li_hof_rep {
+  const ln_func *f;
+  tm_v *args;
+  int nargs;
+  unsigned char *input;     /* 1: changes from call to call (args [0, nmoving)) or autodiff */
+} li_hof_rep;
+/* The core's note of f's arguments at their current values (when traced):
+** the first nmoving change from call to call. */
+void li_hof_note(li_run *r, const struct li_nested_fn *fn, int nmoving);
 int li_hof_run(li_run *r, const ln_expr *e, tm_v *out, li_hof_core core);
 /* ode_* and integrate_ode_* (li_ode.c) */
 int li_ode(li_run *r, const ln_expr *e, tm_v *out);

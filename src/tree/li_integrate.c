@@ -164,6 +164,11 @@ int li_integrate_core(li_run *r, const ln_expr *e, tm_v *a, tm_v *out) {
     return li_fail_at(r, AD_EDOMAIN, "%s: lower limit %g is greater than the upper limit %g", fn, s.a, s.b);
   s.finite = isfinite(s.a) && isfinite(s.b) && !strstr(fn, "gauss_kronrod");
   if (old && (rc = li_check_finite(r, fn, "theta", &x[0]))) return rc;
+  s.fn.eng = r->hof_eng;
+  /* f's arguments at a point inside the range, for a plan of f */
+  s.x = isfinite(s.a) && isfinite(s.b) ? s.a + (s.b - s.a) / 2 : isfinite(s.a) ? s.a + 1 : isfinite(s.b) ? s.b - 1 : 0;
+  s.xc = !s.finite ? NAN : s.x - s.a < s.b - s.x ? s.a - s.x : s.b - s.x;
+  li_hof_note(r, &s.fn, 2);
   double val = 0;
   if (s.a == s.b) val = 0;
   else if ((rc = quad(&s, rtol, &val))) return li_locate(r, rc);

@@ -54,6 +54,10 @@ static int check_size(const li_nested_fn *c, const tm_v *v) {
 }
 
 int li_nested_values(const li_nested_fn *c, double *out) {
+  if (c->eng) {
+    int rc = c->eng->eval(c->eng, c->args, c->nargs, c->yi, c->ad, c->n, out, NULL, NULL);
+    if (rc != LI_ENGINE_MISS) return rc;
+  }
   ad_mark mark = ad_stack_mark(ad_active);
   tm_v a[LI_NESTED_MAXARGS], v;
   for (int k = 0; k < c->nargs; k++) {
@@ -126,6 +130,10 @@ static int jac_run(void *data) {
 }
 
 int li_nested_jacobian(const li_nested_fn *c, ad_stack *st, double *out, double *Jy, double *Jp) {
+  if (c->eng) {
+    int rc = c->eng->eval(c->eng, c->args, c->nargs, c->yi, c->ad, c->n, out, Jy, Jp);
+    if (rc != LI_ENGINE_MISS) return rc;
+  }
   jac_job j = { c, out, Jy, Jp };
   int rc = ad_scoped_execute(st, jac_run, &j);
   ad_stack_recover(st);
@@ -163,13 +171,61 @@ int li_rows_node(size_t n, int M, const double *adj, const double *G, double **i
 
 /* ---- the call, traced, and again at replay ---- */
 
+void li_hof_note(li_run *r, const li_nested_fn *fn, int nmoving) {
+  li_hof_rep *rep = r->hof_rep;
+  if (!rep) return;
+  tm_v *args = ad_alloc((size_t)(fn->nargs ? fn->nargs : 1) * sizeof *args);
+  unsigned char *input = ad_alloc((size_t)(fn->nargs ? fn->nargs : 1));
+  if (!args || !input) { ad_clear_error(); return; }    /* no plan of f: the tree evaluates it */
+  for (int k = 0; k < fn->nargs; k++) {
+    args[k] = fn->args[k];
+    input[k] = (unsigned char)(args[k].base != TM_INT && (k < nmoving || (fn->ad && fn->ad[k])));
+    if (!input[k]) continue;
+    size_t m = tm_numel(&args[k]);
+    double *v = ad_alloc_doubles(m ? m : 1);
+    if (!v) { ad_clear_error(); return; }
+    for (size_t i = 0; i < m; i++) v[i] = args[k].val[i];
+    args[k].val = v;
+    args[k].adj = NULL;
+  }
+  rep->f = fn->f;
+  rep->args = args;
+  rep->nargs = fn->nargs;
+  rep->input = input;
+}
+
+typedef struct hof_call { const li_run *r; const ln_func *f; int nargs; } hof_call;
+
+/* LI_EV_HOF's map->run: the user function on args, traced by tr. */
+static int hof_record_run(const void *ud, int piece, const tm_v *args, const li_tracer *tr, tm_v *out) {
+  (void)piece;
+  const hof_call *h = ud;
+  li_run sub;
+  li_run_fork(h->r, &sub);
+  sub.ad = 1;
+  sub.tr = tr;
+  sub.hof_eng = NULL;
+  sub.hof_rep = NULL;
+  return li_call_user(&sub, h->f, (tm_v *)args, h->nargs, 0, out);
+}
+
 int li_hof_run(li_run *r, const ln_expr *e, tm_v *out, li_hof_core core) {
   int n = e->nargs - 1, rc;
   tm_v *a = ad_alloc((size_t)(n > 0 ? n : 1) * sizeof *a);
   if (!a) return ad_fail(AD_EMEMORY, "out of memory");
   if ((rc = li_eval_args(r, e->args + 1, n, a))) return rc;
   size_t c0 = r->tr ? li_chain_len() : 0;
-  if ((rc = core(r, e, a, out))) return rc;
+  /* the tree evaluates the user function; when traced, the core notes its
+     arguments for a plan of it */
+  const li_fn_engine *eng = r->hof_eng;
+  li_hof_rep *prev = r->hof_rep, rep;
+  memset(&rep, 0, sizeof rep);
+  r->hof_eng = NULL;
+  r->hof_rep = r->tr ? &rep : NULL;
+  rc = core(r, e, a, out);
+  r->hof_eng = eng;
+  r->hof_rep = prev;
+  if (rc) return rc;
   if (r->tr) {
     int any = out->adj != NULL;
     for (int i = 0; i < n && !any; i++) any = a[i].adj != NULL;
@@ -182,13 +238,21 @@ int li_hof_run(li_run *r, const ln_expr *e, tm_v *out, li_hof_core core) {
       ev.nargs = n;
       ev.out = out;
       ev.chain0 = c0;
+      hof_call hc = { r, rep.f, rep.nargs };
+      li_map map = { hof_record_run, &hc };
+      if (rep.args) {
+        ev.fargs = rep.args;
+        ev.nfargs = rep.nargs;
+        ev.mask = rep.input;
+        ev.map = &map;
+      }
       li_emit(r, &ev);
     }
   }
   return AD_OK;
 }
 
-int li_hof_apply(const li_ctx *c, const void *site, tm_v *args, int nargs, tm_v *out) {
+int li_hof_apply(const li_ctx *c, const void *site, tm_v *args, int nargs, const li_fn_engine *eng, tm_v *out) {
   const ln_expr *e = site;
   if (nargs != e->nargs - 1) return ad_fail(AD_EINVALID, "%s: the plan's call has another number of arguments", e->name);
   li_run r;
@@ -196,6 +260,7 @@ int li_hof_apply(const li_ctx *c, const void *site, tm_v *args, int nargs, tm_v 
   if (rc) return rc;
   r.line = e->line;
   r.col = e->col;
+  r.hof_eng = eng;
   switch (e->builtin) {
   case LN_BI_ODE:
   case LN_BI_ODE_OLD:

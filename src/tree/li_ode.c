@@ -377,6 +377,10 @@ int li_ode_core(li_run *r, const ln_expr *e, tm_v *a, tm_v *out) {
     s.Jp = ad_alloc_doubles((size_t)N * (P ? P : 1));
     if (!s.Jy || !s.Jp || !(s.jac = ad_scoped_new())) return ad_fail(AD_EMEMORY, "out of memory");
   }
+  s.fn.eng = r->hof_eng;
+  s.t = t0v;
+  fargs[1].val = z0;          /* f's arguments at (t0, y0), for a plan of f */
+  li_hof_note(r, &s.fn, 2);
   rc = solve(&s, method, t0v, z0, n, tsv, T, rtol, atol, atolv, steps, zs);
   if (s.jac) ad_stack_free(s.jac);
   if (rc) return li_locate(r, rc);

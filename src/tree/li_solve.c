@@ -183,6 +183,9 @@ int li_solve_core(li_run *r, const ln_expr *e, tm_v *a, tm_v *out) {
   double *y = ad_alloc_doubles((size_t)N), *fy = ad_alloc_doubles((size_t)N);
   if (!y || !fy || !(s.jac = ad_scoped_new())) return ad_fail(AD_EMEMORY, "out of memory");
   for (int i = 0; i < N; i++) y[i] = tm_get(guess, (size_t)i);
+  s.fn.eng = r->hof_eng;
+  fargs[0].val = y;           /* f's arguments at the guess, for a plan of f */
+  li_hof_note(r, &s.fn, 1);
   rc = find_root(&s, y, t1, ftol, steps);
   /* Stan's last check: the norm of f at the root */
   if (!rc) rc = f_values(&s, y, fy);

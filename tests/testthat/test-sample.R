@@ -152,7 +152,7 @@ test_that("Ctrl-C from another process stops every chain within a second with pa
     sprintf("writeLines(as.character(Sys.getpid()), %s)", deparse(pidfile)),
     "w <- NULL",
     "fit <- withCallingHandlers(mod$sample(chains = 4, parallel_chains = 2,",
-    "  iter_warmup = 1000, iter_sampling = 2e5, refresh = 0, show_messages = FALSE, seed = 1),",
+    "  iter_warmup = 100, iter_sampling = 2e5, refresh = 0, show_messages = FALSE, seed = 1),",
     "  warning = function(c) { w <<- c(w, conditionMessage(c)); invokeRestart('muffleWarning') })",
     sprintf("saveRDS(list(t = Sys.time(), w = w, n = posterior::ndraws(fit$draws()),
       codes = fit$return_codes()), %s)", deparse(out))
@@ -161,7 +161,7 @@ test_that("Ctrl-C from another process stops every chain within a second with pa
           env = paste0("R_LIBS=", lib))
   for (i in 1:200) if (file.exists(pidfile) && length(readLines(pidfile)) == 1L) break else
     Sys.sleep(0.05)
-  Sys.sleep(2)   # sampling is under way (each chain needs minutes: 20000 terms a gradient)
+  Sys.sleep(2)   # sampling is under way, past the short warmup (each chain needs minutes: 20000 terms a gradient)
   pid <- as.integer(readLines(pidfile))
   sent <- Sys.time()
   tools::pskill(pid, tools::SIGINT)
