@@ -322,3 +322,29 @@ test_that("a solver failing on a plan's replay gives the tree's located error", 
   expect_error(ctx$grad_log_prob(1e4), "in less than max_num_steps steps \\(in 'string', line 4, column 13\\)")
   expect_equal(ctx$grad_log_prob(0.3), ctx$grad_log_prob(0.3))
 })
+
+test_that("a right-hand side that branches on t or y: the plan of f guards, the tree takes the other side", {
+  skip_without_sundials()
+  code <- "
+    functions {
+      // a dose at t = 1: the rate doubles, and a floor on y
+      vector f(real t, vector y, real k) {
+        vector[1] d;
+        if (t < 1) d[1] = -k * y[1]; else d[1] = -2 * k * y[1];
+        if (y[1] < 0.05) d[1] = 0;
+        return d;
+      }
+    }
+    parameters { real<lower=0> k; }
+    model {
+      array[2] vector[1] y = ode_rk45_tol(f, [1.0]', 0, {0.5, 2.0}, 1e-10, 1e-10, 100000, k);
+      target += y[1, 1] + y[2, 1];
+    }"
+  ctx <- tapestry_model(code = code)$bind(list())
+  r <- both_paths(ctx, list(log(0.3), log(0.5), log(0.2)))
+  expect_identical(r$plan, r$tree)
+  expect_gt(r$stats$replays, 0)
+  # y(0.5) = exp(-k / 2), y(2) = exp(-k) exp(-2k) (the floor is not reached at k = 0.3)
+  k <- 0.3
+  expect_equal(ctx$log_prob(log(k), jacobian = FALSE), exp(-k / 2) + exp(-3 * k), tolerance = 1e-7)
+})
