@@ -19,12 +19,18 @@
 ** X_unconstrain of autodiff values records one node: the derivative of
 ** Stan's free map (elementwise bounds, ordered, positive_ordered,
 ** unit_vector, sum_to_zero, simplex, stochastic matrices, cholesky_factor_cov).
-** The free maps of cholesky_factor_corr, corr_matrix and cov_matrix have no
-** derivative here: on autodiff values they fail with a message saying so.
+** For cholesky_factor_corr, corr_matrix and cov_matrix it is the derivative of
+** the inverse of the constraint on its tangent space: with J the Jacobian of
+** the constrain map at x = free(y) (its rows from the transform's reverse
+** step), ybar += J (J'J)^-1 xbar, which is exact for every change of y that
+** keeps the constraint (a symmetric change of a covariance matrix, ...), the
+** only changes free() accepts.  It costs one reverse step per constrained
+** value, then an m x m solve (m free values).
 */
 #include <math.h>
 #include <string.h>
 #include "tm_transform_fns.h"
+#include "tm_linalg.h"
 
 /* ---- sum_to_zero of a matrix ---- */
 
@@ -360,6 +366,7 @@ typedef struct {
   const double *y, *x, *xadj;
   double *yadj;
   double *scratch;
+  const double *h;             /* tangent maps: per element (J'J)^-1 J' (m x k), else NULL */
   /* elementwise: partials of x[i] by y, params[0], params[1] */
   double *padj[3];
   int scalar[3];
@@ -393,8 +400,18 @@ static void simplex_free_rev(int K, const double *y, size_t s, const double *xb,
 static void free_reverse(const free_node *nd, size_t e) {
   const tm_tr_ops *o = nd->ops;
   int R = nd->rows, C = nd->cols;
-  const double *y = nd->y + e * nd->k, *xb = nd->xadj + e * nd->m;
+  const double *xb = nd->xadj + e * nd->m;
   double *yb = nd->yadj + e * nd->k;
+  if (nd->h) {
+    const double *z = nd->h + e * nd->k * nd->m;
+    for (size_t i = 0; i < nd->k; i++) {
+      double g = 0;
+      for (size_t j = 0; j < nd->m; j++) g += z[j + i * nd->m] * xb[j];
+      yb[i] += g;
+    }
+    return;
+  }
+  const double *y = nd->y + e * nd->k;
   if (o == &tm_tr_ordered || o == &tm_tr_positive_ordered) {
     if (R == 0) return;
     yb[0] += o == &tm_tr_ordered ? xb[0] : xb[0] / y[0];
@@ -457,6 +474,41 @@ static void free_chain(ad_node *self) {
   }
 }
 
+/* (J'J)^-1 J' of the constrain map at each element's free values x (m per
+** element), J (k x m) from k reverse steps: out holds count * m * k values. */
+static int tangent_maps(const tm_tr_ops *o, int R, int C, size_t count, const double *x, double *out) {
+  size_t k = (size_t)R * (size_t)C, m = o->nfree(R, C), na = o->naux(R, C);
+  double *y = ad_alloc_doubles(k + 1), *aux = ad_alloc_doubles(na + 1), *yb = ad_alloc_zeros(k + 1);
+  double *g = ad_alloc_doubles(m * m + 1);
+  int *piv = ad_alloc((m + 1) * sizeof *piv);
+  if (!y || !aux || !yb || !g || !piv) return AD_EMEMORY;
+  for (size_t e = 0; e < count; e++) {
+    const double *xe = x + e * m;
+    double *jt = out + e * m * k, lp;
+    int rc = o->forward(R, C, xe, y, aux, &lp, NULL);
+    if (rc) return rc;
+    memset(jt, 0, m * k * sizeof *jt);
+    for (size_t i = 0; i < k; i++) {
+      yb[i] = 1;
+      o->reverse(R, C, xe, y, aux, yb, jt + i * m);   /* column i of J' = row i of J */
+      yb[i] = 0;
+    }
+    for (size_t a = 0; a < m; a++)
+      for (size_t b = 0; b <= a; b++) {
+        double sum = 0;
+        for (size_t i = 0; i < k; i++) sum += jt[a + i * m] * jt[b + i * m];
+        g[a + b * m] = g[b + a * m] = sum;
+      }
+    if (m == 0) continue;
+    tm_la_lu_factor((int)m, g, piv);
+    for (size_t a = 0; a < m; a++)
+      if (!(fabs(g[a + a * m]) > 0) || !isfinite(g[a + a * m]))
+        return ad_fail(AD_EDOMAIN, "%s: the constraint's Jacobian is singular at this point", o->ffn);
+    tm_la_lu_solve((int)m, g, piv, (int)k, jt);
+  }
+  return AD_OK;
+}
+
 /* Partials of the elementwise free maps (x = log(y - a), log(b - y),
 ** log(y - a) - log(b - y), (y - mu) / sigma) by y and the bounds; an
 ** infinite bound drops its term as free() does. */
@@ -489,9 +541,6 @@ static int k_unconstrain(const tm_call *c, const tm_v *a, int nargs, tm_v *out) 
   if (d->kind != TF_EW && y->base != base) return tm_no_overload(c, a, nargs);
   const tm_tr_ops *o = d->kind == TF_EW ? NULL : t->data;
   int ad = tm_any_ad(a, nargs), dep = tm_any_dep(a, nargs), rc;
-  if (ad && (o == &tm_tr_cholesky_corr || o == &tm_tr_corr_matrix || o == &tm_tr_cov_matrix))
-    return ad_fail(AD_EINVALID, "%s: the derivative of %s's free map is not implemented in tapestry; "
-                   "call it on data (values that do not depend on parameters)", c->fn->name, d->stan);
   tm_v xv;
   if ((rc = tm_transform_free(t, y, d->kind == TF_EW ? a + 1 : NULL, &xv))) return rc;
   tm_v shape;
@@ -506,8 +555,9 @@ static int k_unconstrain(const tm_call *c, const tm_v *a, int nargs, tm_v *out) 
   memcpy(out->val, xv.val, n * sizeof *out->val);
   out->dep = (unsigned char)dep;
   if (!ad) return AD_OK;
-  free_node *nd = ad_node_new(sizeof *nd, free_chain);
-  if (!nd) return AD_EMEMORY;
+  /* everything the node needs first, then the node (a failure leaves none) */
+  free_node f, *nd = &f;
+  memset(&f, 0, sizeof f);
   nd->ops = o;
   nd->rows = R;
   nd->cols = C;
@@ -518,27 +568,37 @@ static int k_unconstrain(const tm_call *c, const tm_v *a, int nargs, tm_v *out) 
   nd->xadj = out->adj;
   nd->x = out->val;
   if (o) {
-    if (!y->adj) { nd->count = 0; return AD_OK; }
     nd->yadj = y->adj;
-    if (!(nd->y = tm_copy_vals(y))) return AD_EMEMORY;
-    size_t ns = o == &tr_stzm ? (size_t)R * (size_t)C + (size_t)C : 2 * (size_t)(R > C ? R : C) + 2;
-    if (!(nd->scratch = ad_alloc_doubles(ns))) return AD_EMEMORY;
-    return AD_OK;
+    if (o == &tm_tr_cholesky_corr || o == &tm_tr_corr_matrix || o == &tm_tr_cov_matrix) {
+      double *h = ad_alloc_doubles(count * nd->k * nd->m + 1);
+      if (!h) return AD_EMEMORY;
+      if ((rc = tangent_maps(o, R, C, count, out->val, h))) return rc;
+      nd->h = h;
+    } else {
+      if (!(nd->y = tm_copy_vals(y))) return AD_EMEMORY;
+      size_t ns = o == &tr_stzm ? (size_t)R * (size_t)C + (size_t)C : 2 * (size_t)(R > C ? R : C) + 2;
+      if (!(nd->scratch = ad_alloc_doubles(ns))) return AD_EMEMORY;
+    }
+  } else {
+    for (int k = 0; k < 3; k++) {
+      const tm_v *op = k <= t->nparams ? &a[k] : NULL;
+      nd->padj[k] = op && op->adj ? op->adj : NULL;
+      nd->scalar[k] = k > 0 && op && tm_is_scalar(op);
+      double *p = nd->padj[k] ? ad_alloc_doubles(n ? n : 1) : NULL;
+      if (nd->padj[k] && !p) return AD_EMEMORY;
+      nd->d[k] = p;
+    }
+    for (size_t i = 0; i < n; i++) {
+      double dd[3], pa0 = t->nparams > 0 ? tm_get(&a[1], i) : 0, pb = t->nparams > 1 ? tm_get(&a[2], i) : 0;
+      ew_partials(d->tname, tm_get(y, i), pa0, pb, dd);
+      for (int k = 0; k < 3; k++)
+        if (nd->d[k]) ((double *)nd->d[k])[i] = dd[k];
+    }
   }
-  for (int k = 0; k < 3; k++) {
-    const tm_v *op = k <= t->nparams ? &a[k] : NULL;
-    nd->padj[k] = op && op->adj ? op->adj : NULL;
-    nd->scalar[k] = k > 0 && op && tm_is_scalar(op);
-    double *p = nd->padj[k] ? ad_alloc_doubles(n ? n : 1) : NULL;
-    if (nd->padj[k] && !p) return AD_EMEMORY;
-    nd->d[k] = p;
-  }
-  for (size_t i = 0; i < n; i++) {
-    double dd[3], pa0 = t->nparams > 0 ? tm_get(&a[1], i) : 0, pb = t->nparams > 1 ? tm_get(&a[2], i) : 0;
-    ew_partials(d->tname, tm_get(y, i), pa0, pb, dd);
-    for (int k = 0; k < 3; k++)
-      if (nd->d[k]) ((double *)nd->d[k])[i] = dd[k];
-  }
+  if (!(nd = ad_node_new(sizeof *nd, free_chain))) return AD_EMEMORY;
+  ad_node hdr = nd->hdr;
+  *nd = f;
+  nd->hdr = hdr;
   return AD_OK;
 }
 

@@ -237,6 +237,9 @@ test_that("unconstrain's gradients through the constraint: d unconstrain(constra
     list("vector[3] x;", "ordered_unconstrain(ordered_jacobian(x))", 3),
     list("vector[3] x;", "positive_ordered_unconstrain(positive_ordered_constrain(x))", 3),
     list("vector[5] x;", "cholesky_factor_cov_unconstrain(cholesky_factor_cov_constrain(x, 3, 2))", 5),
+    list("vector[3] x;", "cholesky_factor_corr_unconstrain(cholesky_factor_corr_constrain(x, 3))", 3),
+    list("vector[6] x;", "corr_matrix_unconstrain(corr_matrix_constrain(x, 4))", 6),
+    list("vector[6] x;", "cov_matrix_unconstrain(cov_matrix_constrain(x, 3))", 6),
     list("matrix[2, 3] x;", "to_vector(sum_to_zero_unconstrain(sum_to_zero_constrain(x)))", 6),
     list("matrix[2, 3] x;", "to_vector(stochastic_column_unconstrain(stochastic_column_constrain(x)))", 6),
     list("matrix[2, 3] x;", "to_vector(stochastic_row_unconstrain(stochastic_row_constrain(x)))", 6),
@@ -262,6 +265,34 @@ test_that("unconstrain's gradients through the constraint: d unconstrain(constra
     r <- both_paths(m, list(u, u / 2))
     expect_identical(r$plan, r$tree)
   }
+})
+
+test_that("unconstrain of covariance matrices: the derivative along symmetric changes", {
+  # cov_matrix_unconstrain(S + t D) for a symmetric D: finite differences in t
+  # against the autodiff Jacobian applied to D
+  S <- tv("cov_matrix_constrain", list(c(0.3, -0.2, 0.5, 0.1, 0.4, -0.3), 3L), c("vector", "int"))
+  D <- matrix(c(0.3, 0.1, -0.2, 0.1, -0.4, 0.25, -0.2, 0.25, 0.2), 3)
+  r <- tc("cov_matrix_unconstrain", list(S), "matrix", TRUE)
+  J <- r$jacobian[[1]]
+  fd <- fd_jac(function(t) tv("cov_matrix_unconstrain", list(S + t * D), "matrix"), 0)
+  expect_equal(as.vector(J %*% as.vector(D)), as.vector(fd), tolerance = 1e-8)
+  expect_equal(r$nodes[1], 1)
+  # a correlation matrix moved along a symmetric change with zero diagonal
+  C <- tv("corr_matrix_constrain", list(c(0.3, -0.2, 0.5), 3L), c("vector", "int"))
+  D0 <- D; diag(D0) <- 0
+  J <- tc("corr_matrix_unconstrain", list(C), "matrix", TRUE)$jacobian[[1]]
+  fd <- fd_jac(function(t) tv("corr_matrix_unconstrain", list(C + t * D0), "matrix"), 0)
+  expect_equal(as.vector(J %*% as.vector(D0)), as.vector(fd), tolerance = 1e-8)
+  # a Cholesky factor of a correlation matrix: rows kept at unit length
+  L <- tv("cholesky_factor_corr_constrain", list(c(0.3, -0.2, 0.5), 3L), c("vector", "int"))
+  J <- tc("cholesky_factor_corr_unconstrain", list(L), "matrix", TRUE)$jacobian[[1]]
+  path <- function(t) {
+    M <- L + t * matrix(c(0, 0.2, -0.3, 0, 0.1, 0.4, 0, 0, 0), 3)
+    M / sqrt(rowSums(M^2))
+  }
+  dL <- as.vector(fd_jac(function(t) as.vector(path(t)), 0))
+  fd <- fd_jac(function(t) tv("cholesky_factor_corr_unconstrain", list(path(t)), "matrix"), 0)
+  expect_equal(as.vector(J %*% dL), as.vector(fd), tolerance = 1e-8)
 })
 
 test_that("user functions ending in _jacobian pass the log Jacobian on; write_array gets the values", {
@@ -315,8 +346,4 @@ test_that("Stan's errors: values outside the constraint, sizes, bounds", {
   expect_error(tv("cholesky_factor_cov_constrain", list(c(1, 2, 3), 2L, 3L), c("vector", "int", "int")),
                "num rows \\(must be greater or equal to num cols\\) is 2")
   expect_error(tv("unit_vector_constrain", list(numeric(0)), "vector"), "unit_vector")
-  # the free maps without a derivative here say so on autodiff values
-  y <- tv("corr_matrix_constrain", list(c(0.1, 0.2, 0.3), 3L), c("vector", "int"))
-  expect_error(tc("corr_matrix_unconstrain", list(y), "matrix", TRUE), "not implemented in tapestry")
-  expect_equal(tv("corr_matrix_unconstrain", list(y), "matrix"), c(0.1, 0.2, 0.3), tolerance = 1e-12)
 })
