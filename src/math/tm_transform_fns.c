@@ -296,7 +296,7 @@ int tm_transform_fn_setup(const tm_fn *fn, const tm_v *a, int nargs, tm_tf_call 
   int rc = flat_x(&a[0], &tc->x);
   if (rc) return rc;
   const tm_v *y = &a[0];
-  int K, M, N;
+  int K = 0, M = 0, N = 0;
   size_t m = y->rows * (size_t)y->cols;
   switch (d->kind) {
   case TF_EW:
