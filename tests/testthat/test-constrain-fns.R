@@ -313,6 +313,44 @@ test_that("user functions ending in _jacobian pass the log Jacobian on; write_ar
   expect_identical(r$plan, r$tree)
 })
 
+test_that("X_jacobian in loops, on elements, with data arguments: tree and plan agree", {
+  code <- "
+    data { int N; vector[N] lo; vector[3] z; }
+    parameters { vector[N] a; vector[3] c; vector[6] v; real<lower=0> s; }
+    transformed parameters {
+      vector[N] b;
+      for (n in 1:N) b[n] = lower_upper_bound_jacobian(a[n], lo[n], lo[n] + s);
+      cholesky_factor_corr[3] L = cholesky_factor_corr_jacobian(c, 3);
+      cov_matrix[3] S = cov_matrix_jacobian(v, 3);
+      real d = lower_bound_jacobian(z[1], 0) + offset_multiplier_jacobian(z[2], 1, s);
+    }
+    model {
+      b ~ normal(0, 2);
+      L ~ lkj_corr_cholesky(1.5);
+      target += -0.5 * trace(S) + d;
+      s ~ exponential(1);
+    }"
+  N <- 4
+  d <- list(N = N, lo = c(-1, 0, 1, 2), z = c(0.3, -0.5, 1))
+  m <- tapestry_model(code = code)$bind(d)
+  n <- m$num_upars()
+  pts <- lapply(1:4, function(i) rnorm(n, sd = 0.5))
+  u <- pts[[1]]
+  s <- exp(u[n])
+  # the data-only calls add their constant log Jacobians too (z[1] and log(s) for the multiplier)
+  a <- u[1:N]
+  lj <- sum(log(s) - abs(a) - 2 * log1p(exp(-abs(a)))) +
+    tp_transform("cholesky_factor_corr", u[N + 1:3], list(), "matrix[3,3]")$lp +
+    tp_transform("cov_matrix", u[N + 3 + 1:6], list(), "matrix[3,3]")$lp + 0.3 + log(s) + u[n]
+  expect_equal(m$log_prob(u, jacobian = TRUE) - m$log_prob(u, jacobian = FALSE), lj, tolerance = 1e-12)
+  expect_equal(as.vector(m$grad_log_prob(u)), fd_grad(m, u, 1e-6), tolerance = 1e-6)
+  for (j in c(TRUE, FALSE)) {
+    r <- both_paths(m, pts, jacobian = j)
+    expect_identical(r$plan, r$tree)
+    expect_gt(r$stats$replays, 0)
+  }
+})
+
 test_that("the checker allows X_jacobian only in transformed parameters and _jacobian functions", {
   expect_error(tapestry_model(code = "parameters { vector[2] x; } model { vector[2] y = lower_bound_jacobian(x, 0); y ~ normal(0, 1); }"),
                "functions ending in _jacobian are only allowed in the transformed parameters block")
