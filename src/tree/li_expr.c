@@ -9,6 +9,7 @@
 #include <math.h>
 #include <string.h>
 #include "li_int.h"
+#include "../math/tm_transform_fns.h"
 
 #define LI_SMALL 16
 
@@ -17,6 +18,7 @@ li_slot *li_slot_of(li_run *r, const ln_expr *var) {
 }
 
 int li_invoke(li_run *r, const tm_fn *fn, int propto, const tm_v *args, int nargs, tm_v *out) {
+  if (r->jacobian && tm_transform_fn_is_jacobian(fn)) return li_call_jacobian(r, fn, args, nargs, out);
   size_t c0 = r->tr ? li_chain_len() : 0;
   int rc = tm_invoke(fn, propto, r->rng, args, nargs, out);
   if (rc) return li_locate(r, rc);

@@ -137,6 +137,10 @@ int li_eval_int(li_run *r, const ln_expr *e, int *out);
 int li_eval_real(li_run *r, const ln_expr *e, double *out);   /* value only */
 /* Call a library function on evaluated arguments (sets dep on doubles). */
 int li_invoke(li_run *r, const tm_fn *fn, int propto, const tm_v *args, int nargs, tm_v *out);
+/* ---- li_jacobian.c ---- */
+/* An X_jacobian library call while the log Jacobian is accumulated: the
+** value, and the log Jacobian added to the target. */
+int li_call_jacobian(li_run *r, const tm_fn *fn, const tm_v *args, int nargs, tm_v *out);
 /* a + b, a - b, a * b, a / b on real scalars without the generic kernel
 ** (the same IEEE operation and node); -1 when fn or the operands are not that. */
 int li_arith(li_run *r, const tm_fn *fn, const tm_v *a, const tm_v *b, tm_v *out);
