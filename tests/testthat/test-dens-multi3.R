@@ -341,6 +341,79 @@ test_that("wishart family: Stan's errors", {
                "side length of random variable \\(3\\) and side length of scale parameter \\(2\\) must match in size")
 })
 
+# ---- gaussian_dlm_obs ----
+
+# The Kalman filter written out in R (Stan's recursion, V a matrix or the diagonal as a vector)
+dlm_ref <- function(y, F, G, V, W, m0, C0) {
+  r <- nrow(y); if (is.null(dim(V))) V <- diag(V, r)
+  m <- m0; C <- C0; lp <- 0
+  for (t in seq_len(ncol(y))) {
+    a <- G %*% m; R <- G %*% C %*% t(G) + W
+    Q <- t(F) %*% R %*% F + V; e <- y[, t] - t(F) %*% a
+    lp <- lp - 0.5 * (r * log(2 * pi) + ldet(Q) + sum(e * solve(Q, e)))
+    A <- R %*% F %*% solve(Q); m <- a + A %*% e; C <- R - A %*% Q %*% t(A)
+  }
+  as.numeric(lp)
+}
+dl_y <- matrix(rnorm(8), 2); dl_F <- matrix(rnorm(6), 3); dl_G <- matrix(rnorm(9) * 0.5, 3)
+dl_V <- spd(2); dl_v <- c(0.5, 1.3); dl_W <- spd(3) * 0.3; dl_m0 <- rnorm(3); dl_C0 <- spd(3)
+DLT <- c("matrix", "matrix", "matrix", "matrix", "matrix", "vector", "matrix")
+DLTv <- replace(DLT, 4, "vector")
+dl_args <- list(dl_y, dl_F, dl_G, dl_V, dl_W, dl_m0, dl_C0)
+dl_argsv <- replace(dl_args, 4, list(dl_v))
+
+test_that("gaussian_dlm_obs_lpdf: values against a Kalman filter in R, both forms", {
+  fn <- "gaussian_dlm_obs_lpdf"
+  expect_equal(tval(fn, dl_args, DLT), do.call(dlm_ref, dl_args), tolerance = 1e-12)
+  expect_equal(tval(fn, dl_argsv, DLTv), do.call(dlm_ref, dl_argsv), tolerance = 1e-12)
+  # a diagonal V: the sequential filter gives the multivariate one's value
+  expect_equal(tval(fn, replace(dl_args, 4, list(diag(dl_v))), DLT), tval(fn, dl_argsv, DLTv), tolerance = 1e-12)
+  # one state, one series, W = 0 (positive semi-definite): a static mean observed with noise
+  y1 <- matrix(c(0.3, -0.2, 1.1), 1)
+  Sig <- 0.7 + diag(0.5, 3)
+  expect_equal(tval(fn, list(y1, matrix(1), matrix(1), matrix(0.5), matrix(0), 0.2, matrix(0.7)), DLT),
+               mvn_ref(as.numeric(y1), rep(0.2, 3), Sig), tolerance = 1e-12)
+  expect_equal(tval(fn, list(y1, matrix(1), matrix(1), 0.5, matrix(0), 0.2, matrix(0.7)), DLTv),
+               mvn_ref(as.numeric(y1), rep(0.2, 3), Sig), tolerance = 1e-12)
+  expect_equal(tval(fn, replace(dl_args, 1, list(matrix(0, 2, 0))), DLT), 0)
+})
+
+test_that("gaussian_dlm_obs_lpdf: gradients in all seven arguments, one node", {
+  fn <- "gaussian_dlm_obs_lpdf"
+  r <- expect_gradient_fd(fn, dl_args, DLT, c(TRUE, TRUE, TRUE, FALSE, FALSE, TRUE, FALSE))
+  expect_equal(r$nodes[1], 1)
+  r <- expect_gradient_fd(fn, dl_argsv, DLTv, c(TRUE, TRUE, TRUE, TRUE, FALSE, TRUE, FALSE))
+  expect_equal(r$nodes[1], 1)
+  for (i in c(5, 7)) {
+    expect_gradient_linear(fn, dl_args, DLT, i, dup_matrix(3), ad = rep(TRUE, 7))
+    r <- expect_gradient_linear(fn, dl_argsv, DLTv, i, dup_matrix(3), ad = rep(TRUE, 7))
+    G <- matrix(r$jacobian[[i]], 3, 3)
+    expect_equal(G, t(G), tolerance = 1e-12)
+  }
+  r <- expect_gradient_linear(fn, dl_args, DLT, 4, dup_matrix(2), ad = rep(TRUE, 7))
+  expect_equal(r$nodes[1], 1)
+  # propto drops only the 2 pi term, and only when something is autodiff
+  p <- function(ad) unlist(tp_call(fn, dl_args, DLT, ad, TRUE)$value)
+  expect_equal(p(rep(FALSE, 7)), 0)
+  expect_equal(tval(fn, dl_args, DLT) - p(c(FALSE, FALSE, TRUE, FALSE, FALSE, FALSE, FALSE)), -8 / 2 * log(2 * pi),
+               tolerance = 1e-12)
+})
+
+test_that("gaussian_dlm_obs_lpdf: Stan's errors", {
+  fn <- "gaussian_dlm_obs_lpdf"
+  expect_error(tp_call(fn, replace(dl_args, 2, list(matrix(1, 3, 3))), DLT),
+               "gaussian_dlm_obs_lpdf: columns of F \\(3\\) and rows of y \\(2\\) must match in size")
+  expect_error(tp_call(fn, replace(dl_args, 6, list(c(0, 0))), DLT), "size of m0 \\(2\\) and rows of G \\(3\\)")
+  expect_error(tp_call(fn, replace(dl_argsv, 4, list(c(1, 1, 1))), DLTv), "size of V \\(3\\) and rows of y \\(2\\)")
+  expect_error(tp_call(fn, replace(dl_args, 1, list(dl_y * NA)), DLT), "gaussian_dlm_obs_lpdf: y\\[1\\] is nan")
+  expect_error(tp_call(fn, replace(dl_args, 4, list(diag(c(1, -1)))), DLT),
+               "gaussian_dlm_obs_lpdf: V is not positive semi-definite", class = "tapestry_domain_error")
+  expect_error(tp_call(fn, replace(dl_args, 5, list(dl_W + outer(1:3, 0:2))), DLT), "W is not symmetric")
+  expect_error(tp_call(fn, replace(dl_argsv, 4, list(c(1, -1))), DLTv), "V\\[2\\] is -1, but must be nonnegative!")
+  expect_error(tp_call(fn, replace(dl_args, 7, list(diag(c(1, 0, 1)))), DLT), "C0 is not positive definite")
+  expect_error(tp_call(fn, replace(dl_args, 6, list(c(Inf, 0, 0))), DLT), "m0\\[1\\] is inf")
+})
+
 # ---- _rng ----
 
 N_DR <- 20000
@@ -474,8 +547,16 @@ test_that("programs with the multivariate densities: tree and plan agree", {
        K ~ lkj_cov(m, s, 2.0);
        m ~ normal(0, 1);
        s ~ lognormal(0, 1);
+     }",
+    "data { matrix[2, 4] y; matrix[3, 2] F; matrix[3, 3] G; vector[3] m0; }
+     parameters { cholesky_factor_cov[3] LW; cholesky_factor_cov[2] LV; vector<lower=0>[2] v; cov_matrix[3] C0; }
+     model {
+       matrix[3, 3] W = multiply_lower_tri_self_transpose(LW);
+       y ~ gaussian_dlm_obs(F, G, multiply_lower_tri_self_transpose(LV), W, m0, C0);
+       target += gaussian_dlm_obs_lpdf(y | F, G, v, W, m0, C0);
+       v ~ exponential(1);
      }")
-  datas <- list(list(N = 3, y = ys), list(S = Sc3), list(Y = Y23))
+  datas <- list(list(N = 3, y = ys), list(S = Sc3), list(Y = Y23), list(y = dl_y, F = dl_F, G = dl_G, m0 = dl_m0))
   for (i in seq_along(progs)) {
     m <- tapestry_model(code = progs[[i]])
     ctx <- m$bind(datas[[i]])
