@@ -247,6 +247,7 @@ static int gp_common(const tm_call *c, const tm_v *a, int nargs, tm_v *out, int 
   if (chol) {
     if ((rc = tm_check_finite(fn, "Random variable", Y)) ||
         (rc = tm_mv_check_cholesky(fn, "Cholesky decomposition of kernel matrix", S)) ||
+        (rc = tm_check_square(fn, "Cholesky decomposition of kernel matrix", S)) ||
         (rc = tm_check_positive_finite(fn, "Kernel scales", W)))
       return rc;
     L = S->val;

@@ -210,6 +210,7 @@ test_that("multi_gp_lpdf and multi_gp_cholesky_lpdf: Stan's errors", {
                "multi_gp_cholesky_lpdf: Cholesky decomposition of kernel matrix is not lower triangular")
   expect_error(tp_call("multi_gp_cholesky_lpdf", list(Y23, -diag(3), w2), GPT),
                "Cholesky decomposition of kernel matrix\\[1\\] is -1, but must be positive!")
+  expect_error(tp_call("multi_gp_cholesky_lpdf", list(Y23, t(chol(K3))[, 1:2], w2), GPT), "Expecting a square matrix")
 })
 
 # ---- lkj_cov ----
