@@ -569,3 +569,30 @@ test_that("programs with the multivariate densities: tree and plan agree", {
     fd_check_model(ctx, pts[[2]])
   }
 })
+
+test_that("programs: `~` and `target += ..._lpdf` differ by exactly the constants Stan drops", {
+  nu <- 5.3; k <- 3; L <- L3
+  cases <- list(
+    list(data = "data { matrix[3, 3] S; real nu; }", pars = "parameters { cov_matrix[3] W; }",
+         tilde = "W ~ wishart(nu, S);", plus = "target += wishart_lpdf(W | nu, S);",
+         d = list(S = Sc3, nu = nu), const = -nu * k / 2 * log(2) - lmg(k, nu / 2) - nu / 2 * ldet(Sc3)),
+    list(data = "data { matrix[3, 3] S; real nu; }", pars = "parameters { cholesky_factor_cov[3] L; }",
+         tilde = "L ~ inv_wishart_cholesky(nu, S);", plus = "target += inv_wishart_cholesky_lpdf(L | nu, S);",
+         d = list(S = LS3, nu = nu), const = k * log(2) * (1 - nu / 2) - lmg(k, nu / 2)),
+    list(data = "data { matrix[3, 3] L; vector[3] mu; }", pars = "parameters { vector[3] y; }",
+         tilde = "y ~ multi_student_t_cholesky(4.5, mu, L);",
+         plus = "target += multi_student_t_cholesky_lpdf(y | 4.5, mu, L);",
+         d = list(L = L, mu = mu1),
+         const = -1.5 * log(pi) + lgamma(7.5 / 2) - lgamma(4.5 / 2) - 1.5 * log(4.5) - sum(log(diag(L)))),
+    list(data = "data { matrix[2, 4] y; matrix[3, 2] F; matrix[3, 3] G; vector[2] v; matrix[3, 3] W; matrix[3, 3] C0; }",
+         pars = "parameters { vector[3] m0; }",
+         tilde = "y ~ gaussian_dlm_obs(F, G, v, W, m0, C0);", plus = "target += gaussian_dlm_obs_lpdf(y | F, G, v, W, m0, C0);",
+         d = list(y = dl_y, F = dl_F, G = dl_G, v = dl_v, W = dl_W, C0 = dl_C0), const = -4 * log(2 * pi)))
+  for (cs in cases) {
+    a <- tapestry_model(code = paste(cs$data, cs$pars, "model {", cs$tilde, "}"))$bind(cs$d)
+    b <- tapestry_model(code = paste(cs$data, cs$pars, "model {", cs$plus, "}"))$bind(cs$d)
+    set.seed(5)
+    for (u in points_for(a, k = 2, sd = 0.3))
+      expect_equal(b$log_prob(u) - a$log_prob(u), cs$const, tolerance = 1e-10, label = cs$tilde)
+  }
+})
