@@ -49,6 +49,13 @@ static int mst_common(const tm_call *c, const tm_v *a, int nargs, tm_v *out, int
   if ((rc = tm_check_not_nan(fn, "Degrees of freedom parameter", nuv)) ||
       (rc = tm_check_positive(fn, "Degrees of freedom parameter", nuv)))
     return rc;
+  /* an infinite nu: Stan's inv_gamma_rng refuses it (the Cholesky form);
+  ** boost's gamma has no answer for it (the other) */
+  double half_nu = 0.5 * tm_get(nuv, 0);
+  tm_v hv = tm_real_view(&half_nu, NULL);
+  if (chol ? (rc = tm_check_positive_finite("inv_gamma_rng", "Shape parameter", &hv))
+           : (rc = tm_check_finite(fn, "Degrees of freedom parameter", nuv)))
+    return rc;
   int many = mu->narr == 1, N = many ? mu->dim[0] : 1, k = mu->rows * mu->cols, K = S->rows;
   if (many && N == 0) k = K;
   double *L = S->val;
@@ -121,9 +128,12 @@ static int bartlett(tm_rng *r, int k, double nu, const double *L, double *X) {
   return AD_OK;
 }
 
+/* nu > k - 1, and finite as Stan's chi_square_rng requires of nu - j */
 static int check_nu(const char *fn, const tm_v *nuv, int k) {
+  int rc;
   if (!tm_is_scalar(nuv)) return ad_fail(AD_EINVALID, "%s: degrees of freedom must be a real", fn);
-  return tm_mv_check_greater(fn, "degrees of freedom > dims - 1", nuv, k - 1);
+  if ((rc = tm_mv_check_greater(fn, "degrees of freedom > dims - 1", nuv, k - 1))) return rc;
+  return tm_check_positive_finite("chi_square_rng", "Degrees of freedom parameter", nuv);
 }
 
 /* A symmetric positive definite scale's Cholesky factor (Stan reads the

@@ -455,6 +455,10 @@ test_that("multi_student_t_rng and multi_student_t_cholesky_rng: mean, covarianc
                "Size of random variable \\(2\\) and rows of scale parameter \\(3\\) must match in size")
   expect_error(tp_call("multi_student_t_rng", list(3, c(Inf, 0, 0), Sigma), c("real", "vector", "matrix")),
                "Location parameter\\[1\\] is inf")
+  expect_error(tp_call("multi_student_t_rng", list(Inf, mu, Sigma), c("real", "vector", "matrix")),
+               "multi_student_t_rng: Degrees of freedom parameter is inf, but must be finite!")
+  expect_error(tp_call("multi_student_t_cholesky_rng", list(Inf, mu, L), c("real", "vector", "matrix")),
+               "inv_gamma_rng: Shape parameter is inf, but must be positive finite!")
 })
 
 test_that("wishart_rng, wishart_cholesky_rng: E[W] = nu S and chi-square diagonals", {
@@ -475,6 +479,9 @@ test_that("wishart_rng, wishart_cholesky_rng: E[W] = nu S and chi-square diagona
   expect_error(tp_call("wishart_rng", list(1.5, S), c("real", "matrix")),
                "wishart_rng: degrees of freedom > dims - 1 is 1.5, but must be greater than 2")
   expect_error(tp_call("wishart_rng", list(4, matrix(1, 3, 2)), c("real", "matrix")), "Expecting a square matrix")
+  for (f in c("wishart_rng", "wishart_cholesky_rng"))
+    expect_error(tp_call(f, list(Inf, LS), c("real", "matrix")),
+                 "chi_square_rng: Degrees of freedom parameter is inf, but must be positive finite!")
   expect_error(tp_call("wishart_cholesky_rng", list(4, S), c("real", "matrix")),
                "wishart_cholesky_rng: scale parameter is not lower triangular")
 })
