@@ -26,4 +26,8 @@ extern const tm_fn tm_fns_dens_multi2[]; /* tm_dens_multi2.c: lkj_corr, multi_st
 extern const tm_fn tm_fns_gp[];          /* tm_gp.c: gp_exponential/matern32/matern52/periodic/dot_prod_cov */
 extern const tm_fn tm_fns_glm[];         /* tm_glm.c: normal_id_glm, poisson_log_glm */
 extern const tm_fn tm_fns_transform[];   /* tm_transform_fns.c: X_constrain, X_jacobian, X_unconstrain */
+extern const tm_fn tm_fns_dens_multi3[]; /* tm_dens_multi3.c: multi_normal_prec, multi_student_t_cholesky, multi_gp(_cholesky), lkj_cov */
+extern const tm_fn tm_fns_wishart[];     /* tm_wishart.c: (inv_)wishart(_cholesky)_lpdf */
+extern const tm_fn tm_fns_dlm[];         /* tm_dlm.c: gaussian_dlm_obs_lpdf */
+extern const tm_fn tm_fns_rng_multi[];   /* tm_rng_multi.c: multi_student_t(_cholesky)_rng, the Wishart _rng functions */
 #endif
