@@ -25,4 +25,7 @@ extern const tm_fn tm_fns_dens_disc2[];  /* tm_dens_disc2.c: beta_binomial, neg_
 extern const tm_fn tm_fns_dens_multi2[]; /* tm_dens_multi2.c: lkj_corr, multi_student_t */
 extern const tm_fn tm_fns_gp[];          /* tm_gp.c: gp_exponential/matern32/matern52/periodic/dot_prod_cov */
 extern const tm_fn tm_fns_glm[];         /* tm_glm.c: normal_id_glm, poisson_log_glm */
+extern const tm_fn tm_fns_hmm[];         /* tm_hmm.c: hmm_marginal, hmm_hidden_state_prob, hmm_latent_rng */
+extern const tm_fn tm_fns_sparse[];      /* tm_sparse.c: csr_* functions, to_array_2d */
+extern const tm_fn tm_fns_matfun[];      /* tm_matfun.c: matrix_exp(_multiply), matrix_power, svd, qr, generalized_inverse */
 #endif
