@@ -238,3 +238,29 @@ test_that("a program with the matrix functions: tree and plan agree, gradients m
   fd <- sapply(seq_along(u), function(j) { h <- 1e-5; e <- replace(numeric(length(u)), j, h); (f(u + e) - f(u - e)) / (2 * h) })
   expect_equal(as.numeric(g), fd, tolerance = 1e-6)
 })
+
+test_that("gp covariances with one length scale per dimension (ARD)", {
+  x <- lapply(1:4, function(i) rnorm(3)); x2 <- lapply(1:2, function(i) rnorm(3))
+  l <- c(0.7, 1.5, 2.2); s <- 1.3
+  kf <- list(gp_exp_quad_cov = function(r) exp(-r^2 / 2), gp_exponential_cov = function(r) exp(-r),
+             gp_matern32_cov = function(r) (1 + sqrt(3) * r) * exp(-sqrt(3) * r),
+             gp_matern52_cov = function(r) (1 + sqrt(5) * r + 5 * r^2 / 3) * exp(-sqrt(5) * r))
+  cov_r <- function(k, a, b) outer(seq_along(a), seq_along(b),
+                                   Vectorize(function(i, j) s^2 * k(sqrt(sum(((a[[i]] - b[[j]]) / l)^2)))))
+  t3 <- c("array[] vector", "real", "array[] real"); t4 <- c("array[] vector", "array[] vector", "real", "array[] real")
+  for (fn in names(kf)) {
+    expect_equal(tval(fn, list(x, s, l), t3), cov_r(kf[[fn]], x, x), tolerance = 1e-14)
+    expect_equal(tval(fn, list(x, x2, s, l), t4), cov_r(kf[[fn]], x, x2), tolerance = 1e-14)
+    # a single length scale repeated is the isotropic form
+    expect_equal(tval(fn, list(x, x2, s, rep(1.1, 3)), t4),
+                 tval(fn, list(x, x2, s, 1.1), c("array[] vector", "array[] vector", "real", "real")), tolerance = 1e-14)
+    for (ad in list(c(TRUE, TRUE, TRUE), c(FALSE, FALSE, TRUE), c(TRUE, FALSE, FALSE))) {
+      r <- expect_gradient_fd(fn, list(x, s, l), t3, ad, tol = 1e-6)
+      expect_equal(r$nodes[1], 1)
+    }
+    expect_gradient_fd(fn, list(x, x2, s, l), t4, c(TRUE, TRUE, TRUE, TRUE), tol = 1e-6)
+    expect_error(tp_call(fn, list(x, s, l[1:2]), t3),
+                 paste0(fn, ": Size of x dimension \\(3\\) and size of number of length scales \\(2\\) must match in size"))
+    expect_error(tp_call(fn, list(x, s, c(1, -1, 1)), t3), paste0(fn, ": length scale\\[2\\] is -1, but must be positive finite"))
+  }
+})
