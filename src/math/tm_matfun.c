@@ -1,8 +1,10 @@
 /*
 ** tm_matfun.c -- matrix functions: matrix_exp, matrix_exp_multiply,
-** scale_matrix_exp_multiply, matrix_power, trace_gen_quad_form,
+** scale_matrix_exp_multiply, matrix_power, trace_gen_quad_form, trace_dot,
 ** singular_values, svd_U, svd_V, generalized_inverse, qr_Q, qr_R,
 ** qr_thin_Q, qr_thin_R.
+**
+** trace_dot(A, B) = tr(A B) without forming the product.
 **
 ** matrix_exp: Higham's (2005) scaling and squaring on the Pade approximant
 ** of degree 3, 5, 7, 9 or 13 chosen by the 1-norm, as Stan Math's
@@ -361,6 +363,37 @@ static int k_trace_gen_quad_form(const tm_call *c, const tm_v *a, int nargs, tm_
   q->Dadj = D->adj; q->Aadj = A->adj; q->Badj = B->adj;
   q->out.val = out->val; q->out.adj = out->adj;
   return AD_OK;
+}
+
+/* ---- trace_dot(A, B) = tr(A B) = sum_ij A_ij B_ji: Abar = g B^T, Bbar = g A^T ---- */
+static int k_trace_dot(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
+  const char *fn = c->fn->name;
+  int rc;
+  if (nargs != 2 || !is_matrix(&a[0]) || !is_matrix(&a[1])) return tm_no_overload(c, a, nargs);
+  const tm_v *A = &a[0], *B = &a[1];
+  if ((rc = tm_check_size_match(fn, "A.cols()", (size_t)A->cols, "B.rows()", (size_t)B->rows)) ||
+      (rc = tm_check_size_match(fn, "A.rows()", (size_t)A->rows, "B.cols()", (size_t)B->cols)))
+    return rc;
+  int m = A->rows, n = A->cols;
+  double f = 0;
+  for (int j = 0; j < n; j++)
+    for (int i = 0; i < m; i++) f += AT(A->val, m, i, j) * AT(B->val, n, j, i);
+  if (!tm_any_ad(a, 2)) {
+    if (tm_set_real(out, f)) return nomem(c);
+    out->dep = (unsigned char)tm_any_dep(a, 2);
+    return AD_OK;
+  }
+  double *d[2];
+  rc = 0;
+  d[0] = tm_new_partials(A, &rc);
+  d[1] = tm_new_partials(B, &rc);
+  if (rc) return nomem(c);
+  for (int j = 0; j < n; j++)
+    for (int i = 0; i < m; i++) {
+      if (d[0]) AT(d[0], m, i, j) = AT(B->val, n, j, i);
+      if (d[1]) AT(d[1], n, j, i) = AT(A->val, m, i, j);
+    }
+  return tm_set_partials(out, a, d, 2, f) ? nomem(c) : AD_OK;
 }
 
 /* ---------------------------------------------------------------- SVD */
@@ -770,6 +803,7 @@ const tm_fn tm_fns_matfun[] = {
   {"singular_values", "vector(matrix)", k_svd, "0"},
   {"svd_U", "matrix(matrix)", k_svd, "1"},
   {"svd_V", "matrix(matrix)", k_svd, "2"},
+  {"trace_dot", "real(matrix, matrix)", k_trace_dot, NULL},
   {"trace_gen_quad_form", "real(matrix, matrix, matrix)", k_trace_gen_quad_form, NULL},
   {NULL, NULL, NULL, NULL}
 };

@@ -264,3 +264,15 @@ test_that("gp covariances with one length scale per dimension (ARD)", {
     expect_error(tp_call(fn, list(x, s, c(1, -1, 1)), t3), paste0(fn, ": length scale\\[2\\] is -1, but must be positive finite"))
   }
 })
+
+test_that("trace_dot is tr(A B) with gradients and Stan's size checks", {
+  expect_equal(tval("trace_dot", list(B32, B23), c("matrix", "matrix")), sum(diag(B32 %*% B23)), tolerance = 1e-14)
+  for (ad in list(c(TRUE, TRUE), c(TRUE, FALSE), c(FALSE, TRUE))) {
+    r <- expect_gradient_fd("trace_dot", list(B32, B23), c("matrix", "matrix"), ad)
+    expect_equal(r$nodes[1], 1)
+  }
+  expect_error(tp_call("trace_dot", list(B32, B32), c("matrix", "matrix")),
+               "trace_dot: Size of A.cols\\(\\) \\(2\\) and size of B.rows\\(\\) \\(3\\) must match in size")
+  expect_error(tp_call("trace_dot", list(B32, matrix(0, 2, 2)), c("matrix", "matrix")),
+               "trace_dot: Size of A.rows\\(\\) \\(3\\) and size of B.cols\\(\\) \\(2\\) must match in size")
+})
