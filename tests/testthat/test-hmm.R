@@ -140,4 +140,16 @@ test_that("an HMM program: tree and plan agree, gradients match finite differenc
   f <- function(x) ctx$log_prob(x)
   fd <- sapply(seq_along(u), function(j) { h <- 1e-5; e <- replace(numeric(length(u)), j, h); (f(u + e) - f(u - e)) / (2 * h) })
   expect_equal(as.numeric(g), fd, tolerance = 1e-6)
+  # sampling: the latent draws of generated quantities agree with the state probabilities
+  fit <- m$sample(data = list(N = length(y), y = y), seed = 3, chains = 2, parallel_chains = 1,
+                  iter_warmup = 300, iter_sampling = 400, refresh = 0, show_messages = FALSE)
+  z <- posterior::as_draws_matrix(fit$draws("z"))
+  p <- posterior::as_draws_matrix(fit$draws("p"))
+  expect_true(all(z %in% 1:2))
+  for (n in seq_along(y)) {
+    f1 <- mean(z[, n] == 1); p1 <- mean(p[, paste0("p[1,", n, "]")])
+    expect_lt(abs(f1 - p1), 4 * sqrt(p1 * (1 - p1) / nrow(z)) + 1e-3)
+  }
+  expect_gt(mean(p[, "p[1,1]"]), 0.8)     # the first observations are in the low state
+  expect_lt(mean(p[, "p[1,4]"]), 0.2)
 })
