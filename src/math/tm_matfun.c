@@ -27,8 +27,9 @@
 ** the thin factors (A = Q R, Q m x k, k = min(m, n)) is the known formula
 ** Abar = (Qbar + Q copyltu(M)) R^-T, M = R Rbar^T - Qbar^T Q, with the
 ** columns beyond the first m handled as R2 = Q^T Y.  The full Q of a matrix
-** with more rows than columns has columns the algorithm chooses: its
-** gradient is refused with a message (its values are given on doubles).
+** with more rows than columns has columns the algorithm chooses (the
+** reflectors'): its reverse step goes back through the Householder steps,
+** as Stan's autodiff of Eigen's does.
 **
 ** generalized_inverse: V diag(1/s) U^T over the singular values above
 ** max(m, n) eps s_max (rank-deficient matrices too); the reverse step is
@@ -652,23 +653,33 @@ static int k_svd(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
 /* ---------------------------------------------------------------- QR */
 
 /* Householder QR of A (m x n): Q (m x m, full) and R (m x n), Stan's signs
-** (R's diagonal nonnegative). */
-static int qr(int m, int n, const double *A, double *Q, double *R) {
+** (R's diagonal nonnegative).  The reflector of step j maps column j below
+** the diagonal to -sign(x_j) |x| e_j, as Eigen's and LINPACK's; a column with
+** nothing below the diagonal is left alone (Eigen's choice).  When hh is
+** given, it keeps what the reverse step of the full Q needs. */
+typedef struct {
+  double *v, *beta;          /* reflectors: v_j (m, zero above j), beta_j = 2 / v_j'v_j or 0 */
+  double *steps;             /* R before step j, m x n each */
+  double *sg;                /* the sign flips: 1 or -1 for each of the first k rows of R */
+} hh_keep;
+
+static int qr(int m, int n, const double *A, double *Q, double *R, hh_keep *hh) {
   int k = m < n ? m : n;
   double *v = ad_alloc_doubles((size_t)m * (k ? k : 1)), *beta = ad_alloc_doubles((size_t)(k ? k : 1));
-  if (!v || !beta) return AD_EMEMORY;
+  double *sg = ad_alloc_doubles((size_t)(k ? k : 1)), *steps = NULL;
+  if (!v || !beta || !sg) return AD_EMEMORY;
+  if (hh && !(steps = ad_alloc_doubles((size_t)m * n * (k ? k : 1)))) return AD_EMEMORY;
   memcpy(R, A, (size_t)m * n * sizeof(double));
   for (int j = 0; j < k; j++) {
-    double *x = v + (size_t)j * m, nx = 0;
+    if (steps) memcpy(steps + (size_t)j * m * n, R, (size_t)m * n * sizeof(double));
+    double *x = v + (size_t)j * m, tail = 0;
     for (int i = 0; i < m; i++) x[i] = i < j ? 0 : AT(R, m, i, j);
-    for (int i = j; i < m; i++) nx += x[i] * x[i];
-    nx = sqrt(nx);
-    if (nx == 0) { beta[j] = 0; continue; }
-    double alpha = x[j] > 0 ? -nx : nx;
+    for (int i = j + 1; i < m; i++) tail += x[i] * x[i];
+    if (tail == 0) { beta[j] = 0; continue; }
+    double nx = sqrt(x[j] * x[j] + tail), alpha = x[j] >= 0 ? -nx : nx;
     x[j] -= alpha;
-    double vv = 0;
-    for (int i = j; i < m; i++) vv += x[i] * x[i];
-    beta[j] = vv > 0 ? 2 / vv : 0;
+    double vv = x[j] * x[j] + tail;
+    beta[j] = 2 / vv;
     for (int col = j; col < n; col++) {
       double d = 0;
       for (int i = j; i < m; i++) d += x[i] * AT(R, m, i, col);
@@ -689,11 +700,91 @@ static int qr(int m, int n, const double *A, double *Q, double *R) {
       for (int i = j; i < m; i++) AT(Q, m, i, col) -= d * x[i];
     }
   }
-  for (int i = 0; i < k; i++)
-    if (AT(R, m, i, i) < 0) {
+  for (int i = 0; i < k; i++) {
+    sg[i] = AT(R, m, i, i) < 0 ? -1 : 1;
+    if (sg[i] < 0) {
       for (int col = 0; col < n; col++) AT(R, m, i, col) = -AT(R, m, i, col);
       for (int r = 0; r < m; r++) AT(Q, m, r, i) = -AT(Q, m, r, i);
     }
+  }
+  if (hh) { hh->v = v; hh->beta = beta; hh->steps = steps; hh->sg = sg; }
+  return AD_OK;
+}
+
+/* Y = H M (H = I - beta v v', v zero above row j) on cols columns of M
+** (ld m): the reverse step given Ybar: Mbar = H Ybar (in place of Ybar),
+** vbar += -beta (Ybar w + M Ybar' v) with w = M' v, betabar += -v' Ybar w. */
+static void hh_apply_back(int m, int j, int cols, const double *v, double beta, const double *M, double *Ybar,
+                          double *vbar, double *betabar, double *w, double *u) {
+  for (int col = 0; col < cols; col++) {
+    double a = 0, b = 0;
+    for (int i = j; i < m; i++) { a += M[(size_t)col * m + i] * v[i]; b += Ybar[(size_t)col * m + i] * v[i]; }
+    w[col] = a;        /* (M' v)_col */
+    u[col] = b;        /* (Ybar' v)_col */
+  }
+  for (int i = j; i < m; i++) {
+    double t = 0;
+    for (int col = 0; col < cols; col++) t += Ybar[(size_t)col * m + i] * w[col] + M[(size_t)col * m + i] * u[col];
+    vbar[i] -= beta * t;
+  }
+  double vyw = 0;
+  for (int col = 0; col < cols; col++) vyw += u[col] * w[col];
+  *betabar -= vyw;
+  for (int col = 0; col < cols; col++)            /* Mbar = H Ybar = Ybar - beta v (v' Ybar) */
+    for (int i = j; i < m; i++) Ybar[(size_t)col * m + i] -= beta * v[i] * u[col];
+}
+
+/* Abar += the adjoint of A through the Householder steps, given the
+** adjoints of the full Q (m x m) and of R (m x n), either may be NULL. */
+static int hh_back(int m, int n, const double *Q, const hh_keep *hh, const double *Qbar0, const double *Rbar0,
+                   double *Aadj) {
+  int k = m < n ? m : n, mx = m > n ? m : n;
+  size_t mm = (size_t)m * m, mn = (size_t)m * n;
+  double *vbar = ad_alloc_zeros((size_t)m * (k ? k : 1)), *betabar = ad_alloc_zeros((size_t)(k ? k : 1));
+  double *Qbar = ad_alloc_zeros(mm), *Qj = ad_alloc_doubles(mm), *Rbar = ad_alloc_zeros(mn);
+  double *w = ad_alloc_doubles((size_t)mx), *u = ad_alloc_doubles((size_t)mx);
+  if (!vbar || !betabar || !Qbar || !Qj || !Rbar || !w || !u) return AD_EMEMORY;
+  /* undo the sign flips: Q_out = Q D, R_out = D R */
+  if (Qbar0)
+    for (int col = 0; col < m; col++)
+      for (int i = 0; i < m; i++) AT(Qbar, m, i, col) = AT(Qbar0, m, i, col) * (col < k ? hh->sg[col] : 1);
+  if (Rbar0)
+    for (int col = 0; col < n; col++)
+      for (int i = 0; i < m; i++) AT(Rbar, m, i, col) = AT(Rbar0, m, i, col) * (i < k ? hh->sg[i] : 1);
+  /* Q before the flips, Q_0 = H_0 Q_1, ..., Q_(k-1) = H_(k-1) I: walk j up, Q_(j+1) = H_j Q_j */
+  if (Qbar0) {
+    for (int col = 0; col < m; col++)
+      for (int i = 0; i < m; i++) AT(Qj, m, i, col) = AT(Q, m, i, col) * (col < k ? hh->sg[col] : 1);
+    for (int j = 0; j < k; j++) {
+      const double *v = hh->v + (size_t)j * m;
+      double beta = hh->beta[j];
+      if (beta == 0) continue;
+      /* Q_(j+1) = H_j Q_j (H_j is its own inverse) */
+      for (int col = 0; col < m; col++) {
+        double d = 0;
+        for (int i = j; i < m; i++) d += v[i] * AT(Qj, m, i, col);
+        d *= beta;
+        for (int i = j; i < m; i++) AT(Qj, m, i, col) -= d * v[i];
+      }
+      hh_apply_back(m, j, m, v, beta, Qj, Qbar, vbar + (size_t)j * m, &betabar[j], w, u);
+    }
+  }
+  /* R: R_j = H_j R_(j-1) on columns j.., then column j zeroed below the diagonal */
+  for (int j = k - 1; j >= 0; j--) {
+    const double *v = hh->v + (size_t)j * m, *M = hh->steps + (size_t)j * mn;
+    double beta = hh->beta[j], *vb = vbar + (size_t)j * m;
+    if (beta == 0) continue;
+    for (int i = j + 1; i < m; i++) AT(Rbar, m, i, j) = 0;
+    hh_apply_back(m, j, n - j, v, beta, M + (size_t)j * m, Rbar + (size_t)j * m, vb, &betabar[j], w, u);
+    /* beta = 2 / v'v; v = x - alpha e_j, alpha = -sign(x_j) |x| */
+    for (int i = j; i < m; i++) vb[i] -= betabar[j] * beta * beta * v[i];
+    double nx = 0, xj = AT(M, m, j, j);
+    for (int i = j; i < m; i++) nx += AT(M, m, i, j) * AT(M, m, i, j);
+    nx = sqrt(nx);
+    double sgn = xj >= 0 ? 1 : -1;
+    for (int i = j; i < m; i++) AT(Rbar, m, i, j) += vb[i] + sgn * vb[j] * AT(M, m, i, j) / nx;
+  }
+  for (size_t i = 0; i < mn; i++) Aadj[i] += Rbar[i];
   return AD_OK;
 }
 
@@ -701,6 +792,7 @@ typedef struct {
   ad_node hdr;
   int m, n, k, isQ, thin;
   const double *A, *Q, *R;  /* A m x n, Q m x m, R m x n (full) */
+  hh_keep hh;               /* for the full Q of a tall A */
   double *Aadj;
   const double *oadj;
 } qr_node;
@@ -733,6 +825,10 @@ static void qr_back_square(int m, int k, const double *Q, int ldr, const double 
 static void qr_chain(ad_node *self) {
   qr_node *q = (qr_node *)self;
   int m = q->m, n = q->n, k = q->k;
+  if (q->hh.v) {             /* the full Q of a tall A: through the Householder steps */
+    hh_back(m, n, q->Q, &q->hh, q->oadj, NULL, q->Aadj);
+    return;
+  }
   /* Qbar (m x k) and Rbar (k x n) of the thin factors */
   double *Qbar = ad_alloc_zeros((size_t)m * k), *Rbar = ad_alloc_zeros((size_t)k * n);
   if (!Qbar || !Rbar) return;
@@ -763,14 +859,15 @@ static int k_qr(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   int m = A->rows, n = A->cols, k = m < n ? m : n, ad = A->adj != NULL;
   double *Q = ad_alloc_doubles((size_t)m * m), *R = ad_alloc_doubles((size_t)m * n), *Ac = tm_copy_vals(A);
   if (!Q || !R || !Ac) return nomem(c);
-  if (qr(m, n, Ac, Q, R)) return nomem(c);
-  if (ad) {
+  int steps = ad && isQ && !thin && m > n;
+  hh_keep hh = {NULL, NULL, NULL, NULL};
+  if (qr(m, n, Ac, Q, R, steps ? &hh : NULL)) return nomem(c);
+  if (ad) {                  /* a diagonal of R at rounding level: rank deficient, no gradient */
+    double big = 0;
+    for (int i = 0; i < k; i++) big = fmax(big, AT(R, m, i, i));
     for (int i = 0; i < k; i++)
-      if (!(AT(R, m, i, i) > 0))
+      if (!(AT(R, m, i, i) > big * DBL_EPSILON * (m > n ? m : n)))
         return ad_fail(AD_EDOMAIN, "%s: the gradient is undefined: m has rank less than %d", fn, k);
-    if (isQ && !thin && m > n)
-      return ad_fail(AD_EINVALID, "%s: the gradient of the full Q of a matrix with more rows than columns is not "
-                     "available (its last columns are not unique); use qr_thin_Q", fn);
   }
   if (isQ) {
     int cols = thin ? k : m;
@@ -786,7 +883,7 @@ static int k_qr(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   qr_node *q = ad_node_new(sizeof *q, qr_chain);
   if (!q) return nomem(c);
   q->m = m; q->n = n; q->k = k; q->isQ = isQ; q->thin = thin;
-  q->A = Ac; q->Q = Q; q->R = R; q->Aadj = A->adj; q->oadj = out->adj;
+  q->A = Ac; q->Q = Q; q->R = R; q->hh = hh; q->Aadj = A->adj; q->oadj = out->adj;
   return AD_OK;
 }
 

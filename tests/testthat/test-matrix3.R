@@ -160,10 +160,18 @@ test_that("QR gradients match finite differences", {
       r <- expect_gradient_fd(fn, list(M), "matrix", tol = 1e-5)
       expect_equal(r$nodes[1], 1)
     }
-    if (nrow(M) <= ncol(M)) expect_gradient_fd("qr_Q", list(M), "matrix", tol = 1e-5)
+    r <- expect_gradient_fd("qr_Q", list(M), "matrix", tol = 1e-5)
+    expect_equal(r$nodes[1], 1)
   }
-  expect_error(tp_call("qr_Q", list(B43), "matrix", TRUE), "qr_Q: the gradient of the full Q")
-  expect_equal(dim(tval("qr_Q", list(B43), "matrix")), c(4L, 4L))
+  # the full Q of a tall matrix: its last columns are the reflectors' (as Eigen's and LINPACK's)
+  B53 <- matrix(rnorm(15), 5, 3)
+  Q <- tval("qr_Q", list(B53), "matrix")
+  q <- qr(B53); sg <- c(sign(diag(qr.R(q))), 1, 1)
+  expect_equal(Q, qr.Q(q, complete = TRUE) %*% diag(sg), tolerance = 1e-12)
+  r <- expect_gradient_fd("qr_Q", list(B53), "matrix", tol = 1e-5)
+  expect_equal(r$nodes[1], 1)
+  expect_error(tp_call("qr_thin_Q", list(cbind(B43[, 1], B43[, 1], B43[, 2])), "matrix", TRUE),
+               "qr_thin_Q: the gradient is undefined: m has rank less than 3")
 })
 
 test_that("csr_extract_w/v/u read the non-zero entries row by row", {
