@@ -604,6 +604,7 @@ static int k_svd(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   const tm_v *A = &a[0];
   int m = A->rows, n = A->cols, k = m < n ? m : n;
   if (what == SV_PINV && m * n == 0) return tm_new_matrix(out, n, m, 0) ? nomem(c) : AD_OK;
+  if (what == SV_VALUES && m * n == 0) return tm_new_vector(out, 0, 0) ? nomem(c) : AD_OK;   /* as Stan */
   if ((rc = tm_check_nonzero_size(fn, "m", A))) return rc;
   if ((rc = tm_check_finite(fn, "m", A))) return rc;
   double *U = ad_alloc_doubles((size_t)m * k), *s = ad_alloc_doubles((size_t)k), *V = ad_alloc_doubles((size_t)n * k);

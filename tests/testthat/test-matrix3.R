@@ -104,6 +104,8 @@ test_that("singular_values, svd_U, svd_V equal R's svd up to the columns' signs"
     expect_equal(crossprod(U), diag(length(d)), tolerance = 1e-13)
   }
   expect_error(tp_call("svd_U", list(matrix(0, 0, 2)), "matrix"), "svd_U: m has size 0")
+  expect_error(tp_call("svd_V", list(matrix(0, 2, 0)), "matrix"), "svd_V: m has size 0")
+  expect_length(tval("singular_values", list(matrix(0, 0, 2)), "matrix"), 0)
 })
 
 test_that("SVD gradients match finite differences (tall, wide, square)", {
