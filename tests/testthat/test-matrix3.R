@@ -286,3 +286,32 @@ test_that("trace_dot is tr(A B) with gradients and Stan's size checks", {
   expect_error(tp_call("trace_dot", list(B32, matrix(0, 2, 2)), c("matrix", "matrix")),
                "trace_dot: Size of A.rows\\(\\) \\(3\\) and size of B.cols\\(\\) \\(2\\) must match in size")
 })
+
+test_that("a program with the CSR functions, to_array_2d and the ARD covariances: tree and plan agree", {
+  code <- "
+    data { matrix[3, 4] X; array[4] vector[2] pts; }
+    transformed data {
+      vector[size(csr_extract_w(X))] w = csr_extract_w(X);
+      array[size(w)] int v = csr_extract_v(X);
+      array[4] int u = csr_extract_u(X);
+    }
+    parameters { vector[4] b; array[2] real<lower=0> l; }
+    model {
+      vector[3] mu = csr_matrix_times_vector(3, 4, w, v, u, b);
+      matrix[4, 4] K = add_diag(gp_matern32_cov(pts, 1.0, l), 1e-6);
+      array[3, 4] real a = to_array_2d(csr_to_dense_matrix(3, 4, w, v, u) .* rep_matrix(b', 3));
+      target += normal_lpdf(mu | 1, 1) + multi_normal_lpdf(b | rep_vector(0, 4), K) + 0.1 * a[2, 3];
+      l ~ lognormal(0, 1);
+    }"
+  m <- tapestry_model(code = code)
+  X <- matrix(c(1, 0, 3, 0, 0, 5, 2, 0, 0, 0, 4, 6), 3)
+  ctx <- m$bind(list(X = X, pts = lapply(1:4, function(i) c(i / 2, sin(i)))))
+  pts <- list(c(0.1, -0.2, 0.3, 0.05, 0.2, -0.1), c(-0.3, 0.4, 0.1, -0.2, -0.5, 0.3))
+  r <- both_paths(ctx, pts)
+  expect_identical(r$plan, r$tree)
+  u <- pts[[2]]
+  g <- ctx$grad_log_prob(u)
+  f <- function(x) ctx$log_prob(x)
+  fd <- sapply(seq_along(u), function(j) { h <- 1e-5; e <- replace(numeric(length(u)), j, h); (f(u + e) - f(u - e)) / (2 * h) })
+  expect_equal(as.numeric(g), fd, tolerance = 1e-6)
+})
