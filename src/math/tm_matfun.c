@@ -54,6 +54,18 @@ static int multiplicable(const tm_call *c, const char *n1, int cols, const char 
 
 static double *zeros(size_t n) { return ad_alloc_zeros(n ? n : 1); }
 
+/* A reverse step allocates nothing: its node gets a workspace at the
+** forward step, sized by the same count, and the step carves it up. */
+typedef struct { double *p, *end; } ws_t;
+static double *ws_new(size_t n) { return ad_alloc_doubles(n ? n : 1); }
+static double *take(ws_t *w, size_t n, int zero) {
+  double *r = w->p;
+  n = n ? n : 1;
+  w->p += n;
+  if (zero) memset(r, 0, n * sizeof(double));
+  return r;
+}
+
 /* C = A B, n x n, C zeroed first */
 static void mm(int n, const double *A, const double *B, double *C) {
   memset(C, 0, (size_t)n * n * sizeof(double));
@@ -145,15 +157,16 @@ static int expm(int n, const double *A0, double *E, double *work, int *piv) {
   return 0;
 }
 
-/* Xbar += scale * L(X^T, G): the upper right block of exp([X^T G; 0 X^T]). */
-static int expm_frechet_adjoint(int n, const double *X, const double *G, double scale, double *Xbar) {
+/* Xbar += scale * L(X^T, G): the upper right block of exp([X^T G; 0 X^T]).
+** Workspace: 40 n^2 doubles from w, piv 2 n ints. */
+#define FRECHET_WS(nn) (40 * (nn))
+static void expm_frechet_adjoint(int n, const double *X, const double *G, double scale, double *Xbar, ws_t *w,
+                                 int *piv) {
   int n2 = 2 * n;
   size_t mm2 = (size_t)n2 * n2;
-  double *B = ad_alloc_zeros(mm2), *E = ad_alloc_doubles(mm2), *work = ad_alloc_doubles(8 * mm2);
-  int *piv = ad_alloc((size_t)n2 * sizeof(int));
-  if (!B || !E || !work || !piv) return AD_EMEMORY;
+  double *B = take(w, mm2, 1), *E = take(w, mm2, 0), *work = take(w, 8 * mm2, 0);
   double gx = norm1(n, X), gg = norm1(n, G);
-  if (gg == 0) return AD_OK;
+  if (gg == 0) return;
   double f = (gx > 0 ? gx : 1) / gg;     /* L is linear in G: scale it to X's size */
   for (int j = 0; j < n; j++)
     for (int i = 0; i < n; i++) {
@@ -163,7 +176,6 @@ static int expm_frechet_adjoint(int n, const double *X, const double *G, double 
   expm(n2, B, E, work, piv);
   for (int j = 0; j < n; j++)
     for (int i = 0; i < n; i++) AT(Xbar, n, i, j) += scale / f * AT(E, n2, i, n + j);
-  return AD_OK;
 }
 
 typedef struct {
@@ -173,23 +185,26 @@ typedef struct {
   const double *A, *X, *E, *B;
   double *Aadj, *tadj, *Badj;
   const double *oadj;
+  double *ws;                /* 2 n^2 + FRECHET_WS */
+  int *piv;                  /* 2 n */
 } exp_node;
 
 static void exp_chain(ad_node *self) {
   exp_node *q = (exp_node *)self;
   int n = q->n, p = q->p;
   size_t nn = (size_t)n * n;
+  ws_t w = {q->ws, NULL};
   double *Ebar;
   if (p) {
     if (q->Badj) tm_la_gemm_tn(n, p, n, 1.0, q->E, q->oadj, q->Badj);          /* E^T Cbar */
     if (!q->Aadj && !q->tadj) return;
-    if (!(Ebar = ad_alloc_zeros(nn))) return;
+    Ebar = take(&w, nn, 1);
     tm_la_gemm_nt(n, n, p, 1.0, q->oadj, q->B, Ebar);                            /* Cbar B^T */
   } else {
     Ebar = (double *)q->oadj;
   }
-  double *Xbar = ad_alloc_zeros(nn);
-  if (!Xbar || expm_frechet_adjoint(n, q->X, Ebar, 1.0, Xbar)) return;
+  double *Xbar = take(&w, nn, 1);
+  expm_frechet_adjoint(n, q->X, Ebar, 1.0, Xbar, &w, q->piv);
   if (q->Aadj) for (size_t i = 0; i < nn; i++) q->Aadj[i] += q->t * Xbar[i];
   if (q->tadj) {
     double s = 0;
@@ -239,6 +254,8 @@ static int k_matrix_exp(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   if (!(q->A = tm_copy_vals(A))) return nomem(c);
   q->Aadj = A->adj; q->Badj = B ? B->adj : NULL; q->tadj = tv ? tv->adj : NULL;
   q->oadj = out->adj;
+  if (!(q->ws = ws_new(2 * nn + FRECHET_WS(nn))) || !(q->piv = ad_alloc((size_t)2 * n * sizeof(int))))
+    return nomem(c);
   return AD_OK;
 }
 
@@ -248,7 +265,7 @@ typedef struct {
   ad_node hdr;
   int n, k;
   const double *P;           /* M^0 .. M^(k-1), n x n each */
-  double *Madj;
+  double *Madj, *T;          /* T: n^2 workspace */
   const double *oadj;
 } pow_node;
 
@@ -257,8 +274,7 @@ static void pow_chain(ad_node *self) {
   int n = q->n, k = q->k;
   size_t nn = (size_t)n * n;
   /* Mbar += sum_{j=0}^{k-1} (M^j)^T G (M^(k-1-j))^T */
-  double *T = ad_alloc_doubles(nn);
-  if (!T) return;
+  double *T = q->T;
   for (int j = 0; j < k; j++) {
     memset(T, 0, nn * sizeof(double));
     tm_la_gemm_tn(n, n, n, 1.0, q->P + (size_t)j * nn, q->oadj, T);
@@ -297,6 +313,7 @@ static int k_matrix_power(const tm_call *c, const tm_v *a, int nargs, tm_v *out)
   pow_node *q = ad_node_new(sizeof *q, pow_chain);
   if (!q) return nomem(c);
   q->n = n; q->k = k; q->P = P; q->Madj = M->adj; q->oadj = out->adj;
+  if (!(q->T = ws_new(nn))) return nomem(c);
   return AD_OK;
 }
 
@@ -309,14 +326,16 @@ typedef struct {
   const double *D, *A, *B;
   double *Dadj, *Aadj, *Badj;
   ad_var out;
+  double *ws;                /* 4 n k */
 } tgq_node;
 
 static void tgq_chain(ad_node *self) {
   tgq_node *q = (tgq_node *)self;
   double g = *q->out.adj;
   int n = q->n, k = q->k;
-  double *AB = ad_alloc_zeros((size_t)n * k), *T = ad_alloc_zeros((size_t)n * k);
-  if (!AB || !T) return;
+  ws_t w = {q->ws, NULL};
+  size_t nk = (size_t)n * k;
+  double *AB = take(&w, nk, 1), *T = take(&w, nk, 1);
   if (q->Dadj) {             /* B^T A^T B = (A B)^T B */
     tm_la_gemm_nn(n, k, n, 1.0, q->A, q->B, AB);
     tm_la_gemm_tn(k, k, n, g, AB, q->B, q->Dadj);
@@ -326,8 +345,7 @@ static void tgq_chain(ad_node *self) {
     tm_la_gemm_nt(n, n, k, g, T, q->B, q->Aadj);
   }
   if (q->Badj) {             /* A (B D) + A^T (B D^T) */
-    double *BD = ad_alloc_zeros((size_t)n * k), *BDt = ad_alloc_zeros((size_t)n * k);
-    if (!BD || !BDt) return;
+    double *BD = take(&w, nk, 1), *BDt = take(&w, nk, 1);
     tm_la_gemm_nn(n, k, k, 1.0, q->B, q->D, BD);
     tm_la_gemm_nt(n, k, k, 1.0, q->B, q->D, BDt);
     tm_la_gemm_nn(n, k, n, g, q->A, BD, q->Badj);
@@ -363,6 +381,7 @@ static int k_trace_gen_quad_form(const tm_call *c, const tm_v *a, int nargs, tm_
   q->n = n; q->k = k; q->D = Dc; q->A = Ac; q->B = Bc;
   q->Dadj = D->adj; q->Aadj = A->adj; q->Badj = B->adj;
   q->out.val = out->val; q->out.adj = out->adj;
+  if (!(q->ws = ws_new(4 * (size_t)n * k + 4))) return nomem(c);
   return AD_OK;
 }
 
@@ -509,12 +528,19 @@ typedef struct {
   const double *U, *s, *V, *Pinv;
   double *Aadj;
   const double *oadj;
+  double *ws;                /* svd_ws(m, n) */
 } svd_node;
+
+static size_t svd_ws(int m, int n) {
+  size_t M = (size_t)m, N = (size_t)n, k = M < N ? M : N, mx = M > N ? M : N;
+  return 3 * M * M + 2 * N * N + 2 * M * N + 2 * k * k + 2 * M * k + mx * k + 16;
+}
 
 static void svd_chain(ad_node *self) {
   svd_node *q = (svd_node *)self;
   int m = q->m, n = q->n, k = q->k;
   const double *U = q->U, *V = q->V, *s = q->s, *G = q->oadj;
+  ws_t w = {q->ws, NULL};
   if (q->what == SV_VALUES) {          /* Abar += U diag(sbar) V^T */
     for (int j = 0; j < n; j++)
       for (int i = 0; i < m; i++) {
@@ -527,10 +553,9 @@ static void svd_chain(ad_node *self) {
   if (q->what == SV_PINV) {
     /* Abar += -P^T G P^T + (I - A P) G^T P P^T + P^T P G^T (I - P A), P = pinv (n x m), G n x m */
     const double *P = q->Pinv;
-    double *T1 = ad_alloc_zeros((size_t)m * m), *T2 = ad_alloc_zeros((size_t)m * m);
-    double *X = ad_alloc_zeros((size_t)m * n), *Y = ad_alloc_zeros((size_t)n * n);
-    double *Wm = ad_alloc_zeros((size_t)m * m), *Wn = ad_alloc_zeros((size_t)n * n);
-    if (!T1 || !T2 || !X || !Y || !Wm || !Wn) return;
+    size_t mm_ = (size_t)m * m, mn = (size_t)m * n, nn = (size_t)n * n;
+    double *T1 = take(&w, mm_, 1), *T2 = take(&w, mm_, 1), *X = take(&w, mn, 1), *Y = take(&w, nn, 1);
+    double *Wm = take(&w, mm_, 1), *Wn = take(&w, nn, 1);
     /* -P^T G P^T: (m x n)(n x m)(m x n) */
     tm_la_gemm_tn(m, m, n, 1.0, P, G, T1);               /* P^T G (m x m) */
     tm_la_gemm_nt(m, n, m, -1.0, T1, P, q->Aadj);
@@ -549,8 +574,7 @@ static void svd_chain(ad_node *self) {
       for (int i = 0; i < m; i++) AT(q->Aadj, m, i, j) += AT(X, m, i, j);
     tm_la_gemm_nn(m, n, m, -1.0, AP, X, q->Aadj);
     /* P^T P G^T (I - P A) */
-    double *Xb = ad_alloc_zeros((size_t)m * n);
-    if (!Xb) return;
+    double *Xb = take(&w, mn, 1);
     tm_la_gemm_nt(m, n, m, 1.0, Wm, G, Xb);              /* P^T P G^T, m x n */
     for (int l = 0; l < k; l++) {
       if (s[l] == 0) continue;
@@ -563,8 +587,7 @@ static void svd_chain(ad_node *self) {
   }
   /* U or V: Stan's formulas with F = 1/(s_j - s_i) +- 1/(s_i + s_j) */
   size_t kk = (size_t)k * k;
-  double *S = ad_alloc_zeros(kk), *T = ad_alloc_zeros((size_t)m * k), *R = ad_alloc_zeros(kk);
-  if (!S || !T || !R) return;
+  double *S = take(&w, kk, 1), *T = take(&w, (size_t)m * k, 1), *R = take(&w, kk, 1);
   int isU = q->what == SV_U;
   const double *O = isU ? U : V;       /* the output's values */
   int ro = isU ? m : n;
@@ -577,20 +600,17 @@ static void svd_chain(ad_node *self) {
   tm_la_gemm_nn(m, k, k, 1.0, U, R, T);
   tm_la_gemm_nt(m, n, k, 1.0, T, V, q->Aadj);
   if (isU) {                 /* (I - U U^T) Ubar diag(1/s) V^T */
-    double *Z = ad_alloc_doubles((size_t)m * k);
-    if (!Z) return;
+    double *Z = take(&w, (size_t)m * k, 0);
     memcpy(Z, G, (size_t)m * k * sizeof(double));
     tm_la_gemm_nn(m, k, k, -1.0, U, S, Z);               /* Ubar - U (U^T Ubar) */
     for (int l = 0; l < k; l++)
       for (int i = 0; i < m; i++) AT(Z, m, i, l) /= s[l];
     tm_la_gemm_nt(m, n, k, 1.0, Z, V, q->Aadj);
   } else {                   /* U diag(1/s) Vbar^T (I - V V^T) */
-    double *Z = ad_alloc_doubles((size_t)n * k);
-    if (!Z) return;
+    double *Z = take(&w, (size_t)n * k, 0);
     memcpy(Z, G, (size_t)n * k * sizeof(double));
     tm_la_gemm_nn(n, k, k, -1.0, V, S, Z);               /* Vbar - V (V^T Vbar) */
-    double *Us = ad_alloc_doubles((size_t)m * k);
-    if (!Us) return;
+    double *Us = take(&w, (size_t)m * k, 0);
     for (int l = 0; l < k; l++)
       for (int i = 0; i < m; i++) AT(Us, m, i, l) = AT(U, m, i, l) / s[l];
     tm_la_gemm_nt(m, n, k, 1.0, Us, Z, q->Aadj);
@@ -647,6 +667,7 @@ static int k_svd(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   if (!q) return nomem(c);
   q->what = what; q->m = m; q->n = n; q->k = k;
   q->U = U; q->s = s; q->V = V; q->Pinv = P;
+  if (!(q->ws = ws_new(svd_ws(m, n)))) return nomem(c);
   q->Aadj = A->adj; q->oadj = out->adj;
   return AD_OK;
 }
@@ -737,14 +758,13 @@ static void hh_apply_back(int m, int j, int cols, const double *v, double beta, 
 
 /* Abar += the adjoint of A through the Householder steps, given the
 ** adjoints of the full Q (m x m) and of R (m x n), either may be NULL. */
-static int hh_back(int m, int n, const double *Q, const hh_keep *hh, const double *Qbar0, const double *Rbar0,
-                   double *Aadj) {
+static void hh_back(int m, int n, const double *Q, const hh_keep *hh, const double *Qbar0, const double *Rbar0,
+                    double *Aadj, ws_t *ws) {
   int k = m < n ? m : n, mx = m > n ? m : n;
   size_t mm = (size_t)m * m, mn = (size_t)m * n;
-  double *vbar = ad_alloc_zeros((size_t)m * (k ? k : 1)), *betabar = ad_alloc_zeros((size_t)(k ? k : 1));
-  double *Qbar = ad_alloc_zeros(mm), *Qj = ad_alloc_doubles(mm), *Rbar = ad_alloc_zeros(mn);
-  double *w = ad_alloc_doubles((size_t)mx), *u = ad_alloc_doubles((size_t)mx);
-  if (!vbar || !betabar || !Qbar || !Qj || !Rbar || !w || !u) return AD_EMEMORY;
+  double *vbar = take(ws, (size_t)m * k, 1), *betabar = take(ws, (size_t)k, 1);
+  double *Qbar = take(ws, mm, 1), *Qj = take(ws, mm, 0), *Rbar = take(ws, mn, 1);
+  double *w = take(ws, (size_t)mx, 0), *u = take(ws, (size_t)mx, 0);
   /* undo the sign flips: Q_out = Q D, R_out = D R */
   if (Qbar0)
     for (int col = 0; col < m; col++)
@@ -786,7 +806,6 @@ static int hh_back(int m, int n, const double *Q, const hh_keep *hh, const doubl
     for (int i = j; i < m; i++) AT(Rbar, m, i, j) += vb[i] + sgn * vb[j] * AT(M, m, i, j) / nx;
   }
   for (size_t i = 0; i < mn; i++) Aadj[i] += Rbar[i];
-  return AD_OK;
 }
 
 typedef struct {
@@ -796,14 +815,19 @@ typedef struct {
   hh_keep hh;               /* for the full Q of a tall A */
   double *Aadj;
   const double *oadj;
+  double *ws;                /* qr_ws(m, n) */
 } qr_node;
+
+static size_t qr_ws(int m, int n) {
+  size_t M = (size_t)m, N = (size_t)n, k = M < N ? M : N, mx = M > N ? M : N;
+  return 2 * M * k + k * N + k * k + M * k + k + 2 * M * M + M * N + 2 * mx + 16;
+}
 
 /* Xbar (m x k) = (Qbar + Q copyltu(M)) R1^-T, M = R1 R1bar^T - Qbar^T Q, for
 ** X = Q R1 with Q m x k, R1 k x k upper triangular. */
 static void qr_back_square(int m, int k, const double *Q, int ldr, const double *R1, const double *Qbar,
-                           const double *R1bar, double *Xbar) {
-  double *M = ad_alloc_zeros((size_t)k * k);
-  if (!M) return;
+                           const double *R1bar, double *Xbar, ws_t *w) {
+  double *M = take(w, (size_t)k * k, 1);
   for (int j = 0; j < k; j++)
     for (int i = 0; i < k; i++) {
       double t = 0;
@@ -826,13 +850,13 @@ static void qr_back_square(int m, int k, const double *Q, int ldr, const double 
 static void qr_chain(ad_node *self) {
   qr_node *q = (qr_node *)self;
   int m = q->m, n = q->n, k = q->k;
+  ws_t w = {q->ws, NULL};
   if (q->hh.v) {             /* the full Q of a tall A: through the Householder steps */
-    hh_back(m, n, q->Q, &q->hh, q->oadj, NULL, q->Aadj);
+    hh_back(m, n, q->Q, &q->hh, q->oadj, NULL, q->Aadj, &w);
     return;
   }
   /* Qbar (m x k) and Rbar (k x n) of the thin factors */
-  double *Qbar = ad_alloc_zeros((size_t)m * k), *Rbar = ad_alloc_zeros((size_t)k * n);
-  if (!Qbar || !Rbar) return;
+  double *Qbar = take(&w, (size_t)m * k, 1), *Rbar = take(&w, (size_t)k * n, 1);
   int orows = q->thin ? k : m;               /* rows of the R output */
   if (q->isQ) memcpy(Qbar, q->oadj, (size_t)m * k * sizeof(double));   /* first k columns */
   else
@@ -844,9 +868,8 @@ static void qr_chain(ad_node *self) {
     tm_la_gemm_nn(m, n - k, k, 1.0, q->Q, R2bar, q->Aadj + (size_t)k * m);
     tm_la_gemm_nt(m, k, n - k, 1.0, Y, R2bar, Qbar);
   }
-  double *Xbar = ad_alloc_doubles((size_t)m * k);
-  if (!Xbar) return;
-  qr_back_square(m, k, q->Q, m, q->R, Qbar, Rbar, Xbar);
+  double *Xbar = take(&w, (size_t)m * k, 0);
+  qr_back_square(m, k, q->Q, m, q->R, Qbar, Rbar, Xbar, &w);
   for (size_t i = 0; i < (size_t)m * k; i++) q->Aadj[i] += Xbar[i];
 }
 
@@ -885,6 +908,7 @@ static int k_qr(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   if (!q) return nomem(c);
   q->m = m; q->n = n; q->k = k; q->isQ = isQ; q->thin = thin;
   q->A = Ac; q->Q = Q; q->R = R; q->hh = hh; q->Aadj = A->adj; q->oadj = out->adj;
+  if (!(q->ws = ws_new(qr_ws(m, n)))) return nomem(c);
   return AD_OK;
 }
 
