@@ -63,10 +63,11 @@ static int k_csr_extract(const tm_call *c, const tm_v *a, int nargs, tm_v *out) 
 }
 
 /* ---- the checks of csr_to_dense_matrix and csr_matrix_times_vector ---- */
-static int range(const char *fn, const char *name, int max, int index) {
+/* Stan's check_range and its out_of_range message */
+static int range(const char *fn, int max, int index) {
   if (index >= 1 && index <= max) return AD_OK;
   return ad_fail(AD_EINVALID, "%s: accessing element out of range. index %d out of range; expecting index to be "
-                 "between 1 and %d (%s)", fn, index, max, name);
+                 "between 1 and %d", fn, index, max);
 }
 
 /* m, n ints; w vector; v, u array[] int */
@@ -98,7 +99,7 @@ static int csr_check_rest(const tm_call *c, const tm_v *a, int m, int n) {
   if (last < 0 || (size_t)last != nv)
     return ad_fail(AD_EINVALID, "%s: Size of u/z (%ld) and size of v (%zu) must match in size", fn, last, nv);
   for (size_t i = 0; i < nv; i++)
-    if ((rc = range(fn, "v[]", n, v->ival[i]))) return rc;
+    if ((rc = range(fn, n, v->ival[i]))) return rc;
   for (int r = 0; r < m; r++)
     if (u->ival[r] < 1 || u->ival[r + 1] < u->ival[r])
       return ad_fail(AD_EINVALID, "%s: u is not a valid row start index: u[%d] = %d and u[%d] = %d must be "

@@ -212,7 +212,7 @@ test_that("csr_extract_w/v/u read the non-zero entries row by row", {
                "csr_to_dense_matrix: Size of m \\(3\\) and size of u \\(2\\) must match in size")
   v2 <- v; v2[2] <- 5L
   expect_error(tp_call("csr_to_dense_matrix", list(3L, 4L, w, v2, u), types6[1:5]),
-               "csr_to_dense_matrix: accessing element out of range. index 5 out of range")
+               "csr_to_dense_matrix: accessing element out of range. index 5 out of range; expecting index to be between 1 and 4$")
   u2 <- u; u2[4] <- 6L
   expect_error(tp_call("csr_to_dense_matrix", list(3L, 4L, w, v, u2), types6[1:5]),
                "csr_to_dense_matrix: Size of u/z \\(5\\) and size of v \\(6\\) must match in size")
