@@ -120,10 +120,15 @@ static int points(const tm_call *c, const tm_v *x, const char *name, int *n, int
 }
 
 
+static const gp_def d_exponential, d_matern32, d_matern52;
+
 /* (x, sigma, l[, p]) or (x1, x2, sigma, l[, p]) */
 static int k_gp(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   const gp_def *def = c->fn->data;
   const char *fn = c->fn->name;
+  if (def->nparams == 1 && (nargs == 3 || nargs == 4) && a[nargs - 1].narr == 1)   /* one length scale per dimension */
+    return tm_gp_ard(c, a, nargs, out, def == &d_exponential ? TM_GP_EXPONENTIAL :
+                     def == &d_matern32 ? TM_GP_MATERN32 : TM_GP_MATERN52);
   int np = 1 + def->nparams, two = nargs == np + 2, rc;
   if (nargs != np + 1 && !two) return ad_fail(AD_EINVALID, "%s: expected %d or %d arguments, got %d", fn, np + 1, np + 2, nargs);
   const tm_v *x1 = &a[0], *x2 = two ? &a[1] : &a[0], *par = &a[two ? 2 : 1];
@@ -240,15 +245,16 @@ static const gp_def d_exponential = {k_exponential, 1, {"length scale", NULL}},
 
 #define GP_SIG "matrix(array[] real, real, real); matrix(array[] vector, real, real); " \
   "matrix(array[] real, array[] real, real, real); matrix(array[] vector, array[] vector, real, real)"
+#define GP_ARD_SIG "matrix(array[] vector, real, array[] real); matrix(array[] vector, array[] vector, real, array[] real)"
 #define GP_PER_SIG "matrix(array[] real, real, real, real); matrix(array[] vector, real, real, real); " \
   "matrix(array[] real, array[] real, real, real, real); matrix(array[] vector, array[] vector, real, real, real)"
 #define GP_DOT_SIG "matrix(array[] real, real); matrix(array[] vector, real); " \
   "matrix(array[] real, array[] real, real); matrix(array[] vector, array[] vector, real)"
 
 const tm_fn tm_fns_gp[] = {
-  {"gp_exponential_cov", GP_SIG, k_gp, &d_exponential},
-  {"gp_matern32_cov", GP_SIG, k_gp, &d_matern32},
-  {"gp_matern52_cov", GP_SIG, k_gp, &d_matern52},
+  {"gp_exponential_cov", GP_SIG "; " GP_ARD_SIG, k_gp, &d_exponential},
+  {"gp_matern32_cov", GP_SIG "; " GP_ARD_SIG, k_gp, &d_matern32},
+  {"gp_matern52_cov", GP_SIG "; " GP_ARD_SIG, k_gp, &d_matern52},
   {"gp_periodic_cov", GP_PER_SIG, k_gp, &d_periodic},
   {"gp_dot_prod_cov", GP_DOT_SIG, k_gp_dot, NULL},
   {NULL, NULL, NULL, NULL}

@@ -562,6 +562,7 @@ static int gp_points(const tm_call *c, const tm_v *x, const char *name, int *np,
 static int k_gp_exp_quad(const tm_call *c, const tm_v *a, int n, tm_v *out) {
   const char *fn = c->fn->name;
   if (n != 3 && n != 4) return no_overload(c, a, n);
+  if (a[n - 1].narr == 1 && c->fn->data) return tm_gp_ard(c, a, n, out, TM_GP_EXP_QUAD);   /* one length scale per dimension */
   const tm_v *x1 = &a[0], *x2 = n == 4 ? &a[1] : &a[0], *s = &a[n - 2], *l = &a[n - 1];
   if (!tm_is_scalar(s) || !tm_is_scalar(l)) return no_overload(c, a, n);
   int rc, n1, n2, d1, d2;
@@ -597,6 +598,8 @@ static const int kind_pre = DIAG_PRE, kind_post = DIAG_POST, kind_quad = DIAG_QU
 #define GP_SIG "matrix(array[] real, real, real); matrix(array[] vector, real, real); " \
   "matrix(array[] real, array[] real, real, real); matrix(array[] vector, array[] vector, real, real)"
 
+#define GP_ARD_SIG "matrix(array[] vector, real, array[] real); matrix(array[] vector, array[] vector, real, array[] real)"
+
 const tm_fn tm_fns_matrix[] = {
   {"multiply", "int(int, int); real(real, real); vector(real, vector); row_vector(real, row_vector); "
    "matrix(real, matrix); vector(vector, real); row_vector(row_vector, real); matrix(matrix, real); "
@@ -608,7 +611,7 @@ const tm_fn tm_fns_matrix[] = {
   {"multiply_lower_tri_self_transpose", "matrix(matrix)", k_lowtri, NULL},
   {"cholesky_decompose", "matrix(matrix)", k_cholesky, NULL},
   {"mdivide_left_tri_low", "vector(matrix, vector); matrix(matrix, matrix)", k_trisolve, NULL},
-  {"gp_exp_quad_cov", GP_SIG, k_gp_exp_quad, NULL},
+  {"gp_exp_quad_cov", GP_SIG "; " GP_ARD_SIG, k_gp_exp_quad, "ard"},
   {"cov_exp_quad", GP_SIG, k_gp_exp_quad, NULL},
   {NULL, NULL, NULL, NULL}
 };

@@ -30,4 +30,11 @@ extern const tm_fn tm_fns_dens_multi3[]; /* tm_dens_multi3.c: multi_normal_prec,
 extern const tm_fn tm_fns_wishart[];     /* tm_wishart.c: (inv_)wishart(_cholesky)_lpdf */
 extern const tm_fn tm_fns_dlm[];         /* tm_dlm.c: gaussian_dlm_obs_lpdf */
 extern const tm_fn tm_fns_rng_multi[];   /* tm_rng_multi.c: multi_student_t(_cholesky)_rng, the Wishart _rng functions */
+extern const tm_fn tm_fns_hmm[];         /* tm_hmm.c: hmm_marginal, hmm_hidden_state_prob, hmm_latent_rng */
+extern const tm_fn tm_fns_sparse[];      /* tm_sparse.c: csr_* functions, to_array_2d */
+extern const tm_fn tm_fns_matfun[];      /* tm_matfun.c: matrix_exp(_multiply), matrix_power, svd, qr, generalized_inverse */
+/* tm_gp_ard.c: the forms with one length scale per dimension (x array[] vector, l array[] real),
+** called by the kernels of gp_exp_quad_cov (tm_matrix.c) and of the gp_*_cov of tm_gp.c */
+enum { TM_GP_EXP_QUAD, TM_GP_EXPONENTIAL, TM_GP_MATERN32, TM_GP_MATERN52 };
+int tm_gp_ard(const tm_call *c, const tm_v *a, int nargs, tm_v *out, int kind);
 #endif
