@@ -331,6 +331,8 @@ static int binary_apply(const char *fn, const binary_def *d, const tm_v *a, int 
     return ad_fail(AD_EINVALID, "%s: the second argument must be int or real, not %s", fn,
                    tm_type_name(y, ty, sizeof ty));
   }
+  if (!d->f && (x->base != TM_INT || y->base != TM_INT))   /* int-only (choose) */
+    return ad_fail(AD_EINVALID, "%s: both arguments must be int", fn);
   if (xs && ys && x->base == TM_INT && y->base == TM_INT && d->fi) {
     int r;
     if ((rc = d->fi(fn, x->ival[0], y->ival[0], &r))) return rc;
