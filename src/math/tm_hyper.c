@@ -8,7 +8,7 @@
 ** -t_k sum_{m<k} 1 / (b_j + m), d F / d z = sum k t_k / z) until a term and
 ** its derivatives fall below 1e-16 of the sums; a series that has not
 ** converged after 1e6 terms is an error, never a truncated value.  2F1
-** outside |z| < 1 goes through Euler's transformation as in Stan, or Gauss's
+** below -1/2 goes through Euler's transformation (as Stan's does beyond -1), or Gauss's
 ** formula at z = 1.  inv_inc_beta inverts tm_log_inc_beta by safeguarded
 ** Newton steps; its partials are the implicit function's.
 */
@@ -111,8 +111,8 @@ static int k_pfq(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
       (rc = tm_check_finite(fn, "z", &a[2])))
     return rc;
   int three = c->fn->data != NULL;
-  if (three && p != 3) return tm_check_size_match(fn, "size of a", (size_t)p, "3", 3);
-  if (three && q != 2) return tm_check_size_match(fn, "size of b", (size_t)q, "2", 2);
+  if (three && p != 3) return ad_fail(AD_EINVALID, "%s: size of a (%d) must be 3", fn, p);
+  if (three && q != 2) return ad_fail(AD_EINVALID, "%s: size of b (%d) must be 2", fn, q);
   double z = tm_get(&a[2], 0);
   if ((rc = converges(fn, p, q, z))) return rc;
   if ((rc = pfq_series(fn, p, av, q, bv, z, &F, a[0].adj ? da : NULL, a[1].adj ? db : NULL,
@@ -131,7 +131,7 @@ static int k_pfq(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
 static int hyp2f1(const char *fn, double a1, double a2, double b, double z, int need_a, double *F, double *g) {
   double A[2] = {a1, a2}, B[1] = {b}, da[2] = {0, 0}, db[1], dz;
   int rc, poly = (a1 <= 0 && floor(a1) == a1) || (a2 <= 0 && floor(a2) == a2);
-  if (fabs(z) < 1 || z == -1 || poly) {
+  if ((z >= -0.5 && z < 1) || poly) {
     if ((rc = pfq_series(fn, 2, A, 1, B, z, F, need_a ? da : NULL, db, &dz))) return rc;
     g[0] = da[0]; g[1] = da[1]; g[2] = db[0]; g[3] = dz;
     return AD_OK;
@@ -147,8 +147,8 @@ static int hyp2f1(const char *fn, double a1, double a2, double b, double z, int 
                  : INFINITY;
     return AD_OK;
   }
-  if (z < -1) {
-    /* Euler: F = (1 - z)^(-a2) 2F1(b - a1, a2; b; w), w = z / (z - 1) in (1/2, 1) */
+  if (z < -0.5) {
+    /* Euler: F = (1 - z)^(-a2) 2F1(b - a1, a2; b; w), w = z / (z - 1) in (1/3, 1) */
     double w = z / (z - 1), G, h[4];
     A[0] = b - a1;
     if ((rc = pfq_series(fn, 2, A, 1, B, w, &G, da, db, &dz))) return rc;

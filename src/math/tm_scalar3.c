@@ -106,7 +106,8 @@ static double log_bessel_i(double v, double z, double *dv, double *dz) {
   double lh = log(0.5 * z), q = 0.25 * z * z;
   int k = v == -1 ? 1 : 0;    /* 1 / Gamma(0) = 0: I_{-1} starts at k = 1 */
   double l0 = (2 * k + v) * lh - tm_lgamma(k + 1.0) - tm_lgamma(k + v + 1);
-  double cur = 1, s = 1, sv = 0, sz = 0, lscale = 0;
+  /* s = 1 + s1: log1p(s1) keeps the digits of log I_0(z) near z = 0 */
+  double cur = 1, s = 1, s1 = 0, sv = 0, sz = 0, lscale = 0;
   /* d log t_k / dv = log(z/2) - digamma(k+v+1); d log t_k / dz = (2k+v) / z */
   double psi = dv ? tm_digamma(k + v + 1) : 0;
   if (dv) sv = lh - psi;
@@ -116,6 +117,7 @@ static double log_bessel_i(double v, double z, double *dv, double *dz) {
     cur *= r;
     if (dv) psi += 1 / (k + v + 1);
     s += cur;
+    s1 += cur;
     if (dv) sv += cur * (lh - psi);
     if (dz) sz += cur * (2 * (k + 1) + v) / z;
     if (s > 1e280) {
@@ -126,7 +128,7 @@ static double log_bessel_i(double v, double z, double *dv, double *dz) {
   }
   if (dv) *dv = sv / s;
   if (dz) *dz = sz / s;
-  return l0 + lscale + log(s);
+  return l0 + (lscale == 0 ? log1p(s1) : lscale + log(s));
 }
 
 /* J_n(x), Y_n(x): libm's; derivatives J' = (J_{n-1} - J_{n+1}) / 2 and
@@ -291,14 +293,14 @@ static double d_lambert(double x, double w) {
   return w / (x * (1 + w));
 }
 static int bad_w0(double x) { return x < -INV_E; }
-static int bad_wm1(double x) { return x < -INV_E || x >= 0; }
+static int bad_wm1(double x) { return x < -INV_E || x > 0; }
 
 static const tm_unary_def
   def_inv_erfc = {f_inv_erfc, d_inv_erfc, bad_inv_erfc, "be in the interval [0, 2]", NULL, NULL, 0},
   def_lambert_w0 = {f_lambert_w0, d_lambert, bad_w0, "be greater than or equal to -1/e (-0.36787944117144233)",
                     NULL, NULL, 0},
   def_lambert_wm1 = {f_lambert_wm1, d_lambert, bad_wm1,
-                     "be in the interval [-1/e, 0) ([-0.36787944117144233, 0))", NULL, NULL, 0};
+                     "be in the interval [-1/e, 0] ([-0.36787944117144233, 0])", NULL, NULL, 0};
 
 static const tm_binary_def
   def_bessel_first_kind = {f_bj, d_order, d_bj, NULL, NULL, 0},
