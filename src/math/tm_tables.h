@@ -27,4 +27,5 @@ extern const tm_fn tm_fns_gp[];          /* tm_gp.c: gp_exponential/matern32/mat
 extern const tm_fn tm_fns_glm[];         /* tm_glm.c: normal_id_glm, poisson_log_glm */
 extern const tm_fn tm_fns_scalar3[];     /* tm_scalar3.c: Bessel functions, owens_t, lambert_w*, inv_erfc, ldexp */
 extern const tm_fn tm_fns_hyper[];       /* tm_hyper.c: hypergeometric_1F0/2F1/3F2/pFq, inv_inc_beta */
+extern const tm_fn tm_fns_vecfn[];       /* tm_vecfn.c: fma, divide, softmax of containers; to_array_2d, quantile, trace_dot, logical_* */
 #endif
