@@ -231,8 +231,7 @@ static int i_falling(const char *fn, int x, int n, int *r) {
 }
 static int i_rising(const char *fn, int x, int n, int *r) {
   if (n < 0) return ad_fail(AD_EDOMAIN, "%s: second argument is %d, but must be nonnegative!", fn, n);
-  if (x <= 0) return ad_fail(AD_EDOMAIN, "%s: first argument is %d, but must be positive!", fn, x);
-  return int_product(fn, x, n, 1, r);
+  return int_product(fn, x, n, 1, r);     /* Stan checks only n for ints: x (x + 1) ... exactly */
 }
 
 static const tm_binary_def

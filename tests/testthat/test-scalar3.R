@@ -177,7 +177,7 @@ test_that("int arrays pair with real containers of their layout (Stan's binary v
 test_that("int results where Stan returns int: factorials, choose, abs, minus, elt_divide, to_int", {
   expect_identical(tval("falling_factorial", list(5L, 2L), c("int", "int")), 20L)
   expect_identical(tval("falling_factorial", list(3L, 5L), c("int", "int")), 0L)
-  expect_identical(tval("rising_factorial", list(c(2L, 3L), 3L), c("array[] int", "int")), c(24L, 60L))
+  expect_identical(tval("rising_factorial", list(c(2L, 3L, -4L, 0L), 3L), c("array[] int", "int")), c(24L, 60L, -24L, 0L))
   expect_identical(tval("falling_factorial", list(7L, list(c(0L, 1L), c(2L, 3L))), c("int", "array[,] int")),
                    list(c(1L, 7L), c(42L, 210L)))
   expect_error(tp_call("falling_factorial", list(5L, -1L), c("int", "int")),
