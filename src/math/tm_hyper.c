@@ -27,6 +27,15 @@ static const char *fn_name(const tm_call *c) {
   return c && c->fn && c->fn->name ? c->fn->name : "function";
 }
 
+/* Terms of alternating sign far larger than their sum leave rounding
+** errors near tmax * eps in it: refuse a sum with fewer than 8 good digits
+** rather than return it (1F1(a; b; z) for z far below 0, for instance). */
+static int cancellation(const char *fn, double s, double tmax, double z) {
+  if (!(tmax * DBL_EPSILON > 1e-8 * fabs(s))) return AD_OK;
+  return ad_fail(AD_EDOMAIN, "%s: the series at z = %.17g loses its digits to cancellation (terms up to %.3g, "
+                 "sum %.3g)", fn, z, tmax, s);
+}
+
 /* F = pFq(a; b; z) with da[i], db[j], dz when the pointers are non-NULL */
 static int pfq_series(const char *fn, int p, const double *a, int q, const double *b, double z,
                       double *F, double *da, double *db, double *dz) {
@@ -39,7 +48,7 @@ static int pfq_series(const char *fn, int p, const double *a, int q, const doubl
       if (a[i] <= 0 && floor(a[i]) == a[i])   /* the terms past -a[i] vanish, their derivatives do not */
         return ad_fail(AD_EDOMAIN, "%s: the gradient with respect to a[%d] = %.17g (zero or a negative integer) "
                        "is not supported", fn, i + 1, a[i]);
-  double t = 1, s = 1, sz = 0;
+  double t = 1, s = 1, sz = 0, tmax = 1;
   if (da) for (int i = 0; i < p; i++) da[i] = 0;
   if (db) for (int j = 0; j < q; j++) db[j] = 0;
   for (long k = 0; k < PFQ_STEPS; k++) {
@@ -51,6 +60,7 @@ static int pfq_series(const char *fn, int p, const double *a, int q, const doubl
     for (int i = 0; i < p; i++) sa[i] += 1 / (a[i] + k);
     for (int j = 0; j < q; j++) sb[j] += 1 / (b[j] + k);
     s += tn;
+    if (fabs(tn) > tmax) tmax = fabs(tn);
     double big = fabs(tn);
     if (dz) { double g = (k + 1) * v; sz += g; big = fmax(big, fabs(g)); }
     if (da) for (int i = 0; i < p; i++) { double g = tn * sa[i]; da[i] += g; big = fmax(big, fabs(g)); }
@@ -60,7 +70,7 @@ static int pfq_series(const char *fn, int p, const double *a, int q, const doubl
     if (t == 0) {     /* a polynomial: a[i] + k was 0 */
       *F = s;
       if (dz) *dz = sz;
-      return AD_OK;
+      return cancellation(fn, s, tmax, z);
     }
     if (big <= 1e-16 * (fabs(s) + (dz ? fabs(sz) : 0)) || (big == 0 && k > 0)) {
       /* converged once the ratio of the terms is below 1 from here on */
@@ -70,7 +80,7 @@ static int pfq_series(const char *fn, int p, const double *a, int q, const doubl
       if (rr * fabs(z) / (k + 2) < 1 || t == 0) {
         *F = s;
         if (dz) *dz = sz;
-        return AD_OK;
+        return cancellation(fn, s, tmax, z);
       }
     }
   }

@@ -49,6 +49,12 @@ test_that("log_modified_bessel_first_kind: values, both gradients, Stan's checks
   for (v in c(-0.5, 0.7, 2.5)) for (zz in c(0.4, 5, 60, 200))
     expect_gradient_fd("log_modified_bessel_first_kind", list(v, zz), c("real", "real"), tol = 1e-6)
   expect_gradient_fd("log_modified_bessel_first_kind", list(c(0.3, 1.5), c(2, 7)), c("vector", "vector"))
+  # the asymptotic expansion (z large against v^2) and its derivatives: d/dv is near -v / z, small
+  # against a value near z, so finite differences keep only a few digits of it (hence the tolerance)
+  for (vz in list(c(0.7, 2e5), c(3.5, 5e6))) {
+    r <- expect_gradient_fd("log_modified_bessel_first_kind", as.list(vz), c("real", "real"), tol = 1e-4)
+    expect_equal(r$jacobian[[1]][1, 1], -vz[1] / vz[2], tolerance = 1e-4)
+  }
   expect_error(tp_call("log_modified_bessel_first_kind", list(-2, 1), c("real", "real")),
                "log_modified_bessel_first_kind: first argument (order) is -2, but must be greater than or equal to -1",
                fixed = TRUE)
@@ -125,6 +131,11 @@ test_that("hypergeometric functions: values, series gradients, convergence error
   expect_equal(tval("hypergeometric_pFq", list(numeric(0), 2.5, 9 / 4), c("vector", "vector", "real")),
                gamma(2.5) * 1.5^-1.5 * besselI(3, 1.5), tolerance = 1e-13)
   expect_gradient_fd("hypergeometric_pFq", list(c(1.5, 0.3), c(2.5, 1.2, 4), 2), c("vector", "vector", "real"))
+  # 1F1(1; 2; z) = expm1(z) / z: at z = -60 the series' terms reach 1e24 around a sum of 1/60, refused
+  expect_equal(tval("hypergeometric_pFq", list(1, 2, -10), c("vector", "vector", "real")), expm1(-10) / -10,
+               tolerance = 1e-9)
+  expect_error(tp_call("hypergeometric_pFq", list(1, 2, -60), c("vector", "vector", "real")),
+               "hypergeometric_pFq: the series at z = -60 loses its digits to cancellation")
   expect_error(tp_call("hypergeometric_pFq", list(c(1, 1, 1), 2, 0.5), c("vector", "vector", "real")),
                "does not meet convergence conditions")
   expect_error(tp_call("hypergeometric_pFq", list(c(1, 1), 2, 1.5), c("vector", "vector", "real")),
