@@ -231,7 +231,8 @@ static const const_def zv = {K_VEC, 0, 0}, zr = {K_ROW, 0, 0}, za = {K_ARR, 0, 0
   us = {K_VEC, -1, 1};
 static const int kv = K_VEC, kr = K_ROW, ka = K_ARR, ki = K_IARR;
 
-#define ARR3(b, F) F("array[] " b) "; " F("array[,] " b) "; " F("array[,,] " b)
+#define ARR3(b, F) F("array[] " b) "; " F("array[,] " b) "; " F("array[,,] " b) "; " F("array[,,,] " b) "; " \
+  F("array[,,,,] " b) "; " F("array[,,,,,] " b) "; " F("array[,,,,,,] " b) "; " F("array[,,,,,,,] " b)
 #define REV(t) t "(" t ")"
 #define APP(t) t "(" t ", " t ")"
 #define EACH(F) ARR3("int", F) "; " ARR3("real", F) "; " ARR3("vector", F) "; " ARR3("row_vector", F) \

@@ -869,14 +869,19 @@ static int k_dims(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
 #define SIG_TO_MATRIX "matrix(matrix); matrix(vector); matrix(row_vector); matrix(array[,] real)" \
   "; matrix(array[,] int); matrix(array[] row_vector)" TO_MAT("matrix") TO_MAT("vector") \
   TO_MAT("row_vector") TO_MAT("array[] real") TO_MAT("array[] int")
-#define TO_A1(b) "; array[] " b "(array[] " b "); array[] " b "(array[,] " b "); array[] " b "(array[,,] " b ")"
+#define TO_A1(b) "; array[] " b "(array[] " b "); array[] " b "(array[,] " b "); array[] " b "(array[,,] " b ")" \
+  "; array[] " b "(array[,,,] " b "); array[] " b "(array[,,,,] " b "); array[] " b "(array[,,,,,] " b ")" \
+  "; array[] " b "(array[,,,,,,] " b "); array[] " b "(array[,,,,,,,] " b ")"
 #define SIG_TO_ARRAY_1D "array[] real(vector); array[] real(row_vector); array[] real(matrix)" \
   TO_A1("real") TO_A1("int")
 
 #define SIZE_OF(t) "; int(" t ")"
 #define DIMS_OF(b) "; array[] int(array[] " b "); array[] int(array[,] " b "); array[] int(array[,,] " b ")" \
-                   "; array[] int(array[,,,] " b "); array[] int(array[,,,,] " b ")"
-#define ARRS(b) SIZE_OF("array[] " b) SIZE_OF("array[,] " b) SIZE_OF("array[,,] " b)
+                   "; array[] int(array[,,,] " b "); array[] int(array[,,,,] " b ")" \
+                   "; array[] int(array[,,,,,] " b "); array[] int(array[,,,,,,] " b ")" \
+                   "; array[] int(array[,,,,,,,] " b ")"
+#define ARRS(b) SIZE_OF("array[] " b) SIZE_OF("array[,] " b) SIZE_OF("array[,,] " b) SIZE_OF("array[,,,] " b) \
+  SIZE_OF("array[,,,,] " b) SIZE_OF("array[,,,,,] " b) SIZE_OF("array[,,,,,,] " b) SIZE_OF("array[,,,,,,,] " b)
 
 const tm_fn tm_fns_container[] = {
   {"sum", "int(array[] int); " RED_REAL, k_reduce, &op_codes[OP_SUM]},

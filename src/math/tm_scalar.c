@@ -91,10 +91,17 @@ int tm_unary_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   char at[32];
   int rc;
   if (nargs != 1) return ad_fail(AD_EINVALID, "%s: expected 1 argument, got %d", fn, nargs);
-  if (d->fi && tm_is_scalar(a) && a->base == TM_INT) {
+  if (d->fi && a->base == TM_INT) {
     int r;
-    if ((rc = d->fi(fn, a->ival[0], &r))) return rc;
-    return tm_set_int(out, r);
+    if (tm_is_scalar(a)) {
+      if ((rc = d->fi(fn, a->ival[0], &r))) return rc;
+      return tm_set_int(out, r);
+    }
+    /* an int array in, an int array out (abs, minus) */
+    if ((rc = tm_new_int_like(out, a))) return rc;
+    for (size_t i = 0, m = tm_numel(a); i < m; i++)
+      if ((rc = d->fi(fn, a->ival[i], &out->ival[i]))) return rc;
+    return AD_OK;
   }
   size_t n = tm_numel(a);
   if (d->bad)
@@ -324,10 +331,26 @@ static int binary_apply(const char *fn, const binary_def *d, const tm_v *a, int 
     return ad_fail(AD_EINVALID, "%s: the second argument must be int or real, not %s", fn,
                    tm_type_name(y, ty, sizeof ty));
   }
+  if (!d->f && (x->base != TM_INT || y->base != TM_INT))   /* int-only (choose) */
+    return ad_fail(AD_EINVALID, "%s: both arguments must be int", fn);
   if (xs && ys && x->base == TM_INT && y->base == TM_INT && d->fi) {
     int r;
     if ((rc = d->fi(fn, x->ival[0], y->ival[0], &r))) return rc;
     return tm_set_int(out, r);
+  }
+  if (x->base == TM_INT && y->base == TM_INT && d->fi) {
+    /* int arrays (or an int and an int array): an int array (choose, the factorials) */
+    if (!xs && !ys && (rc = check_shapes(fn, x, y))) return rc;
+    if ((rc = tm_new_int_like(out, xs ? y : x))) return rc;
+    for (size_t i = 0, m = tm_numel(out); i < m; i++)
+      if ((rc = d->fi(fn, tm_geti(x, i), tm_geti(y, i), &out->ival[i]))) return rc;
+    return AD_OK;
+  }
+  tm_v xm, ym;
+  if (!xs && !ys && !same_kind(x, y)) {
+    /* an int array against a real container of its layout: Stan's (array[] int, vector) */
+    if ((rc = tm_pair_int_array(fn, x, y, &xm, &ym))) return rc;
+    x = &xm; y = &ym;
   }
   if (!xs && !ys && (rc = check_shapes(fn, x, y))) return rc;
   const tm_v *shape = xs ? y : x;
@@ -473,7 +496,7 @@ static const binary_def
   def_add = {f_add, d_one, d_one, NULL, i_add, 0},
   def_subtract = {f_sub, d_one, d_mone, NULL, i_sub, 0},
   def_elt_multiply = {f_mul, d_mul_x, d_mul_y, NULL, NULL, 0},
-  def_elt_divide = {f_div, d_div_x, d_div_y, NULL, NULL, 0},
+  def_elt_divide = {f_div, d_div_x, d_div_y, NULL, i_div, 0},
   def_divide = {f_div, d_div_x, d_div_y, NULL, i_div, 1},
   def_modulus = {NULL, NULL, NULL, NULL, i_mod, 1},
   def_pow = {pow, d_pow_x, d_pow_y, NULL, NULL, 0},
@@ -612,24 +635,24 @@ static int log_mix_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out)
 
 const tm_fn tm_fns_scalar[] = {
   UN(exp), UN(log), UN(log1p), UN(expm1), UN(sqrt), UN(square), UN(inv), UN(fabs),
-  {"abs", "int(int); R(T)", tm_unary_kernel, &def_abs},
+  {"abs", TM_SIG_INT_ARRAYS "R(T)", tm_unary_kernel, &def_abs},
   UN(logit), UN(inv_logit), UN(log_inv_logit), UN(log1m_inv_logit), UN(log1m), UN(log1p_exp),
   UN(lgamma), UN(digamma), UN(erf), UN(erfc), UN(Phi), UN(Phi_approx),
   UN(sin), UN(cos), UN(tan), UN(asin), UN(acos), UN(atan),
   UN(sinh), UN(cosh), UN(tanh), UN(asinh), UN(acosh), UN(atanh),
   UN(log2), UN(log10), UN(exp2), UN(cbrt), UN(inv_sqrt), UN(inv_square), UN(inv_cloglog),
   UN(log1m_exp),
-  {"minus", "int(int); real(real); vector(vector); row_vector(row_vector); matrix(matrix)",
-   tm_unary_kernel, &def_minus},
+  {"minus", TM_SIG_INT_ARRAYS "R(T)", tm_unary_kernel, &def_minus},
   {"add", ARITH, tm_binary_kernel, &def_add},
   {"subtract", ARITH, tm_binary_kernel, &def_subtract},
   {"elt_multiply", ELT, tm_binary_kernel, &def_elt_multiply},
-  {"elt_divide", ELT, tm_binary_kernel, &def_elt_divide},
+  {"elt_divide", "int(int, int); " ELT, tm_binary_kernel, &def_elt_divide},
   {"divide", "int(int, int); real(real, real); vector(vector, real); row_vector(row_vector, real); "
    "matrix(matrix, real)", tm_binary_kernel, &def_divide},
   {"modulus", "int(int, int)", modulus_kernel, NULL},
   BIN(pow), BIN(fmin), BIN(fmax), BIN(log_diff_exp), BIN(lbeta), BIN(lchoose),
-  {"log_sum_exp", "real(real, real); real(vector); real(row_vector); real(matrix); real(array[] real)",
+  {"log_sum_exp", "real(real, real); real(vector); real(row_vector); real(matrix); real(array[] real); "
+   "R(T, real); R(real, T); R(T, T)",
    lse_kernel, &def_lse2},         /* data: its two-argument form, for plans */
   {"log_mix", "real(real, real, real); " LAMBDA("vector") "; " LAMBDA("row_vector") "; " LAMBDA("array[] real"),
    log_mix_kernel, NULL},

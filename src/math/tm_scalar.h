@@ -40,4 +40,57 @@ typedef struct tm_binary_def {
 int tm_unary_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out);
 int tm_binary_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out);
 
+/* An int array of the same shape as v (tm_scalar3.c). */
+int tm_new_int_like(tm_v *out, const tm_v *v);
+/* Binary functions of an int array and a real container: the int array
+** array[d1, .., dk, n] int pairs with array[d1, .., dk] vector (or row_vector)
+** and array[d1, .., dk, r, c] int with array[d1, .., dk] matrix (element
+** [.., i, j] with (i, j)).  When x and y are such a pair, *xm and *ym are
+** views of them with the int one copied as real data in the other's layout;
+** otherwise copies of x and y (tm_scalar3.c). */
+int tm_pair_int_array(const char *fn, const tm_v *x, const tm_v *y, tm_v *xm, tm_v *ym);
+
+/* Stan's binary vectorization as sig strings.  An int-typed argument pairs
+** with a real-typed one of its layout (tm_pair_int_array): array[] int with
+** vector, row_vector and array[] real; array[,] int with matrix, array[]
+** vector ... and array[,] real; an int array also goes with a real scalar. */
+#define TM_A1 "array[] "
+#define TM_A2 "array[,] "
+#define TM_A3 "array[,,] "
+#define TM_A4 "array[,,,] "
+#define TM_A5 "array[,,,,] "
+#define TM_A6 "array[,,,,,] "
+#define TM_A7 "array[,,,,,,] "
+#define TM_A8 "array[,,,,,,,] "
+/* f(int-typed, real-typed) */
+#define TM_FI_D(A) A "real(" A "int, real); " A "real(" A "int, " A "real); "
+#define TM_FI_V(A, A1) A1 "vector(" A "int, " A1 "vector); " A1 "row_vector(" A "int, " A1 "row_vector); "
+#define TM_FI_M(A, A2) A2 "matrix(" A "int, " A2 "matrix); "
+#define TM_SIG_INT_REAL "real(int, real); R(int, T); " \
+  TM_FI_D(TM_A1) TM_FI_V(TM_A1, "") TM_FI_D(TM_A2) TM_FI_V(TM_A2, TM_A1) TM_FI_M(TM_A2, "") \
+  TM_FI_D(TM_A3) TM_FI_V(TM_A3, TM_A2) TM_FI_M(TM_A3, TM_A1) TM_FI_D(TM_A4) TM_FI_V(TM_A4, TM_A3) \
+  TM_FI_M(TM_A4, TM_A2) TM_FI_D(TM_A5) TM_FI_V(TM_A5, TM_A4) TM_FI_M(TM_A5, TM_A3) TM_FI_D(TM_A6) \
+  TM_FI_V(TM_A6, TM_A5) TM_FI_M(TM_A6, TM_A4) TM_FI_D(TM_A7) TM_FI_V(TM_A7, TM_A6) TM_FI_M(TM_A7, TM_A5) \
+  TM_FI_D(TM_A8) TM_FI_V(TM_A8, TM_A7) TM_FI_M(TM_A8, TM_A6)
+/* f(real-typed, int-typed) */
+#define TM_SI_D(A) A "real(real, " A "int); " A "real(" A "real, " A "int); "
+#define TM_SI_V(A, A1) A1 "vector(" A1 "vector, " A "int); " A1 "row_vector(" A1 "row_vector, " A "int); "
+#define TM_SI_M(A, A2) A2 "matrix(" A2 "matrix, " A "int); "
+#define TM_SIG_REAL_INT "real(real, int); R(T, int); " \
+  TM_SI_D(TM_A1) TM_SI_V(TM_A1, "") TM_SI_D(TM_A2) TM_SI_V(TM_A2, TM_A1) TM_SI_M(TM_A2, "") \
+  TM_SI_D(TM_A3) TM_SI_V(TM_A3, TM_A2) TM_SI_M(TM_A3, TM_A1) TM_SI_D(TM_A4) TM_SI_V(TM_A4, TM_A3) \
+  TM_SI_M(TM_A4, TM_A2) TM_SI_D(TM_A5) TM_SI_V(TM_A5, TM_A4) TM_SI_M(TM_A5, TM_A3) TM_SI_D(TM_A6) \
+  TM_SI_V(TM_A6, TM_A5) TM_SI_M(TM_A6, TM_A4) TM_SI_D(TM_A7) TM_SI_V(TM_A7, TM_A6) TM_SI_M(TM_A7, TM_A5) \
+  TM_SI_D(TM_A8) TM_SI_V(TM_A8, TM_A7) TM_SI_M(TM_A8, TM_A6)
+/* f(int-typed, int-typed) -> int-typed, for defs with fi; put before the real forms */
+#define TM_II_D(A) A "int(" A "int, int); " A "int(int, " A "int); " A "int(" A "int, " A "int); "
+#define TM_SIG_INT_INT "int(int, int); " TM_II_D(TM_A1) TM_II_D(TM_A2) TM_II_D(TM_A3) TM_II_D(TM_A4) \
+  TM_II_D(TM_A5) TM_II_D(TM_A6) TM_II_D(TM_A7) TM_II_D(TM_A8)
+/* f(real-typed, real-typed) */
+#define TM_SIG_REAL_REAL "real(real, real); R(T, real); R(real, T); R(T, T)"
+/* unary int arrays -> int arrays (abs, minus) */
+#define TM_SIG_INT_ARRAYS "int(int); " TM_A1 "int(" TM_A1 "int); " TM_A2 "int(" TM_A2 "int); " \
+  TM_A3 "int(" TM_A3 "int); " TM_A4 "int(" TM_A4 "int); " TM_A5 "int(" TM_A5 "int); " \
+  TM_A6 "int(" TM_A6 "int); " TM_A7 "int(" TM_A7 "int); " TM_A8 "int(" TM_A8 "int); "
+
 #endif

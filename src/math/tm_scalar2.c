@@ -196,6 +196,44 @@ static int check_gamma_pq(const char *fn, const char *at, double a, double x) {
   return AD_OK;
 }
 
+/* the int forms of choose and the factorials (the generic binary kernel runs
+** them on ints and int arrays, Stan's int results) */
+static int i_choose(const char *fn, int n, int k, int *r) {
+  if (n < 0) return ad_fail(AD_EDOMAIN, "%s: first argument is %d, but must be nonnegative!", fn, n);
+  if (k < 0) return ad_fail(AD_EDOMAIN, "%s: second argument is %d, but must be nonnegative!", fn, k);
+  if (k > n) { *r = 0; return AD_OK; }
+  int k0 = k;
+  if (k > n - k) k = n - k;
+  long long p = 1;      /* exact: the running product C(n - k + i, i) never exceeds the result */
+  for (int i = 1; i <= k; i++) {
+    p = p * (n - k + i) / i;
+    if (p > INT_MAX)
+      return ad_fail(AD_EDOMAIN, "%s: n choose k is larger than the largest int (%d); n = %d, k = %d",
+                     fn, INT_MAX, n, k0);
+  }
+  *r = (int)p;
+  return AD_OK;
+}
+/* x (x + s) (x + 2 s) ... n factors, s = -1 (falling) or 1 (rising) */
+static int int_product(const char *fn, int x, int n, int s, int *r) {
+  long long p = 1;
+  for (int i = 0; i < n && p != 0; i++) {
+    p *= (long long)x + (long long)s * i;
+    if (p > INT_MAX || p < INT_MIN)
+      return ad_fail(AD_EDOMAIN, "%s: the result for %d and %d is outside the range of int", fn, x, n);
+  }
+  *r = (int)p;
+  return AD_OK;
+}
+static int i_falling(const char *fn, int x, int n, int *r) {
+  if (n < 0) return ad_fail(AD_EDOMAIN, "%s: second argument is %d, but must be nonnegative!", fn, n);
+  return int_product(fn, x, n, -1, r);
+}
+static int i_rising(const char *fn, int x, int n, int *r) {
+  if (n < 0) return ad_fail(AD_EDOMAIN, "%s: second argument is %d, but must be nonnegative!", fn, n);
+  return int_product(fn, x, n, 1, r);     /* Stan checks only n for ints: x (x + 1) ... exactly */
+}
+
 static const tm_binary_def
   def_fdim = {f_fdim, d_fdim_x, d_fdim_y, NULL, NULL, 0},
   def_fmod = {fmod, d_fmod_x, d_fmod_y, NULL, NULL, 0},
@@ -207,8 +245,9 @@ static const tm_binary_def
   def_lmgamma = {f_lmgamma, d_int_arg, d_lmgamma_x, check_lmgamma, NULL, 0},
   def_log_falling_factorial = {f_lff, d_lff_x, d_lff_n, check_positive_first, NULL, 0},
   def_log_rising_factorial = {f_lrf, d_lrf_x, d_lrf_n, check_positive_first, NULL, 0},
-  def_falling_factorial = {f_ff, d_ff_x, d_int_arg, check_factorial, NULL, 0},
-  def_rising_factorial = {f_rf, d_rf_x, d_int_arg, check_rising, NULL, 0},
+  def_falling_factorial = {f_ff, d_ff_x, d_int_arg, check_factorial, i_falling, 0},
+  def_rising_factorial = {f_rf, d_rf_x, d_int_arg, check_rising, i_rising, 0},
+  def_choose = {NULL, NULL, NULL, NULL, i_choose, 0},
   def_binary_log_loss = {f_bll, d_int_arg, d_bll_p, check_bll, NULL, 0},
   def_gamma_p = {f_gamma_p, d_gp_a, d_gp_x, check_gamma_pq, NULL, 0},
   def_gamma_q = {f_gamma_q, d_gq_a, d_gq_x, check_gamma_pq, NULL, 0};
@@ -277,36 +316,13 @@ static int k_int_test(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   return tm_set_int(out, r);
 }
 
-/* choose(n, k): exact in 64 bits, the running product C(n - k + i, i) never
-** exceeding the result when k <= n / 2 */
-static int k_choose(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
-  const char *fn = fn_name(c);
-  int rc;
-  if ((rc = arity(c, nargs, 2))) return rc;
-  if (!tm_is_scalar(&a[0]) || !tm_is_scalar(&a[1]) || a[0].base != TM_INT || a[1].base != TM_INT)
-    return ad_fail(AD_EINVALID, "%s: both arguments must be int", fn);
-  int n = a[0].ival[0], k = a[1].ival[0];
-  if (n < 0) return ad_fail(AD_EDOMAIN, "%s: first argument is %d, but must be nonnegative!", fn, n);
-  if (k < 0) return ad_fail(AD_EDOMAIN, "%s: second argument is %d, but must be nonnegative!", fn, k);
-  if (k > n) return tm_set_int(out, 0);
-  if (k > n - k) k = n - k;
-  long long r = 1;
-  for (int i = 1; i <= k; i++) {
-    r = r * (n - k + i) / i;
-    if (r > INT_MAX)
-      return ad_fail(AD_EDOMAIN, "%s: n choose k is larger than the largest int (%d); n = %d, k = %d",
-                     fn, INT_MAX, n, a[1].ival[0]);
-  }
-  return tm_set_int(out, (int)r);
-}
-
 /* to_int(x): truncation toward zero, for data; x must lie in int's range */
 static int k_to_int(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   const char *fn = fn_name(c);
   int rc;
   if ((rc = arity(c, nargs, 1))) return rc;
   const tm_v *x = &a[0];
-  if (x->narr > 1 || x->base > TM_REAL) {
+  if (x->base > TM_REAL) {
     char t[48];
     return ad_fail(AD_EINVALID, "%s: the argument must be a real or an array of reals, not %s", fn,
                    tm_type_name(x, t, sizeof t));
@@ -344,8 +360,9 @@ static int k_constant(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
 
 #define UN(name) {#name, "R(T)", tm_unary_kernel, &def_##name}
 #define BIN(name) {#name, "real(real, real); R(T, real); R(real, T); R(T, T)", tm_binary_kernel, &def_##name}
-#define INT_REAL(name) {#name, "real(int, real); R(int, T)", tm_binary_kernel, &def_##name}
-#define REAL_INT(name) {#name, "real(real, int); R(T, int)", tm_binary_kernel, &def_##name}
+#define INT_REAL(name) {#name, TM_SIG_INT_REAL, tm_binary_kernel, &def_##name}
+#define REAL_INT(name) {#name, TM_SIG_INT_INT TM_SIG_REAL_INT, tm_binary_kernel, &def_##name}
+#define TO_INT(A) A "int(" A "real); " A "int(" A "int); "
 #define CONST(name, v) {#name, "real()", k_constant, &v}
 
 const tm_fn tm_fns_scalar2[] = {
@@ -357,16 +374,16 @@ const tm_fn tm_fns_scalar2[] = {
   BIN(log_falling_factorial), BIN(log_rising_factorial),
   {"multiply_log", "real(real, real); R(T, real); R(real, T); R(T, T)", tm_binary_kernel, &def_lmultiply},
   INT_REAL(lmgamma), REAL_INT(falling_factorial), REAL_INT(rising_factorial),
-  {"binary_log_loss", "real(int, real); R(int, T); array[] real(array[] int, array[] real); "
-   "array[] real(array[] int, real)", tm_binary_kernel, &def_binary_log_loss},
+  INT_REAL(binary_log_loss),
   BIN(gamma_p), BIN(gamma_q),
   {"inc_beta", "real(real, real, real)", k_inc_beta, NULL},
   {"fma", "real(real, real, real)", k_fma, NULL},
   {"int_step", "int(int); int(real)", k_int_test, &i_codes[I_STEP]},
   {"is_inf", "int(real)", k_int_test, &i_codes[I_INF]},
   {"is_nan", "int(real)", k_int_test, &i_codes[I_NAN]},
-  {"choose", "int(int, int)", k_choose, NULL},
-  {"to_int", "int(real); int(int); array[] int(array[] real); array[] int(array[] int)", k_to_int, NULL},
+  {"choose", TM_SIG_INT_INT, tm_binary_kernel, &def_choose},
+  {"to_int", "int(real); int(int); " TO_INT(TM_A1) TO_INT(TM_A2) TO_INT(TM_A3) TO_INT(TM_A4) TO_INT(TM_A5)
+   TO_INT(TM_A6) TO_INT(TM_A7) TO_INT(TM_A8), k_to_int, NULL},
   CONST(pi, c_pi), CONST(e, c_e), CONST(sqrt2, c_sqrt2), CONST(log2, c_log2), CONST(log10, c_log10),
   CONST(not_a_number, c_nan), CONST(positive_infinity, c_inf), CONST(negative_infinity, c_ninf),
   CONST(machine_precision, c_eps),

@@ -19,6 +19,7 @@ static const tm_fn *const modules[] = {
   tm_fns_gp, tm_fns_glm, tm_fns_transform,
   tm_fns_dens_multi3, tm_fns_wishart, tm_fns_rng_multi, tm_fns_dlm,
   tm_fns_hmm, tm_fns_sparse, tm_fns_matfun,
+  tm_fns_scalar3, tm_fns_hyper, tm_fns_vecfn,
 };
 
 static tm_fn *table;

@@ -37,4 +37,7 @@ extern const tm_fn tm_fns_matfun[];      /* tm_matfun.c: matrix_exp(_multiply), 
 ** called by the kernels of gp_exp_quad_cov (tm_matrix.c) and of the gp_*_cov of tm_gp.c */
 enum { TM_GP_EXP_QUAD, TM_GP_EXPONENTIAL, TM_GP_MATERN32, TM_GP_MATERN52 };
 int tm_gp_ard(const tm_call *c, const tm_v *a, int nargs, tm_v *out, int kind);
+extern const tm_fn tm_fns_scalar3[];     /* tm_scalar3.c: Bessel functions, owens_t, lambert_w*, inv_erfc, ldexp */
+extern const tm_fn tm_fns_hyper[];       /* tm_hyper.c: hypergeometric_1F0/2F1/3F2/pFq, inv_inc_beta */
+extern const tm_fn tm_fns_vecfn[];       /* tm_vecfn.c: fma, divide, softmax of containers; quantile, squared_distance of reals, plus, logical_* */
 #endif

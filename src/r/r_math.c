@@ -10,6 +10,8 @@
 #include <Rinternals.h>
 #include "r_convert.h"
 #include "../math/tm_simd.h"
+#include "../front/ln.h"
+#include "../front/lc.h"
 
 #define MAXARGS 16
 
@@ -39,7 +41,16 @@ static int run(call_setup *cs, tm_v *out) {
     if (rc) return rc;
   }
   ad_clear_error();
-  return tm_invoke(cs->fn, cs->propto, &cs->rng, cs->a, cs->nargs, out);
+  /* a name with several table entries: the one whose signature the checker picks */
+  int count = 0;
+  const tm_fn *first = tm_lookup(cs->fn->name, &count), *fn = cs->fn;
+  if (first && count > 1) {
+    ln_type t[MAXARGS], ret;
+    for (int i = 0; i < cs->nargs; i++) t[i] = lc_mk(cs->a[i].base, cs->a[i].narr);
+    const lc_sig *s = lc_lib_resolve(cs->fn->name, t, cs->nargs, &ret);
+    if (s && s->fn) fn = s->fn;
+  }
+  return tm_invoke(fn, cs->propto, &cs->rng, cs->a, cs->nargs, out);
 }
 
 static void setup(call_setup *cs, SEXP name, SEXP args, SEXP types, SEXP ad, SEXP propto, SEXP seed) {

@@ -387,6 +387,6 @@ test_that("one chain node per call on autodiff input, none on data", {
 test_that("bad argument types fail with a message naming the function", {
   expect_error(val("sum", list(list(c(1, 2))), "array[] vector"), "sum: no signature")
   expect_error(val("head", list(m23, 1L), c("matrix", "int")), "head: no signature")
-  expect_error(val("softmax", list(c(1, 2)), "row_vector"), "softmax: no signature")
+  expect_error(val("softmax", list(matrix(c(1, 2), 1)), "matrix"), "softmax: no signature")
   expect_error(val("col", list(m23, 1.0), c("matrix", "real")), "col: no signature")
 })
