@@ -248,7 +248,9 @@ reason_for <- function(n) {
   hit <- names(reasons)[vapply(names(reasons), function(p) grepl(p, n), TRUE)]
   if (length(hit)) reasons[[hit[1]]] else {
     m <- msg[names_all == n & !ok]
-    if (any(grepl("complex", lines[names_all == n & !ok]))) "complex arguments are not built yet"
+    bad <- lines[names_all == n & !ok]
+    if (all(grepl("array\\[,,,,,,,,\\]", bad))) "arrays of 9 dimensions (tapestry's arrays have at most 8)"
+    else if (any(grepl("complex", lines[names_all == n & !ok]))) "complex arguments are not built yet"
     else if (any(grepl("tuple", lines[names_all == n & !ok]))) "tuples are not built yet"
     else "not built yet"
   }
