@@ -25,4 +25,6 @@ extern const tm_fn tm_fns_dens_disc2[];  /* tm_dens_disc2.c: beta_binomial, neg_
 extern const tm_fn tm_fns_dens_multi2[]; /* tm_dens_multi2.c: lkj_corr, multi_student_t */
 extern const tm_fn tm_fns_gp[];          /* tm_gp.c: gp_exponential/matern32/matern52/periodic/dot_prod_cov */
 extern const tm_fn tm_fns_glm[];         /* tm_glm.c: normal_id_glm, poisson_log_glm */
+extern const tm_fn tm_fns_dens_cont3[];  /* tm_dens_cont3.c: pareto_type_2, skew_double_exponential, loglogistic */
+extern const tm_fn tm_fns_cdf2[];        /* tm_cdf2.c: more _cdf, _lcdf, _lccdf (von_mises, beta_binomial, ...) */
 #endif
