@@ -29,4 +29,5 @@ extern const tm_fn tm_fns_dens_cont3[];  /* tm_dens_cont3.c: pareto_type_2, skew
 extern const tm_fn tm_fns_cdf2[];        /* tm_cdf2.c: more _cdf, _lcdf, _lccdf (von_mises, beta_binomial, ...) */
 extern const tm_fn tm_fns_dens_disc3[];  /* tm_dens_disc3.c: beta_neg_binomial, yule_simon, hypergeometric, dirichlet_multinomial, binomial_logit_glm */
 extern const tm_fn tm_fns_rng2[];        /* tm_rng_fns2.c: more _rng functions (von_mises, yule_simon, multinomial, ...) */
+extern const tm_fn tm_fns_qf[];          /* tm_qf.c: student_t_qf */
 #endif
