@@ -133,3 +133,32 @@ test_that("rng errors as Stan's", {
   expect_error(tp_call("bernoulli_logit_glm_rng", list(matrix(1, 2, 2), c(0, 0), c(1, 2, 3)),
                        c("matrix", "vector", "vector")), "Weight vector")
 })
+
+test_that("the new rngs in generated quantities", {
+  code <- "data { int N; } parameters { real mu; }
+    model { mu ~ normal(0, 1); }
+    generated quantities {
+      real s = skew_double_exponential_rng(mu, 1, 0.3);
+      array[N] real vm = von_mises_rng(rep_vector(mu, N), 2);
+      int bnb = beta_neg_binomial_rng(2, 3, 1.5);
+      array[2] int ys = yule_simon_rng({2.0, 3.0});
+      int h = hypergeometric_rng(5, 4, 6);
+      int ol = ordered_logistic_rng(mu, [-1, 1]');
+      int op = ordered_probit_rng(mu, [-1, 1]');
+      array[3] int mn = multinomial_rng([0.2, 0.3, 0.5]', 10);
+      array[3] int ml = multinomial_logit_rng([0.2, 0.3, 0.5]', 10);
+      array[3] int dm = dirichlet_multinomial_rng([1, 2, 3]', 10);
+      array[2] int bg = bernoulli_logit_glm_rng([[1, 2], [3, 4]], [0, mu]', [0.5, -0.5]');
+      real q = student_t_qf(0.9, 3, mu, 2);
+    }"
+  ctx <- tapestry_model(code = code)$bind(list(N = 3), seed = 3)
+  g <- ctx$constrain_variables(0.4)
+  expect_identical(ctx$constrain_variables(0.4), g)
+  expect_length(g$vm, 3)
+  expect_true(all(abs(g$vm - 0.4) <= pi + 1e-12 | abs(g$vm - 0.4 - 2 * pi) <= pi))
+  expect_true(g$bnb >= 0 && all(g$ys >= 1) && g$h >= 0 && g$h <= 4)
+  expect_true(g$ol %in% 1:3 && g$op %in% 1:3)
+  expect_equal(sum(g$mn), 10); expect_equal(sum(g$ml), 10); expect_equal(sum(g$dm), 10)
+  expect_true(all(g$bg %in% 0:1))
+  expect_equal(g$q, 0.4 + 2 * qt(0.9, 3), tolerance = 1e-10)
+})
