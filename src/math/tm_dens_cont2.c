@@ -313,6 +313,7 @@ static int k_wiener(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   static const char *const names[5] = {"Random variable", "Boundary separation", "Nondecision time",
                                        "A-priori bias", "Drift rate"};
   const char *fn = c->fn->name;
+  if (nargs == 6 || nargs == 7) return tm_wiener5_kernel(c, a, nargs, out);
   if (nargs != 5) return tm_no_overload(c, a, nargs);
   for (int i = 0; i < 5; i++) {
     const tm_v *v = &a[i];
@@ -411,6 +412,8 @@ const tm_fn tm_fns_dens_cont2[] = {
   {"exp_mod_normal_lpdf", SIG4, tm_dens_def_kernel, &d_exp_mod_normal},
   {"von_mises_lpdf", SIG3, tm_dens_def_kernel, &d_von_mises},
   {"beta_proportion_lpdf", SIG3, tm_dens_def_kernel, &d_beta_proportion},
-  {"wiener_lpdf", "real(reals, reals, reals, reals, reals)", k_wiener, NULL},
+  {"wiener_lpdf", "real(reals, reals, reals, reals, reals); real(real, real, real, real, real, real); "
+   "real(real, real, real, real, real, real, real); real(vector, vector, vector, vector, vector, vector); "
+   "real(vector, vector, vector, vector, vector, vector, real)", k_wiener, NULL},
   {NULL, NULL, NULL, NULL}
 };
