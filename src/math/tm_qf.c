@@ -69,6 +69,11 @@ static double t_qf(double p, double nu, double *dp, double *dnu) {
   if (p == 0) return -INFINITY;
   if (p == 1) return INFINITY;
   if (nu == 0) return p < 0.5 ? -INFINITY : p > 0.5 ? INFINITY : 0;
+  if (isinf(nu)) {                       /* the normal quantile */
+    double z = tm_inv_Phi(p);
+    *dp = exp(0.5 * z * z) * TM_SQRT_2PI;
+    return z;
+  }
   double lf, dl;
   if (p == 0.5) {
     t_lower(0, nu, NULL, &lf);

@@ -155,6 +155,7 @@ test_that("student_t_qf: values against R, gradients, vectorized forms, in a pro
   expect_identical(tval("student_t_qf", list(0, 3, 1, 2), rep("real", 4)), -Inf)
   expect_identical(tval("student_t_qf", list(1, 3, 1, 2), rep("real", 4)), Inf)
   expect_identical(tval("student_t_qf", list(0.5, 3, 1, 2), rep("real", 4)), 1)
+  expect_equal(tval("student_t_qf", list(0.3, Inf, 1, 2), rep("real", 4)), 1 + 2 * qnorm(0.3), tolerance = 1e-14)
   for (args in list(list(0.2, 3.5, 0.5, 2), list(0.5, 2, 0, 1), list(c(0.01, 0.6, 0.97), 4, c(-1, 0, 1), 0.5),
                     list(0.8, c(0.7, 15), 0, c(1, 3)))) {
     ty <- vapply(args, function(x) if (length(x) == 1) "real" else "vector", "")
