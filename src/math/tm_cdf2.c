@@ -245,21 +245,31 @@ static double neg_binomial_e(const double *x, int upper, double *d) {
 }
 
 /* beta_neg_binomial(n | r, alpha, beta): the sum of the masses to n,
-** log p(k) = lbeta(k + r, alpha + beta) - lbeta(r, alpha) + lgamma(k + beta) - lgamma(k + 1) - lgamma(beta) */
+** log p(k) = lbeta(k + r, alpha + beta) - lbeta(r, alpha) + lgamma(k + beta) - lgamma(k + 1) - lgamma(beta).
+** Between exact evaluations every BNB_EXACT terms, log p(k + 1) - log p(k) =
+** log((k + r)(k + beta) / ((k + 1)(k + r + alpha + beta))) and the digammas
+** of the partials step by 1 / (x + k), so a long sum costs no special
+** function per term. */
+#define BNB_EXACT 32
 static double beta_neg_binomial_e(const double *x, int upper, double *d) {
   double n = x[0], r = x[1], a = x[2], b = x[3];
   if (n < 0) return upper ? 0 : -INFINITY;
-  double c0 = -tm_lbeta(r, a) - tm_lgamma(b);
+  double c0 = -tm_lbeta(r, a) - tm_lgamma(b), s_all = r + a + b;
   double dr0 = -tm_digamma(r) + tm_digamma(r + a), da0 = -tm_digamma(a) + tm_digamma(r + a) + tm_digamma(a + b);
   double db0 = tm_digamma(a + b) - tm_digamma(b);
   double m = -INFINITY, s = 0, gr = 0, ga = 0, gb = 0;
+  double lp = 0, psr = 0, psall = 0, psb = 0;   /* log p(k); digamma(k + r), (k + r + a + b), (k + b) */
   for (double k = 0; k <= n; k++) {
-    double lp = tm_lbeta(k + r, a + b) + tm_lgamma(k + b) - tm_lfact(k) + c0;
-    double dall = tm_digamma(k + r + a + b);
-    double pr = tm_digamma(k + r) - dall + dr0, pa = -dall + da0, pb = tm_digamma(k + b) - dall + db0;
+    if (fmod(k, BNB_EXACT) == 0) {
+      lp = tm_lbeta(k + r, a + b) + tm_lgamma(k + b) - tm_lfact(k) + c0;
+      psr = tm_digamma(k + r); psall = tm_digamma(k + s_all); psb = tm_digamma(k + b);
+    }
+    double pr = psr - psall + dr0, pa = -psall + da0, pb = psb - psall + db0;
     if (lp > m) { double q = exp(m - lp); s *= q; gr *= q; ga *= q; gb *= q; m = lp; }
     double w = exp(lp - m);
     s += w; gr += w * pr; ga += w * pa; gb += w * pb;
+    lp += log((k + r) * (k + b) / ((k + 1) * (k + s_all)));
+    psr += 1 / (k + r); psall += 1 / (k + s_all); psb += 1 / (k + b);
   }
   double v = m + log(s);
   if (v > 0) v = 0;
