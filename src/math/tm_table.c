@@ -17,7 +17,7 @@ static const tm_fn *const modules[] = {
   tm_fns_build, tm_fns_sort, tm_fns_matrix_ops, tm_fns_solve, tm_fns_eigen,
   tm_fns_dens_cont2, tm_fns_dens_disc2, tm_fns_dens_multi2,
   tm_fns_gp, tm_fns_glm,
-  tm_fns_dens_cont3, tm_fns_cdf2, tm_fns_dens_disc3, tm_fns_rng2, tm_fns_qf,
+  tm_fns_dens_cont3, tm_fns_cdf2, tm_fns_dens_disc3, tm_fns_rng2, tm_fns_qf, tm_fns_wiener_cdf,
 };
 
 static tm_fn *table;

@@ -30,4 +30,5 @@ extern const tm_fn tm_fns_cdf2[];        /* tm_cdf2.c: more _cdf, _lcdf, _lccdf 
 extern const tm_fn tm_fns_dens_disc3[];  /* tm_dens_disc3.c: beta_neg_binomial, yule_simon, hypergeometric, dirichlet_multinomial, binomial_logit_glm */
 extern const tm_fn tm_fns_rng2[];        /* tm_rng_fns2.c: more _rng functions (von_mises, yule_simon, multinomial, ...) */
 extern const tm_fn tm_fns_qf[];          /* tm_qf.c: student_t_qf */
+extern const tm_fn tm_fns_wiener_cdf[];  /* tm_wiener_cdf.c: wiener_lcdf_unnorm, wiener_lccdf_unnorm (four parameters) */
 #endif

@@ -91,3 +91,69 @@ test_that("a program with the five-parameter form, on the tree and the plan", {
     sum(vapply(rt, function(y) log(p5(y, a, t0, w, v, sv)), 0))
   expect_equal(ctx$log_prob(u, jacobian = FALSE), want, tolerance = 1e-9)
 })
+
+# ---- wiener_lcdf_unnorm, wiener_lccdf_unnorm (tm_wiener_cdf.c) ----
+F4 <- function(y, a, t0, w, v)
+  integrate(function(s) sapply(s, function(x) p4(x, a, t0, w, v)), t0, y, rel.tol = 1e-12)$value
+Pup <- function(a, w, v) if (v == 0) w else (1 - exp(-2 * v * a * w)) / (1 - exp(-2 * v * a))
+ccases <- list(c(1.2, 1.5, 0.2, 0.4, 0.7), c(0.35, 2, 0.1, 0.6, -1), c(3, 1, 0.5, 0.5, 0.3), c(0.5, 1, 0.2, 0.3, 0),
+               c(0.25, 0.8, 0.2, 0.2, 2), c(0.6, 1, 0.1, 0.5, -0.5))
+
+test_that("wiener_lcdf_unnorm and wiener_lccdf_unnorm equal the density integrated", {
+  for (x in ccases) {
+    F <- F4(x[1], x[2], x[3], x[4], x[5]); P <- Pup(x[2], x[4], x[5])
+    expect_equal(tval("wiener_lcdf_unnorm", as.list(x), rep("real", 5)), log(F), tolerance = 1e-10)
+    expect_equal(tval("wiener_lccdf_unnorm", as.list(x), rep("real", 5)), log(P - F), tolerance = 1e-9)
+    # F + (P - F) = P, the probability of the upper boundary
+    expect_equal(exp(tval("wiener_lcdf_unnorm", as.list(x), rep("real", 5))) +
+                   exp(tval("wiener_lccdf_unnorm", as.list(x), rep("real", 5))), P, tolerance = 1e-13)
+  }
+  # the far lower tail keeps its digits (the small-time sum, scaled)
+  # (zero drift, t = 2e-4: F = 2 Phi(-a w / sqrt(t)) to far below rounding)
+  v <- tval("wiener_lcdf_unnorm", list(0.2002, 1, 0.2, 0.5, 0), rep("real", 5))
+  expect_true(is.finite(v) && v < -300)
+  expect_equal(v, log(2) + pnorm(-0.5 / sqrt(2e-4), log.p = TRUE), tolerance = 1e-12)
+  # vectors: the sum
+  V <- do.call(rbind, ccases)
+  args <- lapply(1:5, function(i) V[, i])
+  want <- sum(apply(V, 1, function(x) log(F4(x[1], x[2], x[3], x[4], x[5]))))
+  expect_equal(tval("wiener_lcdf_unnorm", args, rep("vector", 5)), want, tolerance = 1e-10)
+})
+
+test_that("wiener cdfs: gradients against finite differences, errors", {
+  for (fn in c("wiener_lcdf_unnorm", "wiener_lccdf_unnorm")) {
+    for (x in ccases) {
+      r <- expect_gradient_fd(fn, as.list(x), rep("real", 5), tol = 1e-6)
+      expect_equal(r$nodes[1], 1)
+    }
+    V <- do.call(rbind, ccases)
+    expect_gradient_fd(fn, lapply(1:5, function(i) V[, i]), rep("vector", 5), tol = 1e-6)
+  }
+  expect_error(tp_call("wiener_lcdf_unnorm", list(0.1, 1, 0.2, 0.5, 0), rep("real", 5)),
+               "wiener_lcdf_unnorm: Random variable  = 0.1, but must be greater than nondecision time = 0.2")
+  expect_error(tp_call("wiener_lccdf_unnorm", list(1, 1, 0.2, 1.5, 0), rep("real", 5)),
+               "wiener_lccdf_unnorm: A-priori bias is 1.5, but must be less than 1")
+  expect_error(tp_call("wiener_lccdf_unnorm", list(1, 0, 0.2, 0.5, 0), rep("real", 5)),
+               "wiener_lccdf_unnorm: Boundary separation is 0, but must be positive finite!")
+})
+
+test_that("censored response times: a program with the wiener cdfs on both paths", {
+  prog <- function(extra) paste("data { int N; vector[N] rt; real cens; }
+    parameters { real<lower=0> a; real<lower=0, upper=0.2> t0; real<lower=0, upper=1> w; real v; }
+    model {
+      a ~ gamma(4, 2); v ~ normal(0, 2);
+      rt ~ wiener(a, t0, w, v);", extra, "}")
+  code <- prog("target += 3 * wiener_lccdf_unnorm(cens, a, t0, w, v);
+      target += wiener_lcdf_unnorm(0.3, a, t0, w, v);")
+  rt <- c(0.45, 0.62, 0.8, 1.3, 0.51)
+  ctx <- tapestry_model(code = code)$bind(list(N = 5, rt = rt, cens = 2))
+  pts <- list(c(0.3, 0, 0.2, 0.5), c(-0.2, 1, -0.4, -1))
+  rr <- both_paths(ctx, pts)
+  expect_identical(rr$plan, rr$tree)
+  u <- pts[[1]]
+  a <- exp(u[1]); t0 <- 0.2 * plogis(u[2]); w <- plogis(u[3]); v <- u[4]
+  P <- Pup(a, w, v)
+  want <- 3 * log(P - F4(2, a, t0, w, v)) + log(F4(0.3, a, t0, w, v))
+  base <- tapestry_model(code = prog(""))$bind(list(N = 5, rt = rt, cens = 2))
+  expect_equal(ctx$log_prob(u, jacobian = FALSE) - base$log_prob(u, jacobian = FALSE), want, tolerance = 1e-9)
+})
