@@ -3,7 +3,9 @@
 ** w, v): the log of the probability that the four-parameter Wiener
 ** diffusion ends at the upper boundary by time y (the defective cdf, not
 ** divided by the probability of that boundary), and of its complement to
-** that probability.  Stan's wiener4_lcdf / wiener4_lccdf.
+** that probability.  Stan's wiener4_lcdf / wiener4_lccdf; the sixth argument
+** of their precision form bounds Stan's error in the gradient and is checked,
+** the sums here being good to rounding.
 **
 ** As in Stan, the formulas are those of the lower boundary with w' = 1 - w,
 ** v' = -v, t = y - t0 (Blurton, Kesselmeier and Gondan 2012):
@@ -139,7 +141,8 @@ static int k_wiener_cdf(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
                                        "A-priori bias", "Drift rate"};
   const char *fn = c->fn->name;
   int upper = c->fn->data != NULL;
-  if (nargs != 5) return tm_no_overload(c, a, nargs);
+  if (nargs != 5 && nargs != 6) return tm_no_overload(c, a, nargs);
+  if (nargs == 6 && !tm_is_scalar(&a[5])) return tm_no_overload(c, a, nargs);
   for (int i = 0; i < nargs; i++) {
     const tm_v *v = &a[i];
     if (!(v->base <= TM_REAL ? v->narr <= 1 : (v->base == TM_VECTOR || v->base == TM_ROW_VECTOR) && v->narr == 0))
@@ -159,6 +162,7 @@ static int k_wiener_cdf(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
     if (!(w > 0)) return ad_fail(AD_EDOMAIN, "%s: A-priori bias%s is %.17g, but must be greater than 0", fn, at, w);
   }
   if ((rc = tm_check_finite(fn, names[4], &a[4]))) return rc;
+  if (nargs == 6 && (rc = tm_check_positive(fn, "Precision", &a[5]))) return rc;
   if (D.n == 0) return tm_dens_end(&D, 0.0, out);
   for (size_t j = 0; j < D.n; j++)
     if (X(&D, 0, j) <= X(&D, 2, j))
@@ -180,7 +184,8 @@ static int k_wiener_cdf(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   return rc;
 }
 
-#define WSIG "real(real, real, real, real, real); real(vector, vector, vector, vector, vector)"
+#define WSIG "real(real, real, real, real, real); real(vector, vector, vector, vector, vector); " \
+  "real(real, real, real, real, real, real); real(vector, vector, vector, vector, vector, real)"
 const tm_fn tm_fns_wiener_cdf[] = {
   {"wiener_lcdf_unnorm", WSIG, k_wiener_cdf, NULL},
   {"wiener_lccdf_unnorm", WSIG, k_wiener_cdf, "upper"},

@@ -104,6 +104,7 @@ test_that("wiener_lcdf_unnorm and wiener_lccdf_unnorm equal the density integrat
     F <- F4(x[1], x[2], x[3], x[4], x[5]); P <- Pup(x[2], x[4], x[5])
     expect_equal(tval("wiener_lcdf_unnorm", as.list(x), rep("real", 5)), log(F), tolerance = 1e-10)
     expect_equal(tval("wiener_lccdf_unnorm", as.list(x), rep("real", 5)), log(P - F), tolerance = 1e-9)
+    expect_equal(tval("wiener_lcdf_unnorm", as.list(c(x, 1e-4)), rep("real", 6)), log(F), tolerance = 1e-10)
     # F + (P - F) = P, the probability of the upper boundary
     expect_equal(exp(tval("wiener_lcdf_unnorm", as.list(x), rep("real", 5))) +
                    exp(tval("wiener_lccdf_unnorm", as.list(x), rep("real", 5))), P, tolerance = 1e-13)
@@ -118,6 +119,7 @@ test_that("wiener_lcdf_unnorm and wiener_lccdf_unnorm equal the density integrat
   args <- lapply(1:5, function(i) V[, i])
   want <- sum(apply(V, 1, function(x) log(F4(x[1], x[2], x[3], x[4], x[5]))))
   expect_equal(tval("wiener_lcdf_unnorm", args, rep("vector", 5)), want, tolerance = 1e-10)
+  expect_equal(tval("wiener_lcdf_unnorm", c(args, 1e-6), c(rep("vector", 5), "real")), want, tolerance = 1e-10)
 })
 
 test_that("wiener cdfs: gradients against finite differences, errors", {
