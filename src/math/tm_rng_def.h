@@ -8,7 +8,8 @@
 #define TM_RNG_DEF_H
 #include "tm.h"
 
-/* ---- argument checks ---- */
+/* ---- argument checks (these CK_ names are not tm_dens_def.h's: a file
+** includes one of the two headers, never both) ---- */
 enum {
   CK_NONE, CK_FINITE, CK_POS_FINITE, CK_POSITIVE, CK_NONNEG, CK_NOT_NAN,
   CK_PROB,        /* finite and in [0, 1] */

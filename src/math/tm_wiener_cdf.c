@@ -82,9 +82,8 @@ static dn prob_boundary(dn a, dn w, dn v) {
 
 /* log of phi(r / sqrt t) M(x) / exp(E0), x = (r -+ v't) / sqrt t, for the
 ** small-time sum: the value relative to the scale exp(E0) */
-static dn mill_term(dn r, dn t, dn st, dn x, dn E0) {
+static dn mill_term(dn r, dn t, dn x, dn E0) {
   dn E = dn_scale(dn_div(dn_mul(r, r), t), -0.5);          /* log of phi(r / sqrt t) sqrt(2 pi) */
-  (void)st;
   double Mx;                                               /* Mills' ratio */
   if (x.v >= 0) Mx = sqrt(TM_PI / 2) * tm_erfcx(x.v / TM_SQRT2);
   else Mx = 0.5 * erfc(x.v / TM_SQRT2) * exp(0.5 * x.v * x.v) * TM_SQRT_2PI;
@@ -108,10 +107,10 @@ static dn wiener4_lcdf(double t_, double a_, double w_, double v_, int upper) {
     int K = (int)ceil(sqrt(84 * u) / 2) + 2;
     for (int k = K; k >= 0; k--) {
       dn r1 = dn_mul(a, dn_add(dn_c(2.0 * k), w)), r2 = dn_mul(a, dn_sub(dn_c(2.0 * k + 2), w));
-      S = dn_add(S, mill_term(r1, t, st, dn_div(dn_sub(r1, vt), st), E0));
-      S = dn_add(S, mill_term(r1, t, st, dn_div(dn_add(r1, vt), st), E0));
-      S = dn_sub(S, mill_term(r2, t, st, dn_div(dn_sub(r2, vt), st), E0));
-      S = dn_sub(S, mill_term(r2, t, st, dn_div(dn_add(r2, vt), st), E0));
+      S = dn_add(S, mill_term(r1, t, dn_div(dn_sub(r1, vt), st), E0));
+      S = dn_add(S, mill_term(r1, t, dn_div(dn_add(r1, vt), st), E0));
+      S = dn_sub(S, mill_term(r2, t, dn_div(dn_sub(r2, vt), st), E0));
+      S = dn_sub(S, mill_term(r2, t, dn_div(dn_add(r2, vt), st), E0));
     }
     dn lF = dn_add(dn_add(E0, lin), dn_log(S));
     if (!upper) return lF;
