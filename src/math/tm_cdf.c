@@ -22,22 +22,9 @@
 #include "tm_special.h"
 #include "tm_special_dist.h"
 #include "tm_dens_def.h"
+#include "tm_cdf.h"
 
-enum { M_LCDF, M_LCCDF, M_CDF };
-
-/* log F (upper = 0) or log(1 - F) (upper = 1) at x[0..nargs-1], with
-** d[i] = d(that log) / dx[i]; d of int arguments is ignored. */
-typedef double (*cdf_elem)(const double *x, int upper, double *d);
-
-typedef struct cdf_def {
-  int nargs;
-  unsigned ints;               /* bit i: argument i is an int (a count or size) */
-  const char *names[4];
-  tm_dens_check checks[5];
-  cdf_elem f;
-} cdf_def;
-
-typedef struct cdf_fn { const cdf_def *def; int mode; } cdf_fn;
+/* cdf_def, cdf_fn, the modes: tm_cdf.h */
 
 static int check_types(const char *fn, const cdf_def *f, const tm_v *a, int nargs) {
   char buf[64];
@@ -65,7 +52,7 @@ static void zero_partials(tm_dens *D) {
     if (D->d[i]) memset(D->d[i], 0, (tm_is_scalar(&D->a[i]) ? 1 : D->n) * sizeof(double));
 }
 
-static int cdf_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
+int tm_cdf_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   const cdf_fn *F = c->fn->data;
   const cdf_def *f = F->def;
   int rc = check_types(c->fn->name, f, a, nargs);
@@ -73,6 +60,7 @@ static int cdf_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   tm_dens D;
   if ((rc = tm_dens_begin(&D, c, a, nargs, f->names))) return rc;
   if ((rc = tm_dens_run_checks(&D, f->names, f->checks))) return rc;
+  if (f->check && (rc = f->check(&D))) return rc;
   int upper = F->mode == M_LCCDF, dep = 0;
   for (int i = 0; i < nargs; i++) dep |= a[i].dep;
   double s = 0, x[4], d[4];
@@ -449,7 +437,7 @@ static double neg_binomial_2_beta(double n, double mu, double phi, int upper, do
   return v;
 }
 
-static double neg_binomial_2_e(const double *x, int upper, double *d) {
+double tm_cdf_neg_binomial_2_e(const double *x, int upper, double *d) {
   double n = x[0], mu = x[1], phi = x[2];
   if (n < 0) return upper ? 0 : -INFINITY;
   if (n > NB_SUM_MAX) return neg_binomial_2_beta(n, mu, phi, upper, d);
@@ -587,7 +575,7 @@ static const cdf_def
   d_binomial = {3, 3u, {"Successes variable", "Population size parameter", "Probability parameter"},
     {{1, CK_NONNEG}, {2, CK_UNIT}}, binomial_e},
   d_neg_binomial_2 = {3, 1u, {Y, LOC, "Precision parameter"},
-    {{1, CK_POS_FINITE}, {2, CK_POS_FINITE}}, neg_binomial_2_e};
+    {{1, CK_POS_FINITE}, {2, CK_POS_FINITE}}, tm_cdf_neg_binomial_2_e};
 
 #define MODES(name) \
   static const cdf_fn f_##name##_lcdf = {&d_##name, M_LCDF}, f_##name##_lccdf = {&d_##name, M_LCCDF}, \
@@ -598,9 +586,9 @@ MODES(pareto) MODES(uniform) MODES(frechet) MODES(gamma) MODES(inv_gamma) MODES(
 MODES(inv_chi_square) MODES(scaled_inv_chi_square) MODES(beta) MODES(student_t) MODES(exp_mod_normal) MODES(skew_normal) MODES(bernoulli) MODES(poisson) MODES(binomial) MODES(neg_binomial_2)
 
 #define ENTRIES(name, sig) \
-  {#name "_lcdf", sig, cdf_kernel, &f_##name##_lcdf}, \
-  {#name "_lccdf", sig, cdf_kernel, &f_##name##_lccdf}, \
-  {#name "_cdf", sig, cdf_kernel, &f_##name##_cdf}
+  {#name "_lcdf", sig, tm_cdf_kernel, &f_##name##_lcdf}, \
+  {#name "_lccdf", sig, tm_cdf_kernel, &f_##name##_lccdf}, \
+  {#name "_cdf", sig, tm_cdf_kernel, &f_##name##_cdf}
 
 #define SIG1 "real(reals)"
 #define SIG2 "real(reals, reals)"

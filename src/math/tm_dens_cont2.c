@@ -17,6 +17,7 @@
 #include "tm_special.h"
 #include "tm_special_dist.h"
 #include "tm_dens_def.h"
+#include "tm_cdf.h"
 
 #define B(i) (1u << (i))
 /* element j of argument i, broadcast */
@@ -199,7 +200,7 @@ static int exp_mod_normal_body(tm_dens *D, double *logp) {
 /* log I0(k) and I1(k) / I0(k): the power series while it is cheap, the
 ** asymptotic series (terms falling below 1e-17 by k = 20 for k >= 50)
 ** beyond. */
-static void bessel_i01(double k, double *log_i0, double *ratio) {
+void tm_bessel_i01(double k, double *log_i0, double *ratio) {
   if (k < 50) {
     double q = 0.25 * k * k, t = 1, s0 = 1, s1 = 0.5 * k, t1 = 0.5 * k;
     for (int m = 1; m < 500; m++) {
@@ -234,7 +235,7 @@ static int von_mises_body(tm_dens *D, double *logp) {
   int k_c = tm_dens_keep(D, 0), k_k = tm_dens_keep(D, B(2)), k_all = tm_dens_keep(D, 7u);
   for (size_t j = 0; j < D->n; j++) {
     double d = X(D, 0, j) - X(D, 1, j), k = X(D, 2, j), li0, r;
-    bessel_i01(k, &li0, &r);
+    tm_bessel_i01(k, &li0, &r);
     if (k_c) lp -= TM_LOG_2PI;
     if (k_k) lp -= li0;
     if (k_all) lp += k * cos(d);
@@ -312,6 +313,7 @@ static int k_wiener(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   static const char *const names[5] = {"Random variable", "Boundary separation", "Nondecision time",
                                        "A-priori bias", "Drift rate"};
   const char *fn = c->fn->name;
+  if (nargs == 6 || nargs == 7) return tm_wiener5_kernel(c, a, nargs, out);
   if (nargs != 5) return tm_no_overload(c, a, nargs);
   for (int i = 0; i < 5; i++) {
     const tm_v *v = &a[i];
@@ -410,6 +412,8 @@ const tm_fn tm_fns_dens_cont2[] = {
   {"exp_mod_normal_lpdf", SIG4, tm_dens_def_kernel, &d_exp_mod_normal},
   {"von_mises_lpdf", SIG3, tm_dens_def_kernel, &d_von_mises},
   {"beta_proportion_lpdf", SIG3, tm_dens_def_kernel, &d_beta_proportion},
-  {"wiener_lpdf", "real(reals, reals, reals, reals, reals)", k_wiener, NULL},
+  {"wiener_lpdf", "real(reals, reals, reals, reals, reals); real(real, real, real, real, real, real); "
+   "real(real, real, real, real, real, real, real); real(vector, vector, vector, vector, vector, vector); "
+   "real(vector, vector, vector, vector, vector, vector, real)", k_wiener, NULL},
   {NULL, NULL, NULL, NULL}
 };

@@ -32,4 +32,8 @@ typedef struct tm_dens_def {
 /* The generic kernel (tm_dens_cont.c): c->fn->data is a tm_dens_def. */
 int tm_dens_def_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out);
 
+/* wiener_lpdf(y | a, t0, w, v, sv) and its precision form (tm_wiener5.c),
+** called by wiener_lpdf's kernel (tm_dens_cont2.c) for six or seven arguments */
+int tm_wiener5_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out);
+
 #endif

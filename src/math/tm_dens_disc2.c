@@ -289,7 +289,7 @@ const tm_fn tm_fns_dens_disc2[] = {
   {"neg_binomial_lpmf", "real(ints, reals, reals)", tm_dens_elem_kernel, &neg_binomial_def},
   {"discrete_range_lpmf", "real(ints, ints, ints)", tm_dens_elem_kernel, &discrete_range_def},
   {"ordered_logistic_lpmf", ORD_SIG, k_ordered, &f_ordered_logistic},
-  {"ordered_probit_lpmf", ORD_SIG, k_ordered, &f_ordered_probit},
+  {"ordered_probit_lpmf", ORD_SIG "; real(array[] int, real, array[] vector)", k_ordered, &f_ordered_probit},
   {"multinomial_lpmf", "real(array[] int, vector)", k_multinomial, NULL},
   {"multinomial_logit_lpmf", "real(array[] int, vector)", k_multinomial, "logit"},
   {NULL, NULL, NULL, NULL}

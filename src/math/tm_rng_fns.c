@@ -14,33 +14,12 @@
 #include "tm_tables.h"
 #include "tm_special.h"
 #include "tm_rng_dist.h"
+#include "tm_rng_def.h"
 
-#define POISSON_MAX_RATE 1073741824.0              /* 2^30, as Stan */
+#define POISSON_MAX_RATE TM_POISSON_MAX_RATE
 #define CONSTRAINT_TOLERANCE 1e-8
 
-/* ---- argument checks ---- */
-enum {
-  CK_NONE, CK_FINITE, CK_POS_FINITE, CK_POSITIVE, CK_NONNEG, CK_NOT_NAN,
-  CK_PROB,        /* finite and in [0, 1] */
-  CK_RATE,        /* nonnegative and below 2^30 (poisson_rng) */
-  CK_LOG_RATE,    /* not NaN and below 30 log 2 (poisson_log_rng) */
-  CK_ABOVE_PREV,  /* finite and greater than the previous argument (uniform_rng) */
-  CK_GE_PREV,     /* at least the previous argument (discrete_range_rng) */
-  CK_UNIT_OPEN    /* in (0, 1) (beta_proportion_rng) */
-};
-
-/* A sampler: params p[] (one per argument, broadcast), draw in *x.  It may
-** fail, as Stan's neg_binomial_2_rng does when its gamma draw is too big. */
-typedef int (*rng_draw)(tm_rng *r, const double *p, double *x);
-
-typedef struct rng_def {
-  const char *name;
-  int nargs;
-  int is_int;                      /* result int (TM_INT) rather than real */
-  rng_draw draw;
-  const char *argname[3];
-  unsigned char check[3];
-} rng_def;
+/* the checks (CK_*), rng_def: tm_rng_def.h */
 
 static void elem_name(char *buf, size_t size, const char *arg, const tm_v *v, size_t i) {
   if (tm_is_scalar(v)) snprintf(buf, size, "%s", arg);
@@ -105,13 +84,17 @@ static int check_arg(const rng_def *d, const tm_v *a, int i) {
   case CK_UNIT_OPEN:
     if (!(rc = tm_check_positive(fn, arg, &a[i]))) rc = check_less(fn, arg, &a[i], 1.0);
     break;
+  case CK_UNIT: rc = tm_check_bounded(fn, arg, &a[i], 0, 1); break;
+  case CK_NONNEG_FINITE:
+    if (!(rc = tm_check_nonnegative(fn, arg, &a[i]))) rc = tm_check_finite(fn, arg, &a[i]);
+    break;
   }
   return rc;
 }
 
 /* ---- results ---- */
 
-static int new_array(tm_v *out, int base, int inner_rows, size_t n) {
+int tm_rng_new_array(tm_v *out, int base, int inner_rows, size_t n) {
   memset(out, 0, sizeof *out);
   out->base = (unsigned char)base;
   out->rows = inner_rows;
@@ -143,7 +126,7 @@ static int to_int(double x) {
 
 /* ---- the generic univariate kernel ---- */
 
-static int rng_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
+int tm_rng_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   const rng_def *d = c->fn->data;
   int rc;
   if ((rc = need_rng(c, d->name)) || (rc = nargs_ok(d->name, nargs, d->nargs))) return rc;
@@ -159,7 +142,7 @@ static int rng_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   }
   if (first < 0) {
     if ((rc = d->is_int ? tm_new_int(out) : tm_new_real(out, 0))) return ad_fail(rc, "out of memory");
-  } else if ((rc = new_array(out, d->is_int ? TM_INT : TM_REAL, 1, n))) return rc;
+  } else if ((rc = tm_rng_new_array(out, d->is_int ? TM_INT : TM_REAL, 1, n))) return rc;
   double p[3] = {0, 0, 0}, x;
   for (size_t j = 0; j < n; j++) {
     for (int i = 0; i < nargs; i++) p[i] = tm_get(&a[i], j);
@@ -384,7 +367,7 @@ static int check_symmetric(const char *fn, const char *arg, const tm_v *S) {
 ** (not only its lower triangle), as Stan's multi_normal_cholesky_rng does. */
 static int mvn_draws(tm_rng *r, const tm_v *mu, const locs *s, const double *L, tm_v *out) {
   int rc, k = s->k;
-  if (s->narr) rc = new_array(out, TM_VECTOR, k, (size_t)s->count);
+  if (s->narr) rc = tm_rng_new_array(out, TM_VECTOR, k, (size_t)s->count);
   else rc = tm_new_vector(out, k, 0);
   if (rc) return ad_fail(AD_EMEMORY, "out of memory");
   double *z = ad_alloc_doubles(k ? (size_t)k : 1);
@@ -585,48 +568,48 @@ static int k_categorical_logit(const tm_call *c, const tm_v *a, int nargs, tm_v 
   "array[] vector(array[] vector, matrix); array[] vector(array[] row_vector, matrix)"
 
 const tm_fn tm_fns_rng[] = {
-  {"bernoulli_logit_rng", I1, rng_kernel, &D_bernoulli_logit},
-  {"bernoulli_rng", I1, rng_kernel, &D_bernoulli},
-  {"beta_binomial_rng", IN2, rng_kernel, &D_beta_binomial},
-  {"beta_proportion_rng", R2, rng_kernel, &D_beta_proportion},
-  {"beta_rng", R2, rng_kernel, &D_beta},
-  {"binomial_logit_rng", IN, rng_kernel, &D_binomial_logit},
-  {"binomial_rng", IN, rng_kernel, &D_binomial},
+  {"bernoulli_logit_rng", I1, tm_rng_kernel, &D_bernoulli_logit},
+  {"bernoulli_rng", I1, tm_rng_kernel, &D_bernoulli},
+  {"beta_binomial_rng", IN2, tm_rng_kernel, &D_beta_binomial},
+  {"beta_proportion_rng", R2, tm_rng_kernel, &D_beta_proportion},
+  {"beta_rng", R2, tm_rng_kernel, &D_beta},
+  {"binomial_logit_rng", IN, tm_rng_kernel, &D_binomial_logit},
+  {"binomial_rng", IN, tm_rng_kernel, &D_binomial},
   {"categorical_logit_rng", "int(vector)", k_categorical_logit, NULL},
   {"categorical_rng", "int(vector)", k_categorical, NULL},
-  {"cauchy_rng", R2, rng_kernel, &D_cauchy},
-  {"chi_square_rng", R1, rng_kernel, &D_chi_square},
+  {"cauchy_rng", R2, tm_rng_kernel, &D_cauchy},
+  {"chi_square_rng", R1, tm_rng_kernel, &D_chi_square},
   {"dirichlet_rng", "vector(vector)", k_dirichlet, NULL},
-  {"discrete_range_rng", II, rng_kernel, &D_discrete_range},
-  {"double_exponential_rng", R2, rng_kernel, &D_double_exponential},
-  {"exp_mod_normal_rng", R3, rng_kernel, &D_exp_mod_normal},
-  {"exponential_rng", R1, rng_kernel, &D_exponential},
-  {"frechet_rng", R2, rng_kernel, &D_frechet},
-  {"gamma_rng", R2, rng_kernel, &D_gamma},
-  {"gumbel_rng", R2, rng_kernel, &D_gumbel},
-  {"inv_chi_square_rng", R1, rng_kernel, &D_inv_chi_square},
-  {"inv_gamma_rng", R2, rng_kernel, &D_inv_gamma},
+  {"discrete_range_rng", II, tm_rng_kernel, &D_discrete_range},
+  {"double_exponential_rng", R2, tm_rng_kernel, &D_double_exponential},
+  {"exp_mod_normal_rng", R3, tm_rng_kernel, &D_exp_mod_normal},
+  {"exponential_rng", R1, tm_rng_kernel, &D_exponential},
+  {"frechet_rng", R2, tm_rng_kernel, &D_frechet},
+  {"gamma_rng", R2, tm_rng_kernel, &D_gamma},
+  {"gumbel_rng", R2, tm_rng_kernel, &D_gumbel},
+  {"inv_chi_square_rng", R1, tm_rng_kernel, &D_inv_chi_square},
+  {"inv_gamma_rng", R2, tm_rng_kernel, &D_inv_gamma},
   {"lkj_corr_cholesky_rng", "matrix(int, real)", k_lkj_corr_cholesky, NULL},
   {"lkj_corr_rng", "matrix(int, real)", k_lkj_corr, NULL},
-  {"logistic_rng", R2, rng_kernel, &D_logistic},
-  {"loglogistic_rng", R2, rng_kernel, &D_loglogistic},
-  {"lognormal_rng", R2, rng_kernel, &D_lognormal},
+  {"logistic_rng", R2, tm_rng_kernel, &D_logistic},
+  {"loglogistic_rng", R2, tm_rng_kernel, &D_loglogistic},
+  {"lognormal_rng", R2, tm_rng_kernel, &D_lognormal},
   {"multi_normal_cholesky_rng", MVN, k_multi_normal_cholesky, NULL},
   {"multi_normal_rng", MVN, k_multi_normal, NULL},
-  {"neg_binomial_2_log_rng", I2, rng_kernel, &D_neg_binomial_2_log},
-  {"neg_binomial_2_rng", I2, rng_kernel, &D_neg_binomial_2},
-  {"neg_binomial_rng", I2, rng_kernel, &D_neg_binomial},
-  {"normal_rng", R2, rng_kernel, &D_normal},
-  {"pareto_rng", R2, rng_kernel, &D_pareto},
-  {"pareto_type_2_rng", R3, rng_kernel, &D_pareto_type_2},
-  {"poisson_log_rng", I1, rng_kernel, &D_poisson_log},
-  {"poisson_rng", I1, rng_kernel, &D_poisson},
-  {"rayleigh_rng", R1, rng_kernel, &D_rayleigh},
-  {"scaled_inv_chi_square_rng", R2, rng_kernel, &D_scaled_inv_chi_square},
-  {"skew_normal_rng", R3, rng_kernel, &D_skew_normal},
-  {"std_normal_rng", "real()", rng_kernel, &D_std_normal},
-  {"student_t_rng", R3, rng_kernel, &D_student_t},
-  {"uniform_rng", R2, rng_kernel, &D_uniform},
-  {"weibull_rng", R2, rng_kernel, &D_weibull},
+  {"neg_binomial_2_log_rng", I2, tm_rng_kernel, &D_neg_binomial_2_log},
+  {"neg_binomial_2_rng", I2, tm_rng_kernel, &D_neg_binomial_2},
+  {"neg_binomial_rng", I2, tm_rng_kernel, &D_neg_binomial},
+  {"normal_rng", R2, tm_rng_kernel, &D_normal},
+  {"pareto_rng", R2, tm_rng_kernel, &D_pareto},
+  {"pareto_type_2_rng", R3, tm_rng_kernel, &D_pareto_type_2},
+  {"poisson_log_rng", I1, tm_rng_kernel, &D_poisson_log},
+  {"poisson_rng", I1, tm_rng_kernel, &D_poisson},
+  {"rayleigh_rng", R1, tm_rng_kernel, &D_rayleigh},
+  {"scaled_inv_chi_square_rng", R2, tm_rng_kernel, &D_scaled_inv_chi_square},
+  {"skew_normal_rng", R3, tm_rng_kernel, &D_skew_normal},
+  {"std_normal_rng", "real()", tm_rng_kernel, &D_std_normal},
+  {"student_t_rng", R3, tm_rng_kernel, &D_student_t},
+  {"uniform_rng", R2, tm_rng_kernel, &D_uniform},
+  {"weibull_rng", R2, tm_rng_kernel, &D_weibull},
   {NULL, NULL, NULL, NULL}
 };

@@ -40,4 +40,10 @@ int tm_gp_ard(const tm_call *c, const tm_v *a, int nargs, tm_v *out, int kind);
 extern const tm_fn tm_fns_scalar3[];     /* tm_scalar3.c: Bessel functions, owens_t, lambert_w*, inv_erfc, ldexp */
 extern const tm_fn tm_fns_hyper[];       /* tm_hyper.c: hypergeometric_1F0/2F1/3F2/pFq, inv_inc_beta */
 extern const tm_fn tm_fns_vecfn[];       /* tm_vecfn.c: fma, divide, softmax of containers; quantile, squared_distance of reals, plus, logical_* */
+extern const tm_fn tm_fns_dens_cont3[];  /* tm_dens_cont3.c: pareto_type_2, skew_double_exponential, loglogistic */
+extern const tm_fn tm_fns_cdf2[];        /* tm_cdf2.c: more _cdf, _lcdf, _lccdf (von_mises, beta_binomial, ...) */
+extern const tm_fn tm_fns_dens_disc3[];  /* tm_dens_disc3.c: beta_neg_binomial, yule_simon, hypergeometric, dirichlet_multinomial, binomial_logit_glm */
+extern const tm_fn tm_fns_rng2[];        /* tm_rng_fns2.c: more _rng functions (von_mises, yule_simon, multinomial, ...) */
+extern const tm_fn tm_fns_qf[];          /* tm_qf.c: student_t_qf */
+extern const tm_fn tm_fns_wiener_cdf[];  /* tm_wiener_cdf.c: wiener_lcdf_unnorm, wiener_lccdf_unnorm (four parameters) */
 #endif

@@ -1,0 +1,180 @@
+/*
+** tm_qf.c -- student_t_qf(p, nu, mu, sigma), the quantile function of the
+** student_t distribution, vectorized as Stan's (a real when every argument
+** is one, else a vector over the broadcast).
+**
+** The standard quantile solves F(t) = min(p, 1 - p) for t <= 0, with
+** F(t) = I_x(nu / 2, 1 / 2) / 2, x = nu / (nu + t^2), by Newton's method on
+** log F, kept inside a bracket (bisection when a step leaves it), and is
+** reflected for p > 1/2.  Partials by the implicit function theorem:
+** dt/dp = 1 / f(t), dt/dnu = -(dF/dnu) / f(t); one node per call.
+*/
+#include <math.h>
+#include <stdio.h>
+#include "tm_tables.h"
+#include "tm_special.h"
+#include "tm_special_dist.h"
+
+/* log F(t) of the standard t for t <= 0, its partial in nu, and log f(t);
+** t^2 is never formed when it could overflow */
+static double t_lower(double t, double nu, double *dnu, double *logf) {
+  double x, y, l1, li, lj, g[6];
+  double lr = log(nu) - 2 * log(-t);
+  if (lr < -600) {
+    /* x = nu / (nu + t^2) below the doubles' range: I_x(a, 1/2) = x^a / (a B(a, 1/2)) (1 + O(x)) */
+    double a = 0.5 * nu, l = a * lr - log(a) - tm_lbeta(a, 0.5);
+    if (dnu) *dnu = 0.5 * (lr - 1 / a - tm_digamma(a) + tm_digamma(a + 0.5)) + 0.5;
+    *logf = tm_lgamma(0.5 * (nu + 1)) - tm_lgamma(0.5 * nu) - 0.5 * log(nu * TM_PI) + 0.5 * (nu + 1) * lr;
+    return l - TM_LOG_2;
+  }
+  if (t * t > nu || isinf(t)) {           /* r = nu / t^2 < 1 */
+    double r = exp(log(nu) - 2 * log(-t));
+    x = r / (1 + r); y = 1 / (1 + r);
+    l1 = 2 * log(-t) - log(nu) + log1p(r);
+  } else {
+    double s = t * t / nu;
+    x = 1 / (1 + s); y = s / (1 + s);
+    l1 = log1p(s);
+  }
+  tm_log_inc_beta_grad(0.5 * nu, 0.5, x, y, &li, &lj, g);
+  if (dnu) *dnu = 0.5 * g[0] + g[4] * x * y / nu;     /* dx/dnu = t^2 / (nu + t^2)^2 = x y / nu */
+  *logf = tm_lgamma(0.5 * (nu + 1)) - tm_lgamma(0.5 * nu) - 0.5 * log(nu * TM_PI) - 0.5 * (nu + 1) * l1;
+  return li - TM_LOG_2;
+}
+
+/* t < 0 with F(t) = q, 0 < q < 1/2: Newton's method in u = log(-t), where
+** log F is close to linear in both tails, inside a bracket [ua, ub] with
+** F above q at ua and below at ub; -inf when t is beyond the doubles */
+static double t_solve(double q, double nu) {
+  double lq = log(q), lf, z = tm_inv_Phi(q);
+  double u = log(z < -1e-300 ? -z : 1e-300), ua = u, ub = u;
+  while (t_lower(-exp(ua), nu, NULL, &lf) < lq) { ua -= 2; if (ua < -750) return -exp(ua); }
+  while (t_lower(-exp(ub), nu, NULL, &lf) > lq) { ub += 2; if (ub > 709) return -INFINITY; }
+  for (int it = 0; it < 200; it++) {
+    double t = -exp(u), v = t_lower(t, nu, NULL, &lf), gx = v - lq;
+    if (gx == 0) break;
+    if (gx > 0) ua = u; else ub = u;
+    double un = u - gx / (exp(lf - v) * t);
+    if (!(un > ua && un < ub)) un = 0.5 * (ua + ub);
+    double du = fabs(un - u);
+    u = un;
+    if (du <= 1e-15 || ub - ua <= 1e-15) break;
+  }
+  return -exp(u);
+}
+
+/* the standard quantile at p and its partials in p and nu */
+static double t_qf(double p, double nu, double *dp, double *dnu) {
+  *dp = *dnu = 0;
+  if (p == 0) return -INFINITY;
+  if (p == 1) return INFINITY;
+  if (nu == 0) return p < 0.5 ? -INFINITY : p > 0.5 ? INFINITY : 0;
+  if (isinf(nu)) {                       /* the normal quantile */
+    double z = tm_inv_Phi(p);
+    *dp = exp(0.5 * z * z) * TM_SQRT_2PI;
+    return z;
+  }
+  double lf, dl;
+  if (p == 0.5) {
+    t_lower(0, nu, NULL, &lf);
+    *dp = exp(-lf);
+    return 0;
+  }
+  double q = p < 0.5 ? p : 1 - p, tt = t_solve(q, nu);
+  if (!isfinite(tt)) return p < 0.5 ? tt : -tt;
+  double v = t_lower(tt, nu, &dl, &lf);
+  *dp = exp(-lf);
+  double dtt = -dl * exp(v - lf);      /* -(dlogF/dnu) F / f */
+  *dnu = p < 0.5 ? dtt : -dtt;
+  return p < 0.5 ? tt : -tt;
+}
+
+typedef struct {
+  ad_node hdr;
+  size_t n;
+  const double *oadj;
+  double *adj[4];
+  const double *d[4];
+  int scalar[4];
+} qf_node;
+
+static void qf_chain(ad_node *self) {
+  qf_node *e = (qf_node *)self;
+  for (int i = 0; i < 4; i++) {
+    if (!e->adj[i]) continue;
+    if (e->scalar[i]) {
+      double s = 0;
+      for (size_t j = 0; j < e->n; j++) s += e->oadj[j] * e->d[i][j];
+      e->adj[i][0] += s;
+    } else {
+      for (size_t j = 0; j < e->n; j++) e->adj[i][j] += e->oadj[j] * e->d[i][j];
+    }
+  }
+}
+
+static int k_student_t_qf(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
+  const char *fn = c->fn->name;
+  static const char *const names[4] = {"Probability parameter", "Degrees of freedom parameter",
+                                       "Location parameter", "Scale parameter"};
+  if (nargs != 4) return tm_no_overload(c, a, nargs);
+  size_t n = 1;
+  int first = -1, rc;
+  for (int i = 0; i < 4; i++) {
+    const tm_v *v = &a[i];
+    if (!(v->base <= TM_REAL ? v->narr <= 1 : (v->base == TM_VECTOR || v->base == TM_ROW_VECTOR) && !v->narr))
+      return tm_no_overload(c, a, nargs);
+    if (tm_is_scalar(v)) continue;
+    if (first < 0) { first = i; n = tm_numel(v); }
+    else if ((rc = tm_check_size_match(fn, names[first], n, names[i], tm_numel(v)))) return rc;
+  }
+  if ((rc = tm_check_nonnegative(fn, names[1], &a[1])) || (rc = tm_check_positive(fn, names[3], &a[3])) ||
+      (rc = tm_check_bounded(fn, names[0], &a[0], 0, 1)))
+    return rc;
+  int ad = tm_any_ad(a, 4);
+  double *d[4] = {NULL, NULL, NULL, NULL};
+  for (int i = 0; i < 4; i++)
+    if (a[i].adj && !(d[i] = ad_alloc_doubles(n ? n : 1))) return AD_EMEMORY;
+  double *val;
+  if (first < 0) {
+    if (!(val = ad_alloc_doubles(1))) return AD_EMEMORY;
+  } else {
+    if ((rc = tm_new_vector(out, (int)n, ad))) return rc;
+    val = out->val;
+  }
+  for (size_t j = 0; j < n; j++) {
+    double p = tm_get(&a[0], j), nu = tm_get(&a[1], j), mu = tm_get(&a[2], j), s = tm_get(&a[3], j), dp, dn;
+    double t = t_qf(p, nu, &dp, &dn);
+    val[j] = p == 0.5 ? mu : mu + s * t;
+    if (d[0]) d[0][j] = s * dp;
+    if (d[1]) d[1][j] = s * dn;
+    if (d[2]) d[2][j] = 1;
+    if (d[3]) d[3][j] = isfinite(t) ? t : 0;
+  }
+  if (first < 0) {
+    if (!ad) {
+      rc = tm_set_real(out, val[0]);
+      out->dep = (unsigned char)tm_any_dep(a, 4);
+      return rc;
+    }
+    return tm_set_partials(out, a, d, 4, val[0]);
+  }
+  if (!ad) {
+    out->dep = (unsigned char)tm_any_dep(a, 4);
+    return AD_OK;
+  }
+  qf_node *e = ad_node_new(sizeof *e, qf_chain);
+  if (!e) return AD_EMEMORY;
+  e->n = n;
+  e->oadj = out->adj;
+  for (int i = 0; i < 4; i++) {
+    e->adj[i] = a[i].adj;
+    e->d[i] = d[i];
+    e->scalar[i] = tm_is_scalar(&a[i]);
+  }
+  return AD_OK;
+}
+
+const tm_fn tm_fns_qf[] = {
+  {"student_t_qf", "real(real, real, real, real); vector(reals, reals, reals, reals)", k_student_t_qf, NULL},
+  {NULL, NULL, NULL, NULL}
+};
