@@ -319,17 +319,52 @@ static int call_density(li_run *r, const ln_stmt *s, const tm_fn *fn, const tm_v
 
 /* T[lo, hi]: outside the bounds the density is zero; inside, subtract
 ** the log of the probability of [lo, hi] (for a discrete y, of lo..hi). */
+/* Element i of a container argument of a density, as a scalar view (a
+** vector's or a 1-d array's element), for the truncation's per-element
+** normalizer. */
+static tm_v elem_scalar(const tm_v *v, size_t i) {
+  if (v->base == TM_INT) return tm_int_view(v->ival + i);
+  return tm_real_view(v->val + i, v->adj ? v->adj + i : NULL);
+}
+
+/* -log(F(hi) - F(lo)) (or of F(hi), or of 1 - F(lo)) for the arguments a,
+** a[0] replaced by the bounds. */
+static int trunc_norm(li_run *r, const ln_stmt *s, tm_v *a, int nargs, int haslo, int hashi, const tm_v *lo,
+                      const tm_v *hi, tm_v *t) {
+  tm_v cl, ch;
+  int rc;
+  if (haslo && hashi) {
+    a[0] = *hi;
+    if ((rc = li_invoke(r, s->cdf, 0, a, nargs, &ch))) return rc;
+    a[0] = *lo;
+    if ((rc = li_invoke(r, s->cdf, 0, a, nargs, &cl))) return rc;
+    tm_v two[2] = {ch, cl};
+    return li_invoke(r, r->ctx->fn_log_diff_exp, 0, two, 2, t);
+  }
+  a[0] = haslo ? *lo : *hi;
+  return li_invoke(r, haslo ? s->ccdf : s->cdf, 0, a, nargs, t);
+}
+
+/* T[lo, hi] after y ~ dist(args) as stanc3 lowers it: -inf when any element
+** of y is outside the bounds; else the log normalizer subtracted once per
+** element of y: the cdfs' own vectorization sums it over container
+** arguments, times size(y) when every argument is a scalar, and with both
+** bounds (log_diff_exp does not vectorize) one term per element of the
+** first container argument. */
 static int add_truncation(li_run *r, const ln_stmt *s, tm_v *args, int nargs) {
-  tm_v lo, hi, cl, ch, t;
+  tm_v lo, hi, t;
   int rc, haslo = s->lo != NULL, hashi = s->hi != NULL;
-  double y = tm_get(&args[0], 0);
   if (haslo && (rc = li_eval(r, s->lo, &lo))) return rc;
   if (hashi && (rc = li_eval(r, s->hi, &hi))) return rc;
   if (args[0].adj || (haslo && lo.adj) || (hashi && hi.adj)) li_emit_unsupported(r, "truncation T[,] of a parameter or at parameter bounds");
-  if ((haslo && y < tm_get(&lo, 0)) || (hashi && y > tm_get(&hi, 0))) {
-    tm_v ninf;
-    if ((rc = tm_set_real(&ninf, -INFINITY))) return rc;
-    return li_add_term(r, &ninf);
+  size_t ny = tm_numel(&args[0]);
+  for (size_t i = 0; i < ny; i++) {
+    double y = tm_get(&args[0], i);
+    if ((haslo && y < tm_get(&lo, 0)) || (hashi && y > tm_get(&hi, 0))) {
+      tm_v ninf;
+      if ((rc = tm_set_real(&ninf, -INFINITY))) return rc;
+      return li_add_term(r, &ninf);
+    }
   }
   tm_v *a = ad_alloc((size_t)nargs * sizeof(tm_v));
   if (!a) return ad_fail(AD_EMEMORY, "out of memory");
@@ -340,22 +375,33 @@ static int add_truncation(li_run *r, const ln_stmt *s, tm_v *args, int nargs) {
     t.ival[0] = (int)tm_get(&lo, 0) - 1;
     lo = t;
   }
-  const tm_fn *cdf = s->cdf, *ccdf = s->ccdf;
-  if (haslo && hashi) {
-    a[0] = hi;
-    if ((rc = li_invoke(r, cdf, 0, a, nargs, &ch))) return rc;
-    a[0] = lo;
-    if ((rc = li_invoke(r, cdf, 0, a, nargs, &cl))) return rc;
-    tm_v two[2] = {ch, cl};
-    if ((rc = li_invoke(r, r->ctx->fn_log_diff_exp, 0, two, 2, &t))) return rc;
-  } else if (haslo) {
-    a[0] = lo;
-    if ((rc = li_invoke(r, ccdf, 0, a, nargs, &t))) return rc;
-  } else {
-    a[0] = hi;
-    if ((rc = li_invoke(r, cdf, 0, a, nargs, &t))) return rc;
-  }
+  int first = 0;                 /* the first container argument after y, 0: none */
+  for (int k = 1; k < nargs && !first; k++)
+    if (!tm_is_scalar(&args[k])) first = k;
   tm_v neg;
+  if (haslo && hashi && first) {
+    size_t n = tm_numel(&args[first]);
+    for (int k = first + 1; k < nargs; k++)
+      if (!tm_is_scalar(&args[k]) && tm_numel(&args[k]) != n)
+        return li_fail_at(r, AD_EINVALID, "%s: the truncation's arguments %d and %d have %zu and %zu elements, but "
+                          "must match in size", s->cdf->name, first + 1, k + 1, n, tm_numel(&args[k]));
+    for (size_t i = 0; i < n; i++) {
+      for (int k = 1; k < nargs; k++) a[k] = tm_is_scalar(&args[k]) ? args[k] : elem_scalar(&args[k], i);
+      if ((rc = trunc_norm(r, s, a, nargs, 1, 1, &lo, &hi, &t)) ||
+          (rc = li_invoke(r, r->ctx->fn_minus, 0, &t, 1, &neg)) || (rc = li_add_term(r, &neg)))
+        return rc;
+    }
+    return AD_OK;
+  }
+  if ((rc = trunc_norm(r, s, a, nargs, haslo, hashi, &lo, &hi, &t))) return rc;
+  if (!first && !tm_is_scalar(&args[0])) {     /* scalar arguments: one normalizer per element of y */
+    tm_v two[2], m;
+    two[0] = t;
+    if ((rc = tm_new_int(&two[1]))) return rc;
+    two[1].ival[0] = (int)ny;
+    if ((rc = li_invoke(r, r->ctx->fn_multiply, 0, two, 2, &m))) return rc;
+    t = m;
+  }
   if ((rc = li_invoke(r, r->ctx->fn_minus, 0, &t, 1, &neg))) return rc;
   return li_add_term(r, &neg);
 }

@@ -203,3 +203,40 @@ test_that("a user _lpdf called as _lpdf keeps the constants of its _lupdf calls"
   expect_equal(tilde$f(0.2), -0.5 * 0.3^2)
   expect_grad_fd(full, 0.2)
 })
+
+test_that("truncation of a container: one normalizer per element, as stanc3 lowers it", {
+  code <- "
+    data { int which; vector[3] y; array[3] int k; }
+    parameters { real mu; real<lower=0> s; vector[3] m; }
+    model {
+      if (which == 1) y ~ normal(mu, s) T[-1, 2];
+      if (which == 2) y ~ normal(m, s) T[-1, 2];
+      if (which == 3) y ~ normal(mu, s) T[-1, ];
+      if (which == 4) y ~ normal(m, s) T[, 2];
+      if (which == 5) k ~ poisson(exp(m)) T[1, 6];
+      if (which == 6) k ~ poisson(exp(mu)) T[1, ];
+      if (which == 7) y ~ normal(mu, s) T[-1, 1];   // y[3] = 1.2 is outside
+    }"
+  m <- tapestry_model(code = code)
+  y <- c(0.3, -0.5, 1.2); k <- c(2L, 1L, 4L); mu <- 0.2; s <- 0.9; mm <- c(0.1, 0.5, -0.3)
+  u <- c(mu, log(s), mm)
+  # ~ drops normal's -log(2 pi) / 2 and poisson's -lgamma(k + 1)
+  cn <- 3 * 0.5 * log(2 * pi); cp <- sum(lgamma(k + 1))
+  ref <- c(
+    sum(dnorm(y, mu, s, log = TRUE) - log(pnorm(2, mu, s) - pnorm(-1, mu, s))) + cn,
+    sum(dnorm(y, mm, s, log = TRUE) - log(pnorm(2, mm, s) - pnorm(-1, mm, s))) + cn,
+    sum(dnorm(y, mu, s, log = TRUE) - log(1 - pnorm(-1, mu, s))) + cn,
+    sum(dnorm(y, mm, s, log = TRUE) - log(pnorm(2, mm, s))) + cn,
+    sum(dpois(k, exp(mm), log = TRUE) - log(ppois(6, exp(mm)) - ppois(0, exp(mm)))) + cp,
+    sum(dpois(k, exp(mu), log = TRUE) - log(1 - ppois(0, exp(mu)))) + cp,
+    -Inf)
+  for (w in 1:7) {
+    ctx <- m$bind(list(which = w, y = y, k = k))
+    expect_equal(ctx$log_prob(u, jacobian = FALSE), ref[w], tolerance = 1e-12, info = w)
+    if (w < 7) {
+      expect_equal(as.vector(ctx$grad_log_prob(u)), fd_grad(ctx, u), tolerance = 1e-6, info = w)
+      r <- both_paths(ctx, list(u, u + 0.1))
+      expect_identical(r$plan, r$tree, info = w)
+    }
+  }
+})
