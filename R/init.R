@@ -61,7 +61,7 @@ process_init <- function(init, chains, chain_ids, context) {
       }
     }
     u <- tryCatch(
-      .Call(C_tp_unconstrain, ptr, values, TRUE),
+      .Call(C_tp_unconstrain, ptr, split_tuples(values, ptr, "parameter"), TRUE),
       tapestry_data_error = function(e) {
         msg <- conditionMessage(e)
         if (!is.null(file) && startsWith(msg, file)) label <- where
