@@ -384,9 +384,14 @@ static tv *tup(lt *L, const ln_expr *e) {
     if (user_func(L, e->name)) return NULL;
     for (size_t k = 0; k < sizeof libtuples / sizeof *libtuples; k++) {
       if (strcmp(e->name, libtuples[k].name)) continue;
-      int have = 1, cnt;
-      for (int j = 0; j < libtuples[k].n; j++) have = have && tm_lookup(libtuples[k].part[j], &cnt);
-      if (!have) return NULL;   /* the checker reports the function as not supported */
+      int cnt;
+      for (int j = 0; j < libtuples[k].n; j++)
+        if (!tm_lookup(libtuples[k].part[j], &cnt))
+          fail(L, e->line, e->col, "'%s' is a Stan function that is not supported by tapestry yet "
+               "(tapestry builds its tuple from %s%s%s%s%s, and lacks '%s')", e->name,
+               libtuples[k].part[0], libtuples[k].n > 2 ? ", " : " and ", libtuples[k].part[1],
+               libtuples[k].n > 2 ? " and " : "", libtuples[k].n > 2 ? libtuples[k].part[2] : "",
+               libtuples[k].part[j]);
       vec a = {0};
       flat_args(L, e->args, e->nargs, &a);
       tv *t = alloc(L, sizeof *t);
@@ -775,9 +780,47 @@ static void low_stmt(lt *L, const ln_stmt *s, vec *out, int blk, int top) {
   }
   case LS_FOREACH: {
     tv *t = tup(L, s->e);
-    if (t && t->n)
-      fail(L, s->e->line, s->e->col, "tapestry cannot yet loop over an array of tuples with 'for (x in ...)': "
-           "loop over its indexes");
+    if (t && t->n) {
+      /* for (x in a), a an array of tuples: for (x:i in 1:size(a's first element)), x is a[x:i] */
+      if (!t->narr)
+        fail(L, s->e->line, s->e->col, "'for (%s in ...)' loops over an array, not over a tuple", s->name);
+      char iname[300];
+      snprintf(iname, sizeof iname, "%s:i", s->name);
+      ln_stmt *f = new_stmt(L, s, LS_FOR);
+      f->name = str(L, iname);
+      ln_expr *one = alloc(L, sizeof *one);
+      one->kind = LE_INT;
+      one->ival = 1;
+      set_pos(one, s->e->line, s->e->col);
+      vec lv = {0};
+      leaves(t, &lv, L);
+      ln_expr *sz = alloc(L, sizeof *sz);
+      sz->kind = LE_CALL;
+      sz->name = "size";
+      set_pos(sz, s->e->line, s->e->col);
+      sz->nargs = 1;
+      sz->args = alloc(L, sizeof *sz->args);
+      sz->args[0] = copy_expr(L, lv.v[0]);
+      f->lo = one;
+      f->hi = sz;
+      ln_index ix;
+      memset(&ix, 0, sizeof ix);
+      ix.kind = LI_SINGLE;
+      ix.a = alloc(L, sizeof *ix.a);
+      ix.a->kind = LE_VAR;
+      ix.a->name = f->name;
+      set_pos(ix.a, s->line, s->col);
+      int mark = L->n;
+      scope_push(L, f->name, NULL);
+      scope_push(L, s->name, tv_index(L, t, &ix, 1, 1, s->e));
+      f->body = alloc(L, sizeof *f->body);
+      f->nbody = 1;
+      f->body[0] = low_one(L, s->body[0], blk);
+      L->n = mark;
+      push(L, out, f);
+      L->depth--;
+      return;
+    }
     c->e = low(L, s->e);
     int mark = L->n;
     scope_push(L, s->name, NULL);
