@@ -542,6 +542,13 @@ static int jtree_flatten(jp *J, const jtree *t, const char *name, ld_set *s) {
     return name_add(J, s, name, 0, NULL, v, 1, t->is_int);
   }
   if (t->kind == 2) {
+    for (int i = 0; i < t->n; i++) {
+      char *end;
+      long k = strtol(t->key[i], &end, 10);
+      if (!t->key[i][0] || *end || k < 1 || k > t->n || t->key[i][0] == '0')
+        return fail(J, t->kid[i]->at, "variable '%s': an object in the data is a tuple, whose elements are named "
+                    "\"1\", \"2\", ... \"%d\"; found \"%.20s\"", name, t->n, t->key[i]);
+    }
     for (int k = 1; k <= t->n; k++) {
       const jtree *e = NULL;
       char want[16];

@@ -184,7 +184,7 @@ test_that("tuple data from R lists and JSON, with size and type errors", {
   bad <- d; bad$x <- list(a = 3L, b = c(1.5, 2))
   expect_error(m$bind(bad), "unnamed or named \"1\", \"2\"", fixed = TRUE, class = "tapestry_data_error")
   writeLines('{"x": {"1": 3, "3": [1.5, 2]}, "N": 0, "a": [], "n": {"1": 1, "2": {"1": 2, "2": 0.25}}}', f)
-  expect_error(m$bind(f), "1:7: variable 'x': a tuple's elements are named \"1\", \"2\", ... \"2\"; element \"2\" is missing",
+  expect_error(m$bind(f), "1:21: variable 'x': an object in the data is a tuple, whose elements are named \"1\", \"2\", ... \"2\"; found \"3\"",
                fixed = TRUE)
   writeLines('{"x": {"1": 3, "2": [1.5, 2]}, "N": 2, "a": [{"1": 0.5, "2": [1, 2]}, {"1": 1.5, "2": [3]}],
                "n": {"1": 1, "2": {"1": 2, "2": 0.25}}}', f)
