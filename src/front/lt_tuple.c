@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ln.h"
+#include "lc.h"
 
 /* A lowered tuple-valued expression: a tree of its elements. */
 typedef struct tv tv;
@@ -248,8 +249,8 @@ static const struct { const char *name; const char *part[3]; int n; } libtuples[
   {"qr", {"qr_Q", "qr_R", NULL}, 2},
   {"qr_thin", {"qr_thin_Q", "qr_thin_R", NULL}, 2},
   {"svd", {"svd_U", "singular_values", "svd_V"}, 3},
-  {"eigendecompose_sym", {"eigenvalues_sym", "eigenvectors_sym", NULL}, 2},
-  {"eigendecompose", {"eigenvalues", "eigenvectors", NULL}, 2},
+  {"eigendecompose_sym", {"eigenvectors_sym", "eigenvalues_sym", NULL}, 2},
+  {"eigendecompose", {"eigenvectors", "eigenvalues", NULL}, 2},
   {"csr_extract", {"csr_extract_w", "csr_extract_v", "csr_extract_u"}, 3},
 };
 
@@ -505,6 +506,16 @@ static int mentions(const ln_expr *e, const char *name) {
   return 0;
 }
 
+/* A call of a function neither the program nor the library has, where a
+** tuple is expected: say so as the checker would. */
+static void not_known(lt *L, const ln_expr *e) {
+  int cnt;
+  if (!e || e->kind != LE_CALL || user_func(L, e->name) || tm_lookup(e->name, &cnt)) return;
+  if (lc_is_stan_name(e->name))
+    fail(L, e->line, e->col, "'%s' is a Stan function that is not supported by tapestry yet", e->name);
+  fail(L, e->line, e->col, "unknown function '%s'", e->name);
+}
+
 static void same_shape(lt *L, const tv *a, const tv *b, const ln_expr *at, const char *what) {
   if ((!a->n) != (!b->n) || a->n != b->n || a->narr != b->narr) {
     if (!a->n || !b->n)
@@ -623,8 +634,10 @@ static void tuple_decl(lt *L, const ln_stmt *s, vec *out, int blk, int top) {
     init = tup(L, d->init);
     char tt[512];
     type_text(d->tuple, tt, sizeof tt);
-    if (!init || !init->n)
+    if (!init || !init->n) {
+      not_known(L, d->init);
       fail(L, d->init->line, d->init->col, "the value of '%s' must be a tuple (its type is %s)", d->name, tt);
+    }
     tv *me = var_tmpl(L, d);
     char what[600];
     snprintf(what, sizeof what, "cannot assign this value to '%s' of type %s", d->name, tt);
@@ -729,8 +742,10 @@ static void low_stmt(lt *L, const ln_stmt *s, vec *out, int blk, int top) {
     if (lt_ && lt_->n) {
       if (s->op) fail(L, s->line, s->col, "a tuple cannot be the target of a compound assignment");
       tv *rt = tup(L, s->e);
-      if (!rt || !rt->n)
+      if (!rt || !rt->n) {
+        not_known(L, s->e);
         fail(L, s->e->line, s->e->col, "a tuple can only be assigned a tuple");
+      }
       same_shape(L, lt_, rt, s->e, "cannot assign this value");
       const char *root = root_name(s->lhs);
       if (root && mentions(s->e, root))

@@ -218,30 +218,35 @@ test_that("foreach over an array of tuples, print of a tuple", {
   expect_equal(ctx$log_prob(24), 0)
 })
 
-test_that("eigendecompose_sym is the tuple of eigenvalues_sym and eigenvectors_sym", {
+test_that("eigendecompose_sym is the tuple (eigenvectors_sym, eigenvalues_sym), as Stan's", {
   code <- "
     data { int K; matrix[K, K] S; }
     parameters { real<lower=0> s; }
     model {
-      tuple(vector[K], matrix[K, K]) ev = eigendecompose_sym(S * s);
-      target += sum(ev.1) - ev.1[K]^2 + ev.2[1, 1]^2;
+      tuple(matrix[K, K], vector[K]) ev = eigendecompose_sym(S * s);
+      target += sum(ev.2) - ev.2[K]^2 + ev.1[1, 1]^2;
     }
-    generated quantities { tuple(vector[K], matrix[K, K]) e = eigendecompose_sym(S); }
+    generated quantities { tuple(matrix[K, K], vector[K]) e = eigendecompose_sym(S); }
   "
   S <- matrix(c(2, 0.5, 0.1, 0.5, 3, 0.2, 0.1, 0.2, 1), 3)
   ctx <- tapestry_model(code = code)$bind(list(K = 3L, S = S))
   w <- ctx$constrain_variables(0.1, generated_quantities = TRUE)
   ref <- eigen(S, symmetric = TRUE)
-  expect_equal(w[["e:1"]], rev(ref$values), tolerance = 1e-10)   # ascending, as Stan
-  V <- w[["e:2"]]
+  expect_equal(w[["e:2"]], rev(ref$values), tolerance = 1e-10)   # ascending, as Stan
+  V <- w[["e:1"]]
   expect_equal(abs(V), abs(ref$vectors[, 3:1]), tolerance = 1e-8)
-  expect_equal(S %*% V, V %*% diag(w[["e:1"]]), tolerance = 1e-10)
+  expect_equal(S %*% V, V %*% diag(w[["e:2"]]), tolerance = 1e-10)
   for (x in c(-0.3, 0.4)) expect_equal(as.numeric(ctx$grad_log_prob(x)), fd_grad(ctx, x), tolerance = 1e-5)
   r <- both_paths(ctx, list(-0.3, 0.4, 0.1))
   expect_identical(r$plan, r$tree)
+  # the element types are checked: the first is the matrix
+  expect_match(check_err("transformed data { matrix[2, 2] A; tuple(vector[2], matrix[2, 2]) e = eigendecompose_sym(A); }"),
+               "'e:1' is declared vector but its initial value has type matrix", fixed = TRUE)
 })
 
 test_that("library tuple functions whose components tapestry lacks are refused by name", {
+  expect_match(check_err("transformed data { tuple(vector[2], real, int, int, int, int) r = generate_laplace_options(2); }"),
+               "'generate_laplace_options' is a Stan function that is not supported by tapestry yet", fixed = TRUE)
   for (f in c("qr", "qr_thin", "svd", "csr_extract")) {
     parts <- switch(f, qr = c("qr_Q", "qr_R"), qr_thin = c("qr_thin_Q", "qr_thin_R"),
                     svd = c("svd_U", "singular_values", "svd_V"),
