@@ -41,7 +41,11 @@ struct tv {
   int narr;         /* array dimensions around the tuple (an array of tuples) */
 };
 
-typedef struct ent { const char *name; tv *tmpl; } ent;   /* tmpl NULL: not a tuple */
+typedef struct ent {
+  const char *name;
+  tv *tmpl;              /* NULL: not a tuple */
+  const ln_decl *decl;   /* a sized tuple declaration (not an argument nor a loop variable) */
+} ent;
 
 typedef struct vec { void **v; int n, cap; } vec;
 
@@ -113,6 +117,7 @@ static void scope_push(lt *L, const char *name, tv *tmpl) {
   }
   L->s[L->n].name = name;
   L->s[L->n].tmpl = tmpl;
+  L->s[L->n].decl = NULL;
   L->n++;
 }
 
@@ -270,6 +275,8 @@ static tv *tv_index(lt *L, const tv *b, const ln_index *idx, int nidx, int top, 
   tv *t = alloc(L, sizeof *t);
   *t = *b;
   if (top) {
+    if (!b->narr)
+      fail(L, at->line, at->col, "a tuple cannot be indexed with [...]: its elements are .1, .2, ...");
     if (nidx > b->narr)
       fail(L, at->line, at->col, "too many indexes (%d) for an array of tuples with %d dimension%s", nidx,
            b->narr, b->narr == 1 ? "" : "s");
@@ -623,6 +630,55 @@ static ln_stmt *new_stmt(lt *L, const ln_stmt *like, int kind) {
   return s;
 }
 
+/* x = e or a[i] = e where e reads the tuple x (a): every element of e goes
+** to a local first, { T x:t:1 = e1; ...; x:1 = x:t:1; ... }, so that no
+** element is read after it was assigned. */
+static void alias_assign(lt *L, const ln_stmt *s, const char *root, vec *lv, vec *rv, vec *out) {
+  const ent *en = scope_find(L, root);
+  const ln_expr *l = s->lhs;
+  int ndrop = 0, ok = en && en->decl;
+  while (ok && l->kind == LE_INDEX) {
+    for (int i = 0; i < l->nidx; i++) ok = ok && l->idx[i].kind == LI_SINGLE;
+    ndrop += l->nidx;
+    l = l->args[0];
+  }
+  if (!ok || l->kind != LE_VAR || ndrop > en->decl->type.narr)
+    fail(L, s->e->line, s->e->col, "tapestry cannot yet assign to this part of the tuple '%s' a value computed from "
+         "'%s' itself: assign the value to a new tuple variable first", root, root);
+  char tname[300];
+  snprintf(tname, sizeof tname, "%s:t", root);
+  vec dv = {0};
+  all_leaves(L, en->decl, tname, &dv);
+  if (dv.n != lv->n) fail(L, s->line, s->col, "internal error: the tuple's elements disagree");
+  ln_stmt *b = new_stmt(L, s, LS_BLOCK);
+  vec body = {0};
+  for (int i = 0; i < dv.n; i++) {
+    ln_decl *d = leaf_decl(L, dv.v[i], en->decl, 1);
+    for (int k = 0; k + ndrop < d->type.narr; k++) d->dims[k] = d->dims[k + ndrop];
+    d->type.narr = (unsigned char)(d->type.narr - ndrop);
+    d->transform = NULL;
+    d->lower = d->upper = d->offset = d->multiplier = NULL;
+    d->ntsplit = 0;
+    d->init = rv->v[i];
+    ln_stmt *st = new_stmt(L, s, LS_DECL);
+    st->decl = d;
+    push(L, &body, st);
+  }
+  for (int i = 0; i < dv.n; i++) {
+    ln_stmt *a = new_stmt(L, s, LS_ASSIGN);
+    a->lhs = merge_index(L, lv->v[i]);
+    ln_expr *t = alloc(L, sizeof *t);
+    t->kind = LE_VAR;
+    t->name = ((ln_stmt *)body.v[i])->decl->name;
+    set_pos(t, s->e->line, s->e->col);
+    a->e = t;
+    push(L, &body, a);
+  }
+  b->body = (ln_stmt **)body.v;
+  b->nbody = body.n;
+  push(L, out, b);
+}
+
 static void low_stmt(lt *L, const ln_stmt *s, vec *out, int blk, int top);
 
 static void tuple_decl(lt *L, const ln_stmt *s, vec *out, int blk, int top) {
@@ -652,6 +708,7 @@ static void tuple_decl(lt *L, const ln_stmt *s, vec *out, int blk, int top) {
     push(L, out, st);
   }
   scope_push(L, d->name, var_tmpl(L, d));
+  L->s[L->n - 1].decl = d;
   if (top && blk != LN_BLK_MODEL) {
     if (L->ntv == L->captv) {
       int cap = L->captv ? 2 * L->captv : 8;
@@ -748,12 +805,14 @@ static void low_stmt(lt *L, const ln_stmt *s, vec *out, int blk, int top) {
       }
       same_shape(L, lt_, rt, s->e, "cannot assign this value");
       const char *root = root_name(s->lhs);
-      if (root && mentions(s->e, root))
-        fail(L, s->e->line, s->e->col, "tapestry cannot yet assign to the tuple '%s' a value computed from '%s' "
-             "itself: assign the value to a new tuple variable first", root, root);
       vec lv = {0}, rv = {0};
       leaves(lt_, &lv, L);
       leaves(rt, &rv, L);
+      if (root && mentions(s->e, root)) {
+        alias_assign(L, s, root, &lv, &rv, out);
+        L->depth--;
+        return;
+      }
       for (int i = 0; i < lv.n; i++) {
         ln_stmt *a = new_stmt(L, s, LS_ASSIGN);
         a->lhs = merge_index(L, lv.v[i]);

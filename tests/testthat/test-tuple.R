@@ -60,8 +60,10 @@ test_that("the checker types tuple elements, promotes, and locates errors", {
                fixed = TRUE)
   expect_match(check_err("transformed data { array[2] tuple(real, real) x; real y = x.1; }"), "index the array first",
                fixed = TRUE)
-  expect_match(check_err("transformed data { tuple(real, real) x = (1, 2); x = (x.2, x.1); }"),
+  expect_match(check_err("transformed data { tuple(real, tuple(real, real)) x = (1, (2, 3)); x.2 = (x.2.2, x.2.1); }"),
                "a value computed from 'x' itself", fixed = TRUE)
+  expect_match(check_err("transformed data { tuple(real, real) x = (1, 2); real y = x[1]; }"),
+               "1:59: error: a tuple cannot be indexed with [...]", fixed = TRUE)
   expect_match(check_err("functions { tuple(real, real) f_rng() { return (1, 2); } }"), "_rng, _lp or _jacobian",
                fixed = TRUE)
   expect_error(tp_check("transformed data { tuple(real, real) x = (1, 2); x.1 = [1]; }"),
@@ -199,6 +201,32 @@ test_that("tuple data from R lists and JSON, with size and type errors", {
   expect_equal(r[["t:1"]]$dims, c(2L, 1L))
   expect_equal(r[["t:2"]]$dims, c(2L, 1L, 2L))
   expect_equal(r[["t:2"]]$values, c(1, 2, 3, 4))
+})
+
+test_that("assigning a tuple a value computed from itself goes through temporaries", {
+  code <- "
+    functions { tuple(real, vector) step(tuple(real, vector) s) { return (s.1 + sum(s.2), s.2 * s.1); } }
+    transformed data {
+      tuple(real, real) x = (1, 2);
+      x = (x.2, x.1);
+      tuple(real, vector[2]) st = (2, [1, 3]');
+      st = step(st);
+      array[2] tuple(int, int) a = {(1, 2), (3, 4)};
+      a[2] = (a[2].2, a[2].1);
+      print(x, \" \", st, \" \", a[1], a[2]);
+    }
+    parameters { real mu; }
+    model { mu ~ normal(0, 1); }
+    generated quantities {
+      tuple(real, real) g = (mu, 2 * mu);
+      g = (g.2, g.1);
+    }
+  "
+  out <- capture.output(ctx <- tapestry_model(code = code)$bind(list()))
+  expect_equal(out, "(2, 1) (6, [2,6]) (1, 2)(4, 3)")
+  expect_equal(ctx$variable_names(), c("mu", "g:1", "g:2"))   # the temporaries are locals
+  w <- ctx$constrain_variables(0.5, generated_quantities = TRUE)
+  expect_equal(c(w[["g:1"]], w[["g:2"]]), c(1, 0.5))
 })
 
 test_that("foreach over an array of tuples, print of a tuple", {
