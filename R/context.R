@@ -187,7 +187,8 @@ TapestryContext <- R6::R6Class("TapestryContext",
     variable_names = function(transformed_parameters = TRUE, generated_quantities = TRUE) {
       check_flag(transformed_parameters, "transformed_parameters")
       check_flag(generated_quantities, "generated_quantities")
-      .Call(C_tp_output_names, private$ctx(), transformed_parameters, generated_quantities)
+      nm <- .Call(C_tp_output_names, private$ctx(), transformed_parameters, generated_quantities)
+      nm[tuple_column_order(nm)]
     },
 
     #' @description The model this context was made from.

@@ -91,3 +91,58 @@ split_tuples <- function(values, where, what = "variable") {
   }
   values
 }
+
+# Output columns of tuples in CmdStan's order. tapestry writes each element
+# of a tuple as its own variable ("q:1" for every q[i], then "q:2"...), so an
+# array of tuples comes out element by element; CmdStan writes the array's
+# entries one after the other (first index fastest), each entry's tuple
+# elements together: q[1]:1, q[1]:2[1], q[1]:2[2], q[2]:1, ... The names
+# ("q[1]:2[1]": the array index of each tuple level after its part of the
+# name) carry everything the order needs. Returns the permutation of nm.
+tuple_column_order <- function(nm) {
+  perm <- seq_along(nm)
+  is_t <- grepl(":", nm, fixed = TRUE)
+  if (!any(is_t)) return(perm)
+  root <- sub("[:[].*$", "", nm)
+  key <- vapply(nm, tuple_sort_key, "", USE.NAMES = FALSE)
+  r <- rle(paste(is_t, root))
+  end <- cumsum(r$lengths)
+  start <- end - r$lengths + 1L
+  for (g in seq_along(end)) {
+    idx <- start[g]:end[g]
+    if (!is_t[idx[1L]]) next
+    perm[idx] <- idx[order(key[idx], method = "radix")]
+  }
+  perm
+}
+
+# "q[1,2]:2[3]" -> a string that sorts as CmdStan orders: per level the
+# element number, then the indexes with the first one fastest.
+tuple_sort_key <- function(x) {
+  parts <- strsplit(x, ":", fixed = TRUE)[[1]]
+  pad <- function(v) paste(sprintf("%09d", v), collapse = ".")
+  out <- character(length(parts))
+  for (l in seq_along(parts)) {
+    p <- parts[l]
+    elem <- if (l == 1L) 0L else as.integer(sub("\\[.*$", "", p))
+    idx <- if (grepl("[", p, fixed = TRUE)) {
+      as.integer(strsplit(sub("^[^[]*\\[(.*)\\]$", "\\1", p), ",", fixed = TRUE)[[1]])
+    } else integer()
+    out[l] <- paste0(pad(elem), "/", pad(rev(idx)))
+  }
+  paste(out, collapse = "|")
+}
+
+# The variable of an output element as the program's lowering names it:
+# "q[1]:2[2]" -> "q:2", "theta[3]" -> "theta".
+output_var_names <- function(x) gsub("\\[[^]]*\\]", "", x)
+
+# The elements' order within one variable as tapestry stores them (all the
+# indexes, first fastest): for putting a tuple element's columns back.
+storage_order <- function(x) {
+  idx <- lapply(regmatches(x, gregexpr("\\[[^]]*\\]", x)), function(b) {
+    as.integer(unlist(strsplit(gsub("[][]", "", b), ",", fixed = TRUE)))
+  })
+  key <- vapply(idx, function(v) paste(sprintf("%09d", rev(v)), collapse = "."), "")
+  order(key, method = "radix")
+}

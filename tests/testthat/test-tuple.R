@@ -124,10 +124,11 @@ test_that("tuple parameters take their elements' constraints; output names", {
   expect_equal(ctx$num_upars(), 1 + 2 + 2 * 3)
   expect_equal(ctx$upar_names(), c("p:1", "p:2[1]", "p:2[2]", "q[1]:1", "q[2]:1", "q[1]:2[1]", "q[1]:2[2]",
                                    "q[2]:2[1]", "q[2]:2[2]"))
+  # CmdStan's order: an array of tuples entry by entry, each entry's elements together
   expect_equal(ctx$variable_names(),
-               c("p:1", "p:2[1]", "p:2[2]", "p:2[3]", "q[1]:1", "q[2]:1", "q[1]:2[1]", "q[2]:2[1]", "q[1]:2[2]",
-                 "q[2]:2[2]", "tp:1", "tp:2[1]", "tp:2[2]", "tp:2[3]", "g:1", "g:2[1]:1", "g:2[2]:1",
-                 "g:2[1]:2[1]", "g:2[2]:2[1]", "g:2[1]:2[2]", "g:2[2]:2[2]"))
+               c("p:1", "p:2[1]", "p:2[2]", "p:2[3]", "q[1]:1", "q[1]:2[1]", "q[1]:2[2]", "q[2]:1", "q[2]:2[1]",
+                 "q[2]:2[2]", "tp:1", "tp:2[1]", "tp:2[2]", "tp:2[3]", "g:1", "g:2[1]:1", "g:2[1]:2[1]",
+                 "g:2[1]:2[2]", "g:2[2]:1", "g:2[2]:2[1]", "g:2[2]:2[2]"))
   u <- c(0.2, 0.3, -0.4, 1, -1, 0.5, 0.6, -0.7, 0.8)
   w <- ctx$constrain_variables(u, generated_quantities = TRUE)
   expect_equal(w[["p:1"]], exp(0.2))
@@ -142,8 +143,20 @@ test_that("tuple parameters take their elements' constraints; output names", {
   expect_equal(as.numeric(ctx$grad_log_prob(u)), fd_grad(ctx, u), tolerance = 1e-6)
   fit <- tapestry_model(code = code)$sample(chains = 1, iter_warmup = 30, iter_sampling = 20, seed = 3,
                                             refresh = 0, show_messages = FALSE)
-  vars <- posterior::variables(fit$draws())
-  expect_true(all(c("p:1", "q[2]:2[1]", "g:2[2]:2[2]") %in% vars))
+  dr <- fit$draws()
+  expect_equal(posterior::variables(dr), c("lp__", ctx$variable_names()))
+  # each column holds its element: the draws agree with constrain_variables at
+  # the unconstrained point of the draw
+  ud <- fit$unconstrain_draws()
+  x <- unclass(posterior::as_draws_array(dr))
+  for (i in c(1, 20)) {
+    w <- ctx$constrain_variables(as.numeric(unclass(ud)[i, 1, ]), generated_quantities = FALSE)
+    expect_equal(x[i, 1, "q[2]:2[1]"], w[["q:2"]][2, 1], tolerance = 1e-12)
+    expect_equal(x[i, 1, "q[1]:2[2]"], w[["q:2"]][1, 2], tolerance = 1e-12)
+    expect_equal(x[i, 1, "q[2]:1"], w[["q:1"]][2], tolerance = 1e-12)
+    expect_equal(x[i, 1, "tp:2[3]"], w[["tp:2"]][3], tolerance = 1e-12)
+    expect_equal(x[i, 1, "g:2[2]:2[1]"], w[["q:2"]][2, 1], tolerance = 1e-12)
+  }
 })
 
 test_that("tuple data from R lists and JSON, with size and type errors", {
