@@ -267,7 +267,15 @@ static void dump_decl(dbuf *b, const ln_decl *d, int is_arg) {
   if (is_arg && d->type.data_only) puts_(b, "data ");
   dump_type(b, d->type);
   putf(b, " %s", d->name ? d->name : "?");
-  if (is_arg) { puts_(b, ")"); return; }
+  if (is_arg) {
+    if (d->tuple) {
+      puts_(b, " (elements");
+      for (int i = 0; i < d->tuple->n; i++) { puts_(b, " "); dump_decl(b, d->tuple->elem[i], 1); }
+      puts_(b, ")");
+    }
+    puts_(b, ")");
+    return;
+  }
   if (d->type.narr) {
     puts_(b, " (dims");
     for (int i = 0; i < d->type.narr && i < TM_MAXARR; i++) { puts_(b, " "); dump_opt(b, d->dims[i]); }
@@ -383,6 +391,11 @@ static void dump_stmt(dbuf *b, const ln_stmt *s, int depth) {
 static void dump_func(dbuf *b, const ln_func *f) {
   puts_(b, "(function ");
   dump_type(b, f->ret);
+  if (f->ret_tuple) {
+    puts_(b, " (elements");
+    for (int i = 0; i < f->ret_tuple->n; i++) { puts_(b, " "); dump_decl(b, f->ret_tuple->elem[i], 1); }
+    puts_(b, ")");
+  }
   putf(b, " %s (", f->name ? f->name : "?");
   for (int i = 0; i < f->nparams; i++) {
     if (i) puts_(b, " ");

@@ -22,6 +22,9 @@ test_that("tuple types, literals and indexing parse", {
   expect_match(d, "(proj (index (proj (var x) 2) (single (int 1))) 1)", fixed = TRUE)
   d2 <- tp_parse("transformed data { tuple(real, int) t = (1.5, 2); }")$dump
   expect_match(d2, "(init (tuple (real 1.5) (int 2)))", fixed = TRUE)
+  d3 <- tp_parse("functions { tuple(real, array[] vector) f(data tuple(int, tuple(real, matrix)) t) { return (1, {[1]'}); } }")$dump
+  expect_match(d3, "(function tuple (elements (arg real ?) (arg \"array[] vector\" ?)) f ((arg data tuple t (elements (arg int ?) (arg tuple ? (elements (arg real ?) (arg matrix ?))))))",
+               fixed = TRUE)
   # a tuple type needs two elements; 'tuple' is no longer refused
   expect_error(tp_parse("data { tuple(real) x; }"), "at least two elements", class = "tapestry_syntax_error")
   expect_error(tp_parse("functions { real f(tuple(real) x) { return 1; } }"), "at least two elements",
@@ -196,6 +199,9 @@ test_that("tuple data from R lists and JSON, with size and type errors", {
   bad <- d; bad$a <- list(list(0.5, c(1L, 2L)))
   expect_error(m$bind(bad), "variable 'a:1': declared array[2] real, given dimensions [1]", fixed = TRUE,
                class = "tapestry_data_error")
+  bad <- d; bad$n <- NULL
+  expect_error(m$bind(bad), "variable 'n' (a tuple whose element 'n:1' is declared real) not found in the data",
+               fixed = TRUE, class = "tapestry_data_error")
   bad <- d; bad$x <- list(a = 3L, b = c(1.5, 2))
   expect_error(m$bind(bad), "unnamed or named \"1\", \"2\"", fixed = TRUE, class = "tapestry_data_error")
   writeLines('{"x": {"1": 3, "3": [1.5, 2]}, "N": 0, "a": [], "n": {"1": 1, "2": {"1": 2, "2": 0.25}}}', f)
