@@ -358,6 +358,7 @@ test_that("programs with tuples give the same results on the tree and through pl
     transformed parameters { tuple(real, vector[3]) t = f((a, b)); }
     model {
       tuple(real, vector[3]) loc = (t.1, t.2);
+      loc = (loc.1 * 0.5, loc.2 + loc.1);   // through temporaries
       a ~ normal(0, 1);
       b ~ normal(loc.2, 1 + loc.1);
       for (i in 1:2) q[i].2 ~ normal(q[i].1, 1);
