@@ -162,6 +162,24 @@ test_that("tuple parameters take their elements' constraints; output names", {
   }
 })
 
+test_that("inits of tuple parameters as R lists and JSON", {
+  m <- tapestry_model(code = "parameters { tuple(real<lower=0>, vector[2]) p; }
+                               model { p.1 ~ exponential(1); p.2 ~ normal(0, 1); }")
+  first <- function(init) {
+    fit <- m$sample(chains = 1, iter_warmup = 0, iter_sampling = 1, init = init, seed = 1, refresh = 0,
+                    show_messages = FALSE, adapt_engaged = FALSE)
+    as.numeric(unclass(fit$draws(format = "draws_matrix"))[1, ])
+  }
+  f <- tempfile(fileext = ".json")
+  writeLines('{"p": {"1": 0.5, "2": [0.1, 0.2]}}', f)
+  ref <- first(list(list(`p:1` = 0.5, `p:2` = c(0.1, 0.2))))
+  expect_identical(first(f), ref)
+  expect_identical(first(list(list(p = list(0.5, c(0.1, 0.2))))), ref)
+  expect_false(identical(first(list(list(p = list(0.3, c(0.1, 0.2))))), ref))
+  expect_error(first(list(list(p = list(0.5)))), "parameter 'p': declared a tuple of 2 elements", fixed = TRUE,
+               class = "tapestry_data_error")
+})
+
 test_that("tuple data from R lists and JSON, with size and type errors", {
   code <- "
     data {
