@@ -985,6 +985,7 @@ static int ends_with(const char *s, const char *suf) {
 /* paths to the leaves of a tuple type (indexes from 0), and each leaf's element */
 static void ret_leaves(lt *L, const ln_tuple *T, int *path, int depth, int narr, const char *prefix,
                        const ln_func *f, vec *out) {
+  if (depth >= TM_MAXARR) fail(L, f->line, f->col, "tuples nest too deeply");
   for (int i = 0; i < T->n; i++) {
     path[depth] = i;
     char name[512];
@@ -1026,7 +1027,7 @@ static void low_funcs(lt *L) {
       if (ends_with(f->name, "_rng") || ends_with(f->name, "_lp") || ends_with(f->name, "_jacobian"))
         fail(L, f->line, f->col, "tapestry cannot yet define a function returning a tuple whose name ends in "
              "_rng, _lp or _jacobian");
-      int path[64];
+      int path[TM_MAXARR];
       if (f->ret.narr) fail(L, f->line, f->col, "tapestry cannot yet return arrays of tuples from functions");
       ret_leaves(L, f->ret_tuple, path, 0, 0, f->name, f, &out);
       continue;

@@ -69,6 +69,10 @@ test_that("the checker types tuple elements, promotes, and locates errors", {
                "1:59: error: a tuple cannot be indexed with [...]", fixed = TRUE)
   expect_match(check_err("functions { tuple(real, real) f_rng() { return (1, 2); } }"), "_rng, _lp or _jacobian",
                fixed = TRUE)
+  deep <- "real"
+  for (i in 1:10) deep <- sprintf("tuple(real, %s)", deep)
+  expect_match(check_err(sprintf("functions { %s f() { reject(1); } }", deep)), "tuples nest too deeply", fixed = TRUE)
+  expect_match(check_err(sprintf("transformed data { %s x; }", deep)), "tuples nest too deeply", fixed = TRUE)
   expect_error(tp_check("transformed data { tuple(real, real) x = (1, 2); x.1 = [1]; }"),
                class = "tapestry_semantic_error")
 })
