@@ -91,6 +91,15 @@ static char *str(lt *L, const char *s) {
   return x;
 }
 
+/* prefix + ":" + k, or prefix + suffix, in the pool */
+static char *subname(lt *L, const char *prefix, int k, const char *suffix) {
+  size_t n = strlen(prefix) + 16 + (suffix ? strlen(suffix) : 0);
+  char *x = alloc(L, n);
+  if (suffix) snprintf(x, n, "%s%s", prefix, suffix);
+  else snprintf(x, n, "%s:%d", prefix, k);
+  return x;
+}
+
 static void push(lt *L, vec *v, void *x) {
   if (v->n == v->cap) {
     int cap = v->cap ? 2 * v->cap : 8;
@@ -214,8 +223,7 @@ static tv *build(lt *L, const ln_tuple *T, int narr, const char *prefix, int kin
   t->narr = narr;
   t->el = alloc(L, (size_t)T->n * sizeof *t->el);
   for (int i = 0; i < T->n; i++) {
-    char name[512];
-    snprintf(name, sizeof name, "%s:%d", prefix, i + 1);
+    char *name = subname(L, prefix, i + 1, NULL);
     const ln_decl *e = T->elem[i];
     if (e->tuple) {
       t->el[i] = build(L, e->tuple, e->type.narr, name, kind, args, nargs, line, col);
@@ -223,7 +231,7 @@ static tv *build(lt *L, const ln_tuple *T, int narr, const char *prefix, int kin
     }
     ln_expr *x = alloc(L, sizeof *x);
     x->kind = (unsigned char)kind;
-    x->name = str(L, name);
+    x->name = name;
     set_pos(x, line, col);
     if (kind == LE_CALL && nargs) {
       x->nargs = nargs;
@@ -536,7 +544,7 @@ static void same_shape(lt *L, const tv *a, const tv *b, const ln_expr *at, const
 
 /* ---- declarations ---- */
 typedef struct lf {           /* a leaf of a tuple type */
-  char name[256];
+  char *name;
   const ln_decl *elem;
   ln_expr *dims[TM_MAXARR];   /* sized: the enclosing arrays' sizes, then the element's */
   int narr;
@@ -549,7 +557,7 @@ static void type_leaves(lt *L, const ln_tuple *T, const char *prefix, const lf *
     const ln_decl *e = T->elem[i];
     lf *f = alloc(L, sizeof *f);
     *f = *outer;
-    snprintf(f->name, sizeof f->name, "%s:%d", prefix, i + 1);
+    f->name = subname(L, prefix, i + 1, NULL);
     if (f->narr + e->type.narr > TM_MAXARR)
       fail(L, line, col, "tapestry's arrays have at most %d dimensions: an element of this tuple has more", TM_MAXARR);
     for (int k = 0; k < e->type.narr; k++) f->dims[f->narr + k] = e->dims[k];
@@ -645,8 +653,7 @@ static void alias_assign(lt *L, const ln_stmt *s, const char *root, vec *lv, vec
   if (!ok || l->kind != LE_VAR || ndrop > en->decl->type.narr)
     fail(L, s->e->line, s->e->col, "tapestry cannot yet assign to this part of the tuple '%s' a value computed from "
          "'%s' itself: assign the value to a new tuple variable first", root, root);
-  char tname[300];
-  snprintf(tname, sizeof tname, "%s:t", root);
+  char *tname = subname(L, root, 0, ":t");
   vec dv = {0};
   all_leaves(L, en->decl, tname, &dv);
   if (dv.n != lv->n) fail(L, s->line, s->col, "internal error: the tuple's elements disagree");
@@ -858,10 +865,8 @@ static void low_stmt(lt *L, const ln_stmt *s, vec *out, int blk, int top) {
       /* for (x in a), a an array of tuples: for (x:i in 1:size(a's first element)), x is a[x:i] */
       if (!t->narr)
         fail(L, s->e->line, s->e->col, "'for (%s in ...)' loops over an array, not over a tuple", s->name);
-      char iname[300];
-      snprintf(iname, sizeof iname, "%s:i", s->name);
       ln_stmt *f = new_stmt(L, s, LS_FOR);
-      f->name = str(L, iname);
+      f->name = subname(L, s->name, 0, ":i");
       ln_expr *one = alloc(L, sizeof *one);
       one->kind = LE_INT;
       one->ival = 1;
@@ -988,8 +993,7 @@ static void ret_leaves(lt *L, const ln_tuple *T, int *path, int depth, int narr,
   if (depth >= TM_MAXARR) fail(L, f->line, f->col, "tuples nest too deeply");
   for (int i = 0; i < T->n; i++) {
     path[depth] = i;
-    char name[512];
-    snprintf(name, sizeof name, "%s:%d", prefix, i + 1);
+    char *name = subname(L, prefix, i + 1, NULL);
     const ln_decl *e = T->elem[i];
     int na = narr + e->type.narr;
     if (na > TM_MAXARR) fail(L, f->line, f->col, "tapestry's arrays have at most %d dimensions", TM_MAXARR);
@@ -997,7 +1001,7 @@ static void ret_leaves(lt *L, const ln_tuple *T, int *path, int depth, int narr,
     if (narr) fail(L, f->line, f->col, "tapestry cannot yet return arrays of tuples from functions");
     ln_func *g = alloc(L, sizeof *g);
     *g = *f;
-    g->name = str(L, name);
+    g->name = name;
     g->ret = e->type;
     g->ret.narr = (unsigned char)na;
     g->ret.data_only = 0;
