@@ -39,7 +39,7 @@ TapestryContext <- R6::R6Class("TapestryContext",
     #' @param data,seed As for `$bind()`.
     initialize = function(model, program, data, seed) {
       private$model_ <- model
-      private$data_ <- check_data(data)
+      private$data_ <- split_tuples(check_data(data), program)
       private$seed_ <- check_seed(seed)
       private$ptr_ <- .Call(C_tp_ctx_new, program, private$data_, private$seed_)
       private$vars_ <- .Call(C_tp_ctx_vars, private$ptr_)
@@ -136,7 +136,8 @@ TapestryContext <- R6::R6Class("TapestryContext",
       if (!is.list(variables) || (length(variables) > 0L && !all_named(variables))) {
         abort_arg("`variables` must be a named list with the value of each parameter.")
       }
-      .Call(C_tp_unconstrain, private$ctx(), variables, FALSE)
+      ptr <- private$ctx()
+      .Call(C_tp_unconstrain, ptr, split_tuples(variables, ptr, "parameter"), FALSE)
     },
 
     #' @description Constrained parameter values from a point of the
@@ -186,7 +187,8 @@ TapestryContext <- R6::R6Class("TapestryContext",
     variable_names = function(transformed_parameters = TRUE, generated_quantities = TRUE) {
       check_flag(transformed_parameters, "transformed_parameters")
       check_flag(generated_quantities, "generated_quantities")
-      .Call(C_tp_output_names, private$ctx(), transformed_parameters, generated_quantities)
+      nm <- .Call(C_tp_output_names, private$ctx(), transformed_parameters, generated_quantities)
+      nm[tuple_column_order(nm)]
     },
 
     #' @description The model this context was made from.

@@ -73,14 +73,19 @@ TapestryFit <- R6::R6Class("TapestryFit",
     #' @param context The [TapestryContext] the chains shared.
     #' @param args Named list of the arguments of the run.
     initialize = function(raw, model, context, args) {
-      private$chains_ <- raw$chains
+      private$chains_ <- lapply(raw$chains, function(ch) {
+        # tuples in CmdStan's column order (R/tuple.R)
+        nm <- colnames(ch$draws)
+        if (length(nm) && any(grepl(":", nm, fixed = TRUE))) ch$draws <- ch$draws[, tuple_column_order(nm), drop = FALSE]
+        ch
+      })
       total <- if (is.null(raw$time_total)) args$time_total else raw$time_total
       private$time_total_ <- if (is.null(total)) NA_real_ else as.double(total)
       private$model_ <- model
       private$context_ <- context
       private$args_ <- args
       private$created_ <- Sys.time()
-      private$variables_ <- fit_variable_names(raw$chains, context)
+      private$variables_ <- fit_variable_names(private$chains_, context)
       private$choose_chains()
       invisible(self)
     },
@@ -409,7 +414,8 @@ TapestryFit <- R6::R6Class("TapestryFit",
                                         generated_quantities = FALSE)
       have <- posterior::variables(arr)
       cols <- lapply(names(shapes), function(p) {
-        private$variables_[base_names(private$variables_) == p]
+        e <- private$variables_[output_var_names(private$variables_) == p]
+        if (grepl(":", p, fixed = TRUE)) e[storage_order(e)] else e
       })
       lacking <- setdiff(unlist(cols), have)
       if (length(lacking)) {
@@ -716,6 +722,7 @@ variable_sizes <- function(elements, variables) {
     e <- elements[base == v]
     if (!length(e)) return(0)
     last <- e[length(e)]
+    if (grepl(":", last, fixed = TRUE)) return(length(e))   # a tuple: its number of elements
     if (!grepl("[", last, fixed = TRUE)) return(1)
     as.numeric(strsplit(sub("^[^[]*\\[(.*)\\]$", "\\1", last), ",", fixed = TRUE)[[1]])
   })

@@ -49,6 +49,8 @@ process_init <- function(init, chains, chain_ids, context) {
   ptr <- context$.__enclos_env__$private$ctx()
   vars <- .Call(C_tp_ctx_vars, ptr)
   params <- vars$name[vars$block == "parameters"]
+  # a tuple parameter's elements are "p:1", "p:2"...: its value comes as "p" (start() splits it)
+  params <- c(params, unique(sub(":.*$", "", params[grepl(":", params, fixed = TRUE)])))
   names_ <- context$upar_names()
   # where: the chain, or "init" when all chains share the values; file: the
   # path, named unless the reader's message already starts with it.
@@ -61,7 +63,7 @@ process_init <- function(init, chains, chain_ids, context) {
       }
     }
     u <- tryCatch(
-      .Call(C_tp_unconstrain, ptr, values, TRUE),
+      .Call(C_tp_unconstrain, ptr, split_tuples(values, ptr, "parameter"), TRUE),
       tapestry_data_error = function(e) {
         msg <- conditionMessage(e)
         if (!is.null(file) && startsWith(msg, file)) label <- where

@@ -369,14 +369,11 @@ static int read_array(jp *J, int level) {
   return AD_OK;
 }
 
-static int read_value(jp *J, int level) {
-  skip_ws(J);
+/* A number, or a string or bare word spelling an infinity or NaN, at J->p. */
+static int read_scalar(jp *J, double *xp, int *is_intp) {
   const char *at = J->p;
   char b[32];
-  if (at_end(J)) return fail(J, at, "expected a value for '%s', found the end of the data", J->name);
   char c = *at;
-  if (c == '[') return read_array(J, level);
-  if (c == '{') return fail(J, at, "variable '%s': objects (tuples) are not supported", J->name);
   double x;
   int rc, is_int = 0;
   if (c == '"') {
@@ -410,9 +407,239 @@ static int read_value(jp *J, int level) {
     return fail(J, at, "variable '%s': expected a number or an array, found %s", J->name,
                 describe(J, at, b, sizeof b));
   }
+  *xp = x;
+  *is_intp = is_int;
+  return AD_OK;
+}
+
+static int read_value(jp *J, int level) {
+  skip_ws(J);
+  const char *at = J->p;
+  if (at_end(J)) return fail(J, at, "expected a value for '%s', found the end of the data", J->name);
+  char c = *at;
+  if (c == '[') return read_array(J, level);
+  if (c == '{') return fail(J, at, "variable '%s': an object (a tuple) cannot be an element of an array of numbers", J->name);
+  double x;
+  int rc, is_int = 0;
+  if ((rc = read_scalar(J, &x, &is_int))) return rc;
   if ((rc = leaf_at(J, at, level))) return rc;
   if (!is_int) J->all_int = 0;
   return push(J, x);
+}
+
+/* ---- tuples ----
+** A member whose value is an object, or an array (of arrays...) of objects,
+** is a tuple: CmdStan writes tuple(T1, T2) as {"1": v1, "2": v2} and an
+** array of tuples as an array of such objects.  Such a member becomes one
+** value per element of the tuple, named as the program's lowering names
+** them: "x:1", "x:2", nested "x:2:1"; an array of tuples gives each
+** element's value the array's dimensions in front ("a:1" of an array of 3
+** tuples has dims {3, ...}).  The value is first read into a small tree. */
+typedef struct jtree {
+  int kind;                /* 0 number, 1 array, 2 object */
+  double x;
+  int is_int;
+  const char *at;
+  struct jtree **kid;
+  char **key;              /* objects: the member names */
+  int n;
+} jtree;
+
+static void jtree_free(jtree *t) {
+  if (!t) return;
+  for (int i = 0; i < t->n; i++) {
+    jtree_free(t->kid[i]);
+    if (t->key) free(t->key[i]);
+  }
+  free(t->kid);
+  free(t->key);
+  free(t);
+}
+
+static int jtree_read(jp *J, jtree **out, int depth) {
+  skip_ws(J);
+  const char *at = J->p;
+  char b[32];
+  *out = NULL;
+  if (at_end(J)) return fail(J, at, "expected a value for '%s', found the end of the data", J->name);
+  if (depth > 64) return fail(J, at, "variable '%s': tuples and arrays nested too deeply", J->name);
+  jtree *t = calloc(1, sizeof *t);
+  if (!t) return nomem(J);
+  t->at = at;
+  *out = t;
+  char c = *at;
+  if (c != '[' && c != '{') return read_scalar(J, &t->x, &t->is_int);
+  t->kind = c == '[' ? 1 : 2;
+  char close = c == '[' ? ']' : '}';
+  J->p++;
+  skip_ws(J);
+  if (!at_end(J) && *J->p == close) { J->p++; return AD_OK; }
+  int cap = 0;
+  for (;;) {
+    skip_ws(J);
+    char *key = NULL;
+    if (t->kind == 2) {
+      size_t len;
+      int rc;
+      if (at_end(J) || *J->p != '"')
+        return fail(J, J->p, "variable '%s': expected a tuple element's number in double quotes (\"1\", \"2\"...), found %s",
+                    J->name, describe(J, J->p, b, sizeof b));
+      rc = read_string(J, &key, &len);
+      if (rc) return rc;
+      skip_ws(J);
+      if (at_end(J) || *J->p != ':') {
+        rc = fail(J, J->p, "expected ':' after the tuple element \"%.20s\", found %s", key, describe(J, J->p, b, sizeof b));
+        free(key);
+        return rc;
+      }
+      J->p++;
+    }
+    if (t->n == cap) {
+      int nc = cap ? 2 * cap : 4;
+      jtree **nk = realloc(t->kid, (size_t)nc * sizeof *nk);
+      if (nk) t->kid = nk;
+      char **nkey = nk && t->kind == 2 ? realloc(t->key, (size_t)nc * sizeof *nkey) : NULL;
+      if (nkey) t->key = nkey;
+      if (!nk || (t->kind == 2 && !nkey)) { free(key); return nomem(J); }
+      cap = nc;
+    }
+    if (t->kind == 2) t->key[t->n] = key;
+    t->kid[t->n] = NULL;
+    t->n++;
+    int rc = jtree_read(J, &t->kid[t->n - 1], depth + 1);
+    if (rc) return rc;
+    skip_ws(J);
+    if (at_end(J)) return fail(J, at, "unterminated %s (the data end before its '%c')", t->kind == 1 ? "array" : "object", close);
+    if (*J->p == close) { J->p++; return AD_OK; }
+    if (*J->p != ',')
+      return fail(J, J->p, "expected ',' or '%c' after an element, found %s", close, describe(J, J->p, b, sizeof b));
+    J->p++;
+  }
+}
+
+static int name_add(jp *J, ld_set *s, const char *name, int ndim, const int *dims, double *val, size_t n, int all_int) {
+  ld_value v;
+  memset(&v, 0, sizeof v);
+  size_t len = strlen(name);
+  v.name = malloc(len + 1);
+  if (!v.name) { free(val); return nomem(J); }
+  memcpy(v.name, name, len + 1);
+  v.ndim = ndim;
+  for (int d = 0; d < ndim; d++) v.dims[d] = dims[d];
+  v.val = val;
+  v.n = n;
+  v.all_int = all_int;
+  int rc = ld_set_add(s, v);
+  return rc == AD_EMEMORY ? nomem(J) : rc;
+}
+
+/* The values of tree t as variable `name`, into s (empty on entry). */
+static int jtree_flatten(jp *J, const jtree *t, const char *name, ld_set *s) {
+  if (t->kind == 0) {
+    double *v = malloc(sizeof *v);
+    if (!v) return nomem(J);
+    *v = t->x;
+    return name_add(J, s, name, 0, NULL, v, 1, t->is_int);
+  }
+  if (t->kind == 2) {
+    for (int i = 0; i < t->n; i++) {
+      char *end;
+      long k = strtol(t->key[i], &end, 10);
+      if (!t->key[i][0] || *end || k < 1 || k > t->n || t->key[i][0] == '0')
+        return fail(J, t->kid[i]->at, "variable '%s': an object in the data is a tuple, whose elements are named "
+                    "\"1\", \"2\", ... \"%d\"; found \"%.20s\"", name, t->n, t->key[i]);
+    }
+    for (int k = 1; k <= t->n; k++) {
+      const jtree *e = NULL;
+      char want[16];
+      snprintf(want, sizeof want, "%d", k);
+      for (int i = 0; i < t->n; i++) if (!strcmp(t->key[i], want)) e = t->kid[i];
+      if (!e)
+        return fail(J, t->at, "variable '%s': a tuple's elements are named \"1\", \"2\", ... \"%d\"; "
+                    "element \"%d\" is missing", name, t->n, k);
+      char sub[512];
+      snprintf(sub, sizeof sub, "%s:%d", name, k);
+      ld_set part;
+      ld_set_init(&part);
+      int rc = jtree_flatten(J, e, sub, &part);
+      for (int i = 0; i < part.n && !rc; i++) {
+        ld_value v = part.v[i];
+        part.v[i].name = NULL;
+        part.v[i].val = NULL;
+        if (ld_set_add(s, v)) rc = nomem(J);
+      }
+      ld_set_free(&part);
+      if (rc) return rc;
+    }
+    if (t->n == 0) return fail(J, t->at, "variable '%s': an empty object is not a tuple", name);
+    return AD_OK;
+  }
+  /* an array: each element's values, stacked */
+  if (t->n == 0) {
+    int dims[1] = {0};
+    return name_add(J, s, name, 1, dims, NULL, 0, 1);
+  }
+  ld_set *parts = calloc((size_t)t->n, sizeof *parts);
+  if (!parts) return nomem(J);
+  int rc = AD_OK;
+  for (int i = 0; i < t->n; i++) ld_set_init(&parts[i]);
+  for (int i = 0; i < t->n && !rc; i++) rc = jtree_flatten(J, t->kid[i], name, &parts[i]);
+  for (int i = 1; i < t->n && !rc; i++) {
+    int same = parts[i].n == parts[0].n;
+    for (int k = 0; same && k < parts[0].n; k++) {
+      const ld_value *a = &parts[0].v[k], *b = &parts[i].v[k];
+      same = !strcmp(a->name, b->name) && a->ndim == b->ndim;
+      for (int d = 0; same && d < a->ndim; d++) same = a->dims[d] == b->dims[d];
+    }
+    if (!same) rc = fail(J, t->kid[i]->at, "variable '%s': ragged array: this element differs in shape from the first", name);
+  }
+  for (int k = 0; k < parts[0].n && !rc; k++) {
+    const ld_value *a = &parts[0].v[k];
+    if (a->ndim + 1 > LD_MAXDIM) { rc = fail(J, t->at, "variable '%s': arrays nested more than %d deep", name, LD_MAXDIM); break; }
+    size_t total = a->n * (size_t)t->n;
+    double *val = total ? malloc(total * sizeof *val) : NULL;
+    if (total && !val) { rc = nomem(J); break; }
+    int all_int = 1;
+    for (int i = 0; i < t->n; i++) {
+      if (a->n) memcpy(val + (size_t)i * a->n, parts[i].v[k].val, a->n * sizeof *val);
+      all_int = all_int && parts[i].v[k].all_int;
+    }
+    int dims[LD_MAXDIM];
+    dims[0] = t->n;
+    for (int d = 0; d < a->ndim; d++) dims[d + 1] = a->dims[d];
+    rc = name_add(J, s, a->name, a->ndim + 1, dims, val, total, all_int);
+  }
+  for (int i = 0; i < t->n; i++) ld_set_free(&parts[i]);
+  free(parts);
+  return rc;
+}
+
+/* the member at J->p is a tuple or an array of tuples: '[' ... '{' */
+static int is_tuple_value(const jp *J) {
+  const char *q = J->p;
+  while (q < J->end && (*q == '[' || *q == ' ' || *q == '\n' || *q == '\r' || *q == '\t')) q++;
+  return q < J->end && *q == '{';
+}
+
+static int read_tuple_member(jp *J, char *name, ld_set *out) {
+  jtree *t = NULL;
+  J->name = name;
+  int rc = jtree_read(J, &t, 0);
+  ld_set part;
+  ld_set_init(&part);
+  if (!rc) rc = jtree_flatten(J, t, name, &part);
+  J->name = NULL;
+  jtree_free(t);
+  for (int i = 0; i < part.n && !rc; i++) {
+    if (ld_find(out, part.v[i].name)) { rc = fail(J, J->p, "duplicate variable '%s'", part.v[i].name); break; }
+    ld_value v = part.v[i];
+    part.v[i].name = NULL;
+    part.v[i].val = NULL;
+    if (ld_set_add(out, v)) rc = nomem(J);
+  }
+  ld_set_free(&part);
+  free(name);
+  return rc;
 }
 
 /* ---- the document ---- */
@@ -438,6 +665,8 @@ static int read_member(jp *J, ld_set *out) {
     return rc;
   }
   J->p++;
+  skip_ws(J);
+  if (is_tuple_value(J)) return read_tuple_member(J, name, out);
   J->name = name;
   J->n = 0;
   J->all_int = 1;

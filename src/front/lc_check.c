@@ -254,6 +254,7 @@ int ln_check(ln_program *p, char *err, size_t errsize) {
   }
   if (!lc_lib_ready())
     return lc_error(&c, 1, 1, "out of memory reading the library's signatures");
+  if (p->has_tuples && lt_lower(p, err, errsize)) return AD_EINVALID;
   int ng = count_globals(p);
   p->nglobals = 0;
   p->globals = ng ? ln_alloc(p, (size_t)ng * sizeof *p->globals) : NULL;

@@ -24,7 +24,8 @@ enum {
   LN_VOID = 16,     /* result of a void function */
   LN_STRING,        /* string literal: print, reject, fatal_error, profile */
   LN_FUNCREF,       /* a function named as an argument (reduce_sum, map_rect...) */
-  LN_ERRTYPE        /* the checker's type of an expression it already reported */
+  LN_ERRTYPE,       /* the checker's type of an expression it already reported */
+  LN_TUPLE          /* parser only: tuple(...) (ln_decl.tuple); lowered by lt_tuple.c */
 };
 
 typedef struct ln_type {
@@ -60,7 +61,9 @@ enum {
   LE_INDEX,      /* args[0][idx[0], ..., idx[nidx-1]] */
   LE_ARRAY,      /* { args } */
   LE_ROWVEC,     /* [ args ]: a row vector, or a matrix when args are row vectors */
-  LE_TARGET      /* target() */
+  LE_TARGET,     /* target() */
+  LE_TUPLE,      /* ( args ): a tuple literal of two or more elements (lt_tuple.c lowers it) */
+  LE_TPROJ       /* args[0].ival: a tuple's element (lt_tuple.c lowers it) */
 };
 
 /* index kinds */
@@ -150,7 +153,24 @@ struct ln_decl {
   unsigned char scope;       /* LN_SCOPE_GLOBAL (top level of a program block) or LN_SCOPE_LOCAL */
   int slot;
   unsigned char dep;         /* holds autodiff values (parameters, transformed parameters, model locals of real type) */
+  /* parser: the tuple type when the declared type is tuple(...) (type.base is
+  ** then LN_TUPLE and type.narr the arrays around it); lt_tuple.c replaces the
+  ** declaration by one per element before the checker runs */
+  struct ln_tuple *tuple;
+  /* lt_lower, on the declarations it makes of a tuple's elements: the array
+  ** dimensions of each enclosing tuple level (outermost first), for output
+  ** names such as a[1]:2[3]:1 */
+  unsigned char tsplit[TM_MAXARR];
+  unsigned char ntsplit;
 };
+
+/* A tuple type: its elements, each a declaration without a name (a sized one
+** in variable declarations, an unsized one in function types); an element
+** that is itself a tuple has its own `tuple`. */
+typedef struct ln_tuple {
+  ln_decl **elem;
+  int n;
+} ln_tuple;
 
 /* ---- statements ---- */
 enum {
@@ -207,6 +227,7 @@ struct ln_func {
   ln_func *def;              /* a forward declaration's definition (itself for a definition) */
   unsigned char density;     /* named *_lpdf or *_lpmf: its _lupdf calls follow the caller's propto */
   int nslots;                /* frame size: arguments (slots 0..nparams-1) and locals */
+  struct ln_tuple *ret_tuple; /* parser: the result type when it is a tuple (ret.base LN_TUPLE) */
 };
 
 /* ---- program ---- */
@@ -243,6 +264,9 @@ typedef struct ln_program {
   ln_decl **globals;         /* the top-level declarations of all blocks, by slot */
   int nglobals;
   int nlocals[LN_NBLOCKS];   /* local frame size of each block (nested declarations, loop variables) */
+  struct ln_tuple_var *tuples;   /* lt_lower: the top-level tuple variables */
+  int ntuples;
+  unsigned char has_tuples;      /* parser: tuple syntax or a call of a tuple-valued library function */
 } ln_program;
 
 /* ---- diagnostics ---- */
@@ -284,6 +308,16 @@ int ln_include_expand(const char *filename, const char *src, size_t len,
 void ln_srcmap_free(ln_srcmap *m);
 /* The file and line (in *fline) that line `line` of the program text came from. */
 const char *ln_where(const ln_program *p, int line, int *fline);
+/* Lowers tuples (lt_tuple.c): every tuple variable becomes one variable per
+** element named "x:1", "x:2" (nested: "x:2:1"), tuple literals, element
+** access, tuple assignment, tuple arguments and results of user functions
+** become their elements'.  Called by ln_check first; AD_OK or AD_EINVALID. */
+int lt_lower(ln_program *p, char *err, size_t errsize);
+/* The program's top-level tuple variables (after lt_lower): name, block and
+** shape, a string such as "1(0,0(1,0))": the tuple's array dimensions, then
+** its elements in parentheses, each a leaf's array dimensions or a tuple. */
+typedef struct ln_tuple_var { const char *name; int block; const char *shape; } ln_tuple_var;
+const ln_tuple_var *lt_tuple_vars(const ln_program *p, int *n);
 /* Check a parsed program in place; AD_OK, or AD_EINVALID with the message of
 ** the first error in err. */
 int ln_check(ln_program *p, char *err, size_t errsize);

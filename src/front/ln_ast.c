@@ -106,6 +106,7 @@ const char *ln_base_name(int base) {
   case LN_VOID: return "void";
   case LN_STRING: return "string";
   case LN_FUNCREF: return "function";
+  case LN_TUPLE: return "tuple";
   default: return NULL;
   }
 }
@@ -250,6 +251,8 @@ static void dump_expr(dbuf *b, const ln_expr *e) {
   case LE_ARRAY: puts_(b, "(array"); dump_args(b, e->args, e->nargs); puts_(b, ")"); break;
   case LE_ROWVEC: puts_(b, "(rowvec"); dump_args(b, e->args, e->nargs); puts_(b, ")"); break;
   case LE_TARGET: puts_(b, "(target)"); break;
+  case LE_TUPLE: puts_(b, "(tuple"); dump_args(b, e->args, e->nargs); puts_(b, ")"); break;
+  case LE_TPROJ: puts_(b, "(proj "); dump_expr(b, e->args[0]); putf(b, " %d)", e->ival); break;
   default: putf(b, "(? %d)", e->kind); break;
   }
 }
@@ -264,7 +267,15 @@ static void dump_decl(dbuf *b, const ln_decl *d, int is_arg) {
   if (is_arg && d->type.data_only) puts_(b, "data ");
   dump_type(b, d->type);
   putf(b, " %s", d->name ? d->name : "?");
-  if (is_arg) { puts_(b, ")"); return; }
+  if (is_arg) {
+    if (d->tuple) {
+      puts_(b, " (elements");
+      for (int i = 0; i < d->tuple->n; i++) { puts_(b, " "); dump_decl(b, d->tuple->elem[i], 1); }
+      puts_(b, ")");
+    }
+    puts_(b, ")");
+    return;
+  }
   if (d->type.narr) {
     puts_(b, " (dims");
     for (int i = 0; i < d->type.narr && i < TM_MAXARR; i++) { puts_(b, " "); dump_opt(b, d->dims[i]); }
@@ -283,6 +294,11 @@ static void dump_decl(dbuf *b, const ln_decl *d, int is_arg) {
   if (d->multiplier) { puts_(b, " (multiplier "); dump_expr(b, d->multiplier); puts_(b, ")"); }
   if (d->init) { puts_(b, " (init "); dump_expr(b, d->init); puts_(b, ")"); }
   if (d->old_syntax) puts_(b, " old-syntax");
+  if (d->tuple) {
+    puts_(b, " (elements");
+    for (int i = 0; i < d->tuple->n; i++) { puts_(b, " "); dump_decl(b, d->tuple->elem[i], 0); }
+    puts_(b, ")");
+  }
   puts_(b, ")");
 }
 
@@ -375,6 +391,11 @@ static void dump_stmt(dbuf *b, const ln_stmt *s, int depth) {
 static void dump_func(dbuf *b, const ln_func *f) {
   puts_(b, "(function ");
   dump_type(b, f->ret);
+  if (f->ret_tuple) {
+    puts_(b, " (elements");
+    for (int i = 0; i < f->ret_tuple->n; i++) { puts_(b, " "); dump_decl(b, f->ret_tuple->elem[i], 1); }
+    puts_(b, ")");
+  }
   putf(b, " %s (", f->name ? f->name : "?");
   for (int i = 0; i < f->nparams; i++) {
     if (i) puts_(b, " ");

@@ -15,7 +15,7 @@ static const char *constrained_mat[] = {
 };
 /* Stan types tapestry does not have */
 static const char *unsupported[] = {
-  "complex", "complex_vector", "complex_row_vector", "complex_matrix", "tuple",
+  "complex", "complex_vector", "complex_row_vector", "complex_matrix",
   "sum_to_zero_matrix", "column_stochastic_matrix", "row_stochastic_matrix", NULL
 };
 static const char *basic[] = {"int", "real", "vector", "row_vector", "matrix", NULL};
@@ -28,7 +28,7 @@ static int word_in(const lp *P, const lx_token *t, const char **list) {
 int lp_at_type(const lp *P) {
   const lx_token *t = lp_cur(P);
   return lp_tok_is(P, t, "array") || word_in(P, t, basic) || word_in(P, t, constrained_vec) ||
-         word_in(P, t, constrained_mat) || word_in(P, t, unsupported);
+         word_in(P, t, constrained_mat) || word_in(P, t, unsupported) || lp_tok_is(P, t, "tuple");
 }
 
 static LP_NORETURN void unsupported_type(lp *P, const lx_token *t) {
@@ -64,6 +64,7 @@ typedef struct spec {
   int base;
   const char *transform;
   ln_expr *lower, *upper, *offset, *multiplier, *size1, *size2;
+  ln_tuple *tuple;
 } spec;
 
 static void constraint(lp *P, spec *s, int allow_om) {
@@ -159,6 +160,59 @@ static int dims_list(lp *P, ln_expr **dims) {
   }
 }
 
+static int dims_list(lp *P, ln_expr **dims);
+static ln_tuple *tuple_type(lp *P, int where);
+
+/* One element of a sized tuple type: [array[...]] type, as a declaration
+** without a name. */
+static ln_decl *tuple_elem(lp *P, int where) {
+  const lx_token *t = lp_cur(P);
+  ln_decl *d = lp_alloc(P, sizeof *d);
+  d->line = t->line;
+  d->col = t->col;
+  if (lp_is_word(P, "array")) {
+    lp_next(P);
+    if (!lp_is(P, LX_LBRACK)) lp_error_found(P, "expected '[' after 'array', found %s");
+    d->type.narr = (unsigned char)dims_list(P, d->dims);
+  }
+  if (lp_is_word(P, "tuple")) {
+    d->type.base = LN_TUPLE;
+    d->tuple = tuple_type(P, where);
+    return d;
+  }
+  spec s;
+  memset(&s, 0, sizeof s);
+  sized_type(P, where, &s);
+  d->type.base = (unsigned char)s.base;
+  d->transform = s.transform;
+  d->lower = s.lower; d->upper = s.upper; d->offset = s.offset; d->multiplier = s.multiplier;
+  d->size1 = s.size1; d->size2 = s.size2;
+  return d;
+}
+
+/* tuple(T1, T2, ...) with sized element types */
+static ln_tuple *tuple_type(lp *P, int where) {
+  const lx_token *t = lp_cur(P);
+  lp_next(P);   /* 'tuple' */
+  P->p->has_tuples = 1;
+  lp_expect(P, LX_LPAREN, "expected '(' after 'tuple', found %s");
+  lp_enter(P);
+  lp_vec v = {0};
+  for (;;) {
+    lp_push(P, &v, tuple_elem(P, where));
+    if (lp_is(P, LX_COMMA)) { lp_next(P); continue; }
+    lp_expect(P, LX_RPAREN, "expected ',' or ')' in the tuple type, found %s");
+    break;
+  }
+  P->depth--;
+  if (v.n < 2) lp_error_at(P, t->line, t->col, "a tuple type has at least two elements");
+  ln_tuple *tu = lp_alloc(P, sizeof *tu);
+  tu->n = v.n;
+  tu->elem = lp_alloc(P, (size_t)v.n * sizeof *tu->elem);
+  for (int i = 0; i < v.n; i++) tu->elem[i] = v.v[i];
+  return tu;
+}
+
 void lp_decl(lp *P, int where, int blk, lp_vec *out) {
   const lx_token *start = lp_cur(P);
   ln_expr *dims[TM_MAXARR];
@@ -171,7 +225,12 @@ void lp_decl(lp *P, int where, int blk, lp_vec *out) {
   const lx_token *tstart = lp_cur(P);
   spec s;
   memset(&s, 0, sizeof s);
-  sized_type(P, where, &s);
+  if (lp_is_word(P, "tuple")) {
+    s.base = LN_TUPLE;
+    s.tuple = tuple_type(P, where);
+  } else {
+    sized_type(P, where, &s);
+  }
   for (int first = 1;; first = 0) {
     const lx_token *nt = lp_cur(P);
     lp_check_name(P, nt, "a variable name");
@@ -183,6 +242,7 @@ void lp_decl(lp *P, int where, int blk, lp_vec *out) {
     d->transform = s.transform;
     d->lower = s.lower; d->upper = s.upper; d->offset = s.offset; d->multiplier = s.multiplier;
     d->size1 = s.size1; d->size2 = s.size2;
+    d->tuple = s.tuple;
     d->type.narr = (unsigned char)narr;
     for (int i = 0; i < narr; i++) d->dims[i] = dims[i];
     lp_next(P);
@@ -256,6 +316,36 @@ ln_type lp_unsized_type(lp *P, const char *what) {
     t.narr = (unsigned char)unsized_dims(P, 1);
   }
   const lx_token *bt = lp_cur(P);
+  if (lp_tok_is(P, bt, "tuple")) {
+    lp_next(P);
+    P->p->has_tuples = 1;
+    lp_expect(P, LX_LPAREN, "expected '(' after 'tuple', found %s");
+    lp_enter(P);
+    lp_vec v = {0};
+    for (;;) {
+      const lx_token *et = lp_cur(P);
+      if (lp_is_word(P, "data"))
+        lp_error_at(P, et->line, et->col, "'data' qualifies a whole function argument, not an element of a tuple");
+      ln_decl *d = lp_alloc(P, sizeof *d);
+      d->line = et->line;
+      d->col = et->col;
+      d->type = lp_unsized_type(P, "a type in the tuple type");
+      if (d->type.base == LN_TUPLE) d->tuple = P->last_tuple;
+      lp_push(P, &v, d);
+      if (lp_is(P, LX_COMMA)) { lp_next(P); continue; }
+      lp_expect(P, LX_RPAREN, "expected ',' or ')' in the tuple type, found %s");
+      break;
+    }
+    P->depth--;
+    if (v.n < 2) lp_error_at(P, bt->line, bt->col, "a tuple type has at least two elements");
+    ln_tuple *tu = lp_alloc(P, sizeof *tu);
+    tu->n = v.n;
+    tu->elem = lp_alloc(P, (size_t)v.n * sizeof *tu->elem);
+    for (int i = 0; i < v.n; i++) tu->elem[i] = v.v[i];
+    t.base = LN_TUPLE;
+    P->last_tuple = tu;
+    return t;
+  }
   int b = word_in(P, bt, basic);
   if (!b) {
     if (word_in(P, bt, unsupported)) unsupported_type(P, bt);

@@ -52,6 +52,10 @@ void lp_expr_list(lp *P, lp_vec *out, int close, int allow_empty, const char *co
 static ln_expr *call(lp *P, const lx_token *name) {
   ln_expr *e = lp_new_expr(P, LE_CALL, name);
   e->name = lp_text(P, name);
+  if (!strcmp(e->name, "qr") || !strcmp(e->name, "qr_thin") || !strcmp(e->name, "svd") ||
+      !strcmp(e->name, "eigendecompose_sym") || !strcmp(e->name, "eigendecompose") ||
+      !strcmp(e->name, "csr_extract"))
+    P->p->has_tuples = 1;
   lp_next(P);   /* name */
   lp_next(P);   /* '(' */
   char ctx[120];
@@ -100,6 +104,18 @@ static ln_expr *primary(lp *P) {
   case LX_LPAREN: {
     lp_next(P);
     e = lp_expr(P);
+    if (lp_is(P, LX_COMMA)) {
+      /* (a, b, ...): a tuple literal */
+      lp_vec v = {0};
+      lp_push(P, &v, e);
+      lp_next(P);
+      lp_expr_list(P, &v, LX_RPAREN, 0, "the tuple expression '(...)'");
+      e = lp_new_expr(P, LE_TUPLE, t);
+      P->p->has_tuples = 1;
+      e->args = lp_exprs(P, &v);
+      e->nargs = v.n;
+      return e;
+    }
     lp_expect(P, LX_RPAREN, "expected ')' to close '(', found %s");
     return e;
   }
@@ -162,6 +178,18 @@ static void index1(lp *P, ln_index *x) {
   }
 }
 
+/* The k of a token ".k" (digits only after the point), or 0. */
+static int tuple_index(const lp *P, const lx_token *t) {
+  long k = 0;
+  for (size_t j = 1; j < t->len; j++) {
+    char c = P->p->source[t->off + j];
+    if (c < '0' || c > '9') return 0;
+    k = k * 10 + (c - '0');
+    if (k > 100000) return 0;
+  }
+  return (int)k;
+}
+
 static ln_expr *postfix(lp *P) {
   int d0 = P->depth;
   ln_expr *e = primary(P);
@@ -201,6 +229,21 @@ static ln_expr *postfix(lp *P) {
       }
       x->idx = idx;
       x->nidx = n;
+      e = x;
+    } else if (t->kind == LX_REAL && t->len >= 2 && P->p->source[t->off] == '.' &&
+               tuple_index(P, t) > 0) {
+      /* e.1: Stan's tuple indexing (the lexer read ".1" as a real) */
+      lp_enter(P);
+      ln_expr *x = lp_alloc(P, sizeof *x);
+      x->kind = LE_TPROJ;
+      P->p->has_tuples = 1;
+      x->line = e->line;
+      x->col = e->col;
+      x->args = lp_alloc(P, sizeof *x->args);
+      x->args[0] = e;
+      x->nargs = 1;
+      x->ival = tuple_index(P, t);
+      lp_next(P);
       e = x;
     } else {
       break;

@@ -193,6 +193,7 @@ static ln_func *function_def(lp *P) {
     lp_next(P);
   } else {
     f->ret = lp_unsized_type(P, "a function definition (a return type such as void, real, vector...)");
+    if (f->ret.base == LN_TUPLE) f->ret_tuple = P->last_tuple;
     if (f->ret.data_only)
       lp_error_at(P, start->line, start->col, "'data' qualifies function arguments, not return types");
   }
@@ -209,6 +210,7 @@ static ln_func *function_def(lp *P) {
       const lx_token *at = lp_cur(P);
       ln_decl *d = lp_alloc(P, sizeof *d);
       d->type = lp_unsized_type(P, "an argument type (int, real, vector, row_vector, matrix or array)");
+      if (d->type.base == LN_TUPLE) d->tuple = P->last_tuple;
       const lx_token *an = lp_cur(P);
       lp_check_name(P, an, "the argument's name");
       d->name = lp_text(P, an);

@@ -29,6 +29,7 @@ typedef struct lp {
   size_t errsize;
   int depth;
   jmp_buf jb;
+  ln_tuple *last_tuple;    /* lp_unsized_type: the tuple type when it returned base LN_TUPLE */
 } lp;
 
 /* what a declaration may have, by where it is */

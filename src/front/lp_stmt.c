@@ -11,7 +11,7 @@
 #include "lp_parse.h"
 
 static int is_lvalue(const ln_expr *e) {
-  while (e->kind == LE_INDEX) e = e->args[0];
+  while (e->kind == LE_INDEX || e->kind == LE_TPROJ) e = e->args[0];
   return e->kind == LE_VAR;
 }
 

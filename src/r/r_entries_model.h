@@ -4,6 +4,7 @@
 #include <Rinternals.h>
 SEXP tp_model_new(SEXP code, SEXP filename, SEXP include_paths);
 SEXP tp_model_variables(SEXP prog);
+SEXP tp_tuples(SEXP x);
 SEXP tp_ctx_new(SEXP prog, SEXP data, SEXP seed);
 SEXP tp_log_prob(SEXP ctx, SEXP upars, SEXP jacobian, SEXP grad);
 SEXP tp_grad_log_prob(SEXP ctx, SEXP upars, SEXP jacobian);
@@ -23,6 +24,7 @@ SEXP tp_plan_lanes(SEXP on);
 #define R_ENTRIES_MODEL \
   ENTRY(tp_model_new, 3), \
   ENTRY(tp_model_variables, 1), \
+  ENTRY(tp_tuples, 1), \
   ENTRY(tp_ctx_new, 3), \
   ENTRY(tp_log_prob, 4), \
   ENTRY(tp_grad_log_prob, 3), \

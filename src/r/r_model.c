@@ -208,6 +208,34 @@ SEXP tp_model_variables(SEXP prog) {
   return r;
 }
 
+/* The program's top-level tuple variables (x may be a program or a data
+** context): list(name, block, shape), shape as lt_tuple_vars gives it. */
+SEXP tp_tuples(SEXP x) {
+  const ln_program *p;
+  if (TYPEOF(x) == EXTPTRSXP && R_ExternalPtrTag(x) == install("tapestry_context")) {
+    rm_ctx *m = R_ExternalPtrAddr(x);
+    if (!m) rc_raise_msg("the context's memory is gone", "tapestry_argument_error");
+    p = m->prog->p;
+  } else {
+    p = prog_of(x)->p;
+  }
+  int n;
+  const ln_tuple_var *t = lt_tuple_vars(p, &n);
+  SEXP name = PROTECT(allocVector(STRSXP, n));
+  SEXP block = PROTECT(allocVector(STRSXP, n));
+  SEXP shape = PROTECT(allocVector(STRSXP, n));
+  for (int i = 0; i < n; i++) {
+    SET_STRING_ELT(name, i, mkCharCE(t[i].name, CE_UTF8));
+    SET_STRING_ELT(block, i, mkChar(ln_block_name(t[i].block)));
+    SET_STRING_ELT(shape, i, mkChar(t[i].shape));
+  }
+  static const char *const fields[] = {"name", "block", "shape"};
+  SEXP vals[3] = {name, block, shape};
+  SEXP r = rc_named_list(3, fields, vals);
+  UNPROTECT(3);
+  return r;
+}
+
 /* ---- the data context ---- */
 
 /* Reads data given as a named list or as the path of a JSON file. */

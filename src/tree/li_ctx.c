@@ -95,7 +95,12 @@ static int bind_data(li_run *r, li_ctx *c, const ld_set *data, char *err, size_t
     const ld_value *given = data ? ld_find(data, d->name) : NULL;
     if (!given) {
       if (tm_numel(&shape) == 0 && (rc = li_alloc(&slot->v, &shape, 0)) == AD_OK) { slot->set = 1; continue; }
-      snprintf(err, errsize, "variable '%s' (declared %s) not found in the data", d->name, text);
+      const char *colon = strchr(d->name, ':');
+      if (colon)   /* an element of a tuple (src/front/lt_tuple.c) */
+        snprintf(err, errsize, "variable '%.*s' (a tuple whose element '%s' is declared %s) not found in the data",
+                 (int)(colon - d->name), d->name, d->name, text);
+      else
+        snprintf(err, errsize, "variable '%s' (declared %s) not found in the data", d->name, text);
       return AD_EINVALID;
     }
     if ((rc = ld_bind_value(given, d->name, text, &shape, &slot->v, err, errsize))) return rc;

@@ -246,6 +246,31 @@ static int elementwise_transform(const ln_decl *d) {
          !strcmp(t, "offset_multiplier");
 }
 
+/* An element of a tuple's element (lt_tuple.c's "a:2:1"): each level's
+** array indexes after its part of the name, a[1]:2[3]:1[2]. */
+static char *tuple_elem_name(const li_var *v, const int *idx, int nd, char *buf, size_t size) {
+  const ln_decl *d = v->decl;
+  const char *name = v->name;
+  size_t m = 0;
+  int used = 0;
+  buf[0] = '\0';
+  for (int level = 0; level <= d->ntsplit && m < size; level++) {
+    const char *colon = level < d->ntsplit ? strchr(name, ':') : NULL;
+    size_t len = colon ? (size_t)(colon - name) : strlen(name);
+    m += (size_t)snprintf(buf + m, size - m, "%s%.*s", level ? ":" : "", (int)len, name);
+    int k = level < d->ntsplit ? d->tsplit[level] : nd - used;
+    if (k > 0 && m < size) {
+      m += (size_t)snprintf(buf + m, size - m, "[");
+      for (int i = 0; i < k && used < nd && m < size; i++, used++)
+        m += (size_t)snprintf(buf + m, size - m, "%s%d", i ? "," : "", idx[used] + 1);
+      if (m < size) m += (size_t)snprintf(buf + m, size - m, "]");
+    }
+    if (!colon) break;
+    name = colon + 1;
+  }
+  return buf;
+}
+
 char *li_elem_name(const li_var *v, size_t k, int free, char *buf, size_t size) {
   const tm_v *s = &v->shape;
   int scalar = s->narr == 0 && (s->base == TM_INT || s->base == TM_REAL);
@@ -267,6 +292,7 @@ char *li_elem_name(const li_var *v, size_t k, int free, char *buf, size_t size) 
   } else {
     output_offset(s, k, idx);
   }
+  if (v->decl && v->decl->ntsplit) return tuple_elem_name(v, idx, nd, buf, size);
   size_t m = (size_t)snprintf(buf, size, "%s[", v->name);
   for (int i = 0; i < nd && m < size; i++) m += (size_t)snprintf(buf + m, size - m, "%s%d", i ? "," : "", idx[i] + 1);
   if (m < size) snprintf(buf + m, size - m, "]");
