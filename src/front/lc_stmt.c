@@ -44,6 +44,8 @@ static int sizes(lc_ctx *c, ln_decl *d) {
     if ((rc = lc_int_expr(c, d->dims[i], "an array size"))) return rc;
   }
   int b = d->type.base;
+  if (b == TM_CVECTOR || b == TM_CROW_VECTOR) b = TM_VECTOR;   /* sized as the real ones */
+  if (b == TM_CMATRIX) b = TM_MATRIX;
   if (b == TM_VECTOR || b == TM_ROW_VECTOR || b == TM_MATRIX) {
     if (!d->size1) return lc_error(c, d->line, d->col, "'%s' declared without its size", d->name);
     if ((rc = lc_int_expr(c, d->size1, b == TM_MATRIX ? "the number of rows" : "a vector size"))) return rc;
@@ -68,6 +70,11 @@ int lc_decl(lc_ctx *c, ln_stmt *s, int global) {
   if (global && (c->blk == LN_BLK_PARAMS || c->blk == LN_BLK_TPARAMS) && d->type.base == TM_INT)
     return lc_error(c, d->line, d->col, "%s cannot be integers: '%s' is declared int",
                     c->blk == LN_BLK_PARAMS ? "parameters" : "transformed parameters", d->name);
+  if (global && c->blk == LN_BLK_PARAMS && lc_is_complex(d->type))
+    return lc_error(c, d->line, d->col, "parameters cannot be complex: '%s' is declared %s; declare its "
+                    "real and imaginary parts as real parameters and build it with to_complex()",
+                    d->name, ln_base_name(d->type.base));
+  if (lc_is_complex(d->type)) p->uses_complex = 1;
   if (!global && has_constraint(d))
     return lc_error(c, d->line, d->col,
                     "local variable '%s' cannot have a constraint: only top-level declarations of "
@@ -340,6 +347,10 @@ static int loop(lc_ctx *c, ln_stmt *s) {
     ln_type et = s->e->type;
     if (lc_is_numeric(et) && et.narr > 0) t = lc_mk(et.base, et.narr - 1);
     else if (et.base == TM_VECTOR || et.base == TM_ROW_VECTOR || et.base == TM_MATRIX) t = lc_mk(TM_REAL, 0);
+    else if (lc_is_complex(et))
+      return lc_error(c, s->e->line, s->e->col,
+                      "a foreach loop over a %s is not supported by tapestry yet; loop over its indexes",
+                      ln_base_name(et.base));
     else {
       char tb[64];
       return lc_error(c, s->e->line, s->e->col,

@@ -19,7 +19,7 @@
 #include "../math/tm.h"
 
 /* ---- types ---- */
-/* base: TM_INT .. TM_MATRIX (tm.h), or one of these. */
+/* base: TM_INT .. TM_CMATRIX (tm.h), or one of these. */
 enum {
   LN_VOID = 16,     /* result of a void function */
   LN_STRING,        /* string literal: print, reject, fatal_error, profile */
@@ -242,6 +242,7 @@ typedef struct ln_program {
   ln_decl **globals;         /* the top-level declarations of all blocks, by slot */
   int nglobals;
   int nlocals[LN_NBLOCKS];   /* local frame size of each block (nested declarations, loop variables) */
+  unsigned char uses_complex; /* some expression or variable has a complex type (plans refuse it) */
 } ln_program;
 
 /* ---- diagnostics ---- */

@@ -25,4 +25,7 @@ extern const tm_fn tm_fns_dens_disc2[];  /* tm_dens_disc2.c: beta_binomial, neg_
 extern const tm_fn tm_fns_dens_multi2[]; /* tm_dens_multi2.c: lkj_corr, multi_student_t */
 extern const tm_fn tm_fns_gp[];          /* tm_gp.c: gp_exponential/matern32/matern52/periodic/dot_prod_cov */
 extern const tm_fn tm_fns_glm[];         /* tm_glm.c: normal_id_glm, poisson_log_glm */
+extern const tm_fn tm_fns_complex[];     /* tm_complex.c: complex scalars, elementwise functions, operators */
+extern const tm_fn tm_fns_complex_mat[]; /* tm_complex_mat.c: complex matrix product, fft, sum, prod, transpose */
+extern const tm_fn tm_fns_complex_cont[]; /* tm_complex_cont.c: sizes, builders, slices, appends of complex values */
 #endif
