@@ -109,13 +109,10 @@ static int no_function(lc_ctx *c, ln_expr *e, const char *name) {
                         name, alt, alt[len - 2] == 'm' ? " (the distribution is discrete)" : "");
     }
   }
-  static const char *const complex_only[] = {
-    "eigenvalues", "eigenvectors", "eigendecompose", "complex_schur_decompose",
-    "complex_schur_decompose_t", "complex_schur_decompose_u", NULL
-  };
+  static const char *const complex_only[] = { "eigendecompose", "complex_schur_decompose", NULL };
   for (int i = 0; complex_only[i]; i++)
     if (!strcmp(name, complex_only[i]))
-      return lc_error(c, e->line, e->col, "'%s' (complex results of a non-symmetric matrix) is not supported "
+      return lc_error(c, e->line, e->col, "'%s' (a tuple of complex results) is not supported "
                       "by tapestry yet", name);
   return lc_error(c, e->line, e->col, "unknown function '%s'", name);
 }
@@ -130,10 +127,9 @@ static int mismatch(lc_ctx *c, ln_expr *e, const char *name, const char *shown) 
   /* Stan's functions of complex arguments that tapestry lacks (tm_complex*.c has the others) */
   static const char *const lacking[] = {
     "columns_dot_product", "columns_dot_self", "rows_dot_product", "rows_dot_self", "dot_self",
-    "diag_pre_multiply", "diag_post_multiply", "eigendecompose_sym", "eigenvalues_sym", "eigenvectors_sym",
-    "mdivide_right", "singular_values", "svd", "svd_U", "svd_V", "symmetrize_from_lower_tri",
-    "eigenvalues", "eigenvectors", "eigendecompose", "complex_schur_decompose",
-    "complex_schur_decompose_t", "complex_schur_decompose_u", NULL
+    "eigendecompose_sym", "eigenvalues_sym", "eigenvectors_sym",
+    "mdivide_right", "singular_values", "svd", "svd_U", "svd_V",
+    "eigendecompose", "complex_schur_decompose", NULL
   };
   for (int i = 0; z && lacking[i]; i++)
     if (!strcmp(name, lacking[i]))

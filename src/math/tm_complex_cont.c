@@ -552,6 +552,63 @@ static int k_dot(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   return AD_OK;
 }
 
+/* diag_pre_multiply(v, m): v_i m_ij; diag_post_multiply(m, v): m_ij v_j */
+typedef struct dpm_node { ad_node hdr; const tm_v *m, *v; const double *oadj; int rows, cols, post; } dpm_node;
+static void dpm_chain(ad_node *self) {
+  dpm_node *p = (dpm_node *)self;
+  for (int j = 0; j < p->cols; j++)
+    for (int i = 0; i < p->rows; i++) {
+      size_t k = (size_t)i + (size_t)j * p->rows, iv = (size_t)(p->post ? j : i);
+      cx g = cx_mk(p->oadj[2 * k], p->oadj[2 * k + 1]);
+      cx dm = conj(cx_get(p->v, iv)) * g, dv = conj(cx_get(p->m, k)) * g;
+      cx_add_adj(p->m, k, creal(dm), cimag(dm));
+      cx_add_adj(p->v, iv, creal(dv), cimag(dv));
+    }
+}
+
+static int k_diag_multiply(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
+  if (nargs != 2) return tm_no_overload(c, a, nargs);
+  int post = c->fn->data != NULL, rc;
+  const tm_v *m = post ? &a[0] : &a[1], *v = post ? &a[1] : &a[0];
+  int R = m->rows, C = m->cols;
+  if ((rc = tm_check_size_match(c->fn->name, post ? "m1.cols()" : "m1.size()", post ? (size_t)C : tm_numel(v),
+                                post ? "m2.size()" : "m2.rows()", post ? tm_numel(v) : (size_t)R)))
+    return rc;
+  int ad = m->adj || v->adj;
+  if ((rc = cx_new(out, m, TM_CMATRIX, ad))) return rc;
+  for (int j = 0; j < C; j++)
+    for (int i = 0; i < R; i++) {
+      size_t k = (size_t)i + (size_t)j * R;
+      cx z = cx_get(m, k) * cx_get(v, (size_t)(post ? j : i));
+      out->val[2 * k] = creal(z);
+      out->val[2 * k + 1] = cimag(z);
+    }
+  out->dep = (unsigned char)tm_any_dep(a, 2);
+  if (!ad || (size_t)R * C == 0) return AD_OK;
+  dpm_node *p = ad_node_new(sizeof *p, dpm_chain);
+  tm_v *cp = ad_alloc(2 * sizeof *cp);
+  if (!p || !cp) return ad_fail(AD_EMEMORY, "out of memory");
+  cp[0] = *m; cp[1] = *v;
+  p->m = &cp[0]; p->v = &cp[1]; p->oadj = out->adj; p->rows = R; p->cols = C; p->post = post;
+  return AD_OK;
+}
+
+static int k_symmetrize(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
+  if (nargs != 1) return tm_no_overload(c, a, nargs);
+  int rc, n = a->rows;
+  if ((rc = tm_check_square(c->fn->name, "m", a))) return rc;
+  gather g;
+  if ((rc = gather_new(&g, (size_t)n * n))) return rc;
+  for (int j = 0; j < n; j++)
+    for (int i = 0; i < n; i++) {
+      size_t k = (size_t)i + (size_t)j * n;
+      int r = i > j ? i : j, col = i > j ? j : i;
+      g.which[k] = 0;
+      g.idx[k] = (size_t)r + (size_t)col * n;
+    }
+  return gather_run(a, 1, &g, TM_CMATRIX, a, out);
+}
+
 /* ---- the table ---- */
 
 static const int s_size = S_SIZE, s_numel = S_NUMEL, s_rows = S_ROWS, s_cols = S_COLS;
@@ -560,7 +617,7 @@ static const int f_vec = 0, f_row = 1, f_arr = 2;
 static const int g_head = 0, g_tail = 1, g_segment = 2;
 static const int b_block = 0, b_row = 1, b_col = 2, b_sub_row = 3, b_sub_col = 4, b_diagonal = 5;
 static const int a_row = 0, a_col = 1;
-static const int is_trace = 1;
+static const int is_trace = 1, is_post = 1;
 
 
 const tm_fn tm_fns_complex_cont[] = {
@@ -570,15 +627,58 @@ const tm_fn tm_fns_complex_cont[] = {
   {"cols", "int(complex_vector); int(complex_row_vector); int(complex_matrix)", k_size, &s_cols},
   {"dims", "array[] int(Zx)", k_dims, NULL},
   {"rep_array",
-   "array[] complex(complex, int); array[,] complex(complex, int, int); array[,,] complex(complex, int, int, int); "
-   "array[] complex_vector(complex_vector, int); array[,] complex_vector(complex_vector, int, int); "
-   "array[,,] complex_vector(complex_vector, int, int, int); "
-   "array[] complex_row_vector(complex_row_vector, int); array[,] complex_row_vector(complex_row_vector, int, int); "
-   "array[,,] complex_row_vector(complex_row_vector, int, int, int); "
-   "array[] complex_matrix(complex_matrix, int); array[,] complex_matrix(complex_matrix, int, int); "
-   "array[,,] complex_matrix(complex_matrix, int, int, int); "
-   "array[,] complex(array[] complex, int); array[,] complex_vector(array[] complex_vector, int); "
-   "array[,] complex_row_vector(array[] complex_row_vector, int); array[,] complex_matrix(array[] complex_matrix, int)",
+   "array[] complex(complex, int); array[,] complex(complex, int, int); array[,,] complex(complex, int, "
+   "int, int); array[,] complex(array[] complex, int); array[,,] complex(array[] complex, int, int); arr"
+   "ay[,,,] complex(array[] complex, int, int, int); array[,,] complex(array[,] complex, int); array[,,,"
+   "] complex(array[,] complex, int, int); array[,,,,] complex(array[,] complex, int, int, int); array[,"
+   ",,] complex(array[,,] complex, int); array[,,,,] complex(array[,,] complex, int, int); array[,,,,,] "
+   "complex(array[,,] complex, int, int, int); array[,,,,] complex(array[,,,] complex, int); array[,,,,,"
+   "] complex(array[,,,] complex, int, int); array[,,,,,,] complex(array[,,,] complex, int, int, int); a"
+   "rray[,,,,,] complex(array[,,,,] complex, int); array[,,,,,,] complex(array[,,,,] complex, int, int);"
+   " array[,,,,,,,] complex(array[,,,,] complex, int, int, int)",
+   k_rep, &r_array},
+  {"rep_array",
+   "array[] complex_vector(complex_vector, int); array[,] complex_vector(complex_vector, int, int); arra"
+   "y[,,] complex_vector(complex_vector, int, int, int); array[,] complex_vector(array[] complex_vector,"
+   " int); array[,,] complex_vector(array[] complex_vector, int, int); array[,,,] complex_vector(array[]"
+   " complex_vector, int, int, int); array[,,] complex_vector(array[,] complex_vector, int); array[,,,] "
+   "complex_vector(array[,] complex_vector, int, int); array[,,,,] complex_vector(array[,] complex_vecto"
+   "r, int, int, int); array[,,,] complex_vector(array[,,] complex_vector, int); array[,,,,] complex_vec"
+   "tor(array[,,] complex_vector, int, int); array[,,,,,] complex_vector(array[,,] complex_vector, int, "
+   "int, int); array[,,,,] complex_vector(array[,,,] complex_vector, int); array[,,,,,] complex_vector(a"
+   "rray[,,,] complex_vector, int, int); array[,,,,,,] complex_vector(array[,,,] complex_vector, int, in"
+   "t, int); array[,,,,,] complex_vector(array[,,,,] complex_vector, int); array[,,,,,,] complex_vector("
+   "array[,,,,] complex_vector, int, int); array[,,,,,,,] complex_vector(array[,,,,] complex_vector, int"
+   ", int, int)",
+   k_rep, &r_array},
+  {"rep_array",
+   "array[] complex_row_vector(complex_row_vector, int); array[,] complex_row_vector(complex_row_vector,"
+   " int, int); array[,,] complex_row_vector(complex_row_vector, int, int, int); array[,] complex_row_ve"
+   "ctor(array[] complex_row_vector, int); array[,,] complex_row_vector(array[] complex_row_vector, int,"
+   " int); array[,,,] complex_row_vector(array[] complex_row_vector, int, int, int); array[,,] complex_r"
+   "ow_vector(array[,] complex_row_vector, int); array[,,,] complex_row_vector(array[,] complex_row_vect"
+   "or, int, int); array[,,,,] complex_row_vector(array[,] complex_row_vector, int, int, int); array[,,,"
+   "] complex_row_vector(array[,,] complex_row_vector, int); array[,,,,] complex_row_vector(array[,,] co"
+   "mplex_row_vector, int, int); array[,,,,,] complex_row_vector(array[,,] complex_row_vector, int, int,"
+   " int); array[,,,,] complex_row_vector(array[,,,] complex_row_vector, int); array[,,,,,] complex_row_"
+   "vector(array[,,,] complex_row_vector, int, int); array[,,,,,,] complex_row_vector(array[,,,] complex"
+   "_row_vector, int, int, int); array[,,,,,] complex_row_vector(array[,,,,] complex_row_vector, int); a"
+   "rray[,,,,,,] complex_row_vector(array[,,,,] complex_row_vector, int, int); array[,,,,,,,] complex_ro"
+   "w_vector(array[,,,,] complex_row_vector, int, int, int)",
+   k_rep, &r_array},
+  {"rep_array",
+   "array[] complex_matrix(complex_matrix, int); array[,] complex_matrix(complex_matrix, int, int); arra"
+   "y[,,] complex_matrix(complex_matrix, int, int, int); array[,] complex_matrix(array[] complex_matrix,"
+   " int); array[,,] complex_matrix(array[] complex_matrix, int, int); array[,,,] complex_matrix(array[]"
+   " complex_matrix, int, int, int); array[,,] complex_matrix(array[,] complex_matrix, int); array[,,,] "
+   "complex_matrix(array[,] complex_matrix, int, int); array[,,,,] complex_matrix(array[,] complex_matri"
+   "x, int, int, int); array[,,,] complex_matrix(array[,,] complex_matrix, int); array[,,,,] complex_mat"
+   "rix(array[,,] complex_matrix, int, int); array[,,,,,] complex_matrix(array[,,] complex_matrix, int, "
+   "int, int); array[,,,,] complex_matrix(array[,,,] complex_matrix, int); array[,,,,,] complex_matrix(a"
+   "rray[,,,] complex_matrix, int, int); array[,,,,,,] complex_matrix(array[,,,] complex_matrix, int, in"
+   "t, int); array[,,,,,] complex_matrix(array[,,,,] complex_matrix, int); array[,,,,,,] complex_matrix("
+   "array[,,,,] complex_matrix, int, int); array[,,,,,,,] complex_matrix(array[,,,,] complex_matrix, int"
+   ", int, int)",
    k_rep, &r_array},
   {"rep_vector", "complex_vector(complex, int)", k_rep, &r_vector},
   {"rep_row_vector", "complex_row_vector(complex, int)", k_rep, &r_row},
@@ -691,5 +791,10 @@ const tm_fn tm_fns_complex_cont[] = {
   {"dot_product", "complex(complex_vector, complex_vector); complex(complex_vector, complex_row_vector); "
    "complex(complex_row_vector, complex_vector); complex(complex_row_vector, complex_row_vector); "
    "complex(array[] complex, array[] complex)", k_dot, NULL},
+  {"diag_pre_multiply", "complex_matrix(complex_vector, complex_matrix); "
+   "complex_matrix(complex_row_vector, complex_matrix)", k_diag_multiply, NULL},
+  {"diag_post_multiply", "complex_matrix(complex_matrix, complex_vector); "
+   "complex_matrix(complex_matrix, complex_row_vector)", k_diag_multiply, &is_post},
+  {"symmetrize_from_lower_tri", "complex_matrix(complex_matrix)", k_symmetrize, NULL},
   {NULL, NULL, NULL, NULL}
 };

@@ -17,7 +17,7 @@ static const tm_fn *const modules[] = {
   tm_fns_build, tm_fns_sort, tm_fns_matrix_ops, tm_fns_solve, tm_fns_eigen,
   tm_fns_dens_cont2, tm_fns_dens_disc2, tm_fns_dens_multi2,
   tm_fns_gp, tm_fns_glm,
-  tm_fns_complex, tm_fns_complex_mat, tm_fns_complex_cont,
+  tm_fns_complex, tm_fns_complex_mat, tm_fns_complex_cont, tm_fns_complex_eigen,
 };
 
 static tm_fn *table;

@@ -1,0 +1,259 @@
+/*
+** tm_complex_eigen.c -- the complex Schur decomposition A = U T U^H of a
+** square (real or complex) matrix and what comes of it: eigenvalues,
+** eigenvectors, complex_schur_decompose_t and _u.
+**
+** Householder reduction to Hessenberg form, then the shifted QR algorithm
+** with Givens rotations (Wilkinson shifts, exceptional shifts every 10
+** iterations), U accumulated.  Eigenvalues are T's diagonal, in the order
+** the iteration leaves them (Stan's come from Eigen's solvers, whose order
+** may differ); eigenvectors are U times the eigenvectors of T, scaled to
+** unit norm.  Gradients: eigenvalues have them (d lambda_k = (V^-1 dA V)_kk,
+** for distinct eigenvalues); eigenvectors and the Schur factors of a matrix
+** that depends on parameters are refused as not supported yet.
+*/
+#include <float.h>
+#include <math.h>
+#include <string.h>
+#include "tm_complex.h"
+
+#define IX(i, j, n) ((size_t)(i) + (size_t)(j) * (size_t)(n))
+
+/* T (n x n, column-major, in: A, out: upper triangular) and U, unitary, with
+** A = U T U^H.  AD_EDOMAIN when the iteration does not converge. */
+static int schur(const char *fn, cx *T, cx *U, int n) {
+  for (int j = 0; j < n; j++)
+    for (int i = 0; i < n; i++) U[IX(i, j, n)] = i == j ? 1 : 0;
+  for (size_t k = 0; k < (size_t)n * n; k++)
+    if (!isfinite(creal(T[k])) || !isfinite(cimag(T[k])))
+      return ad_fail(AD_EDOMAIN, "%s: m is not finite", fn);
+  cx *v = ad_alloc((size_t)(n > 0 ? n : 1) * sizeof *v);
+  double *cs = ad_alloc((size_t)(n > 0 ? n : 1) * sizeof *cs);
+  cx *sn = ad_alloc((size_t)(n > 0 ? n : 1) * sizeof *sn);
+  if (!v || !cs || !sn) return ad_fail(AD_EMEMORY, "out of memory");
+  /* Hessenberg: Householder reflections P = I - 2 v v^H / (v^H v) */
+  for (int k = 0; k + 2 < n; k++) {
+    double norm = 0;
+    for (int i = k + 1; i < n; i++) norm += creal(T[IX(i, k, n)] * conj(T[IX(i, k, n)]));
+    norm = sqrt(norm);
+    if (norm == 0) continue;
+    cx x0 = T[IX(k + 1, k, n)];
+    cx phase = cabs(x0) > 0 ? x0 / cabs(x0) : 1;
+    for (int i = 0; i < n; i++) v[i] = 0;
+    for (int i = k + 1; i < n; i++) v[i] = T[IX(i, k, n)];
+    v[k + 1] += phase * norm;
+    double vv = 0;
+    for (int i = k + 1; i < n; i++) vv += creal(v[i] * conj(v[i]));
+    if (vv == 0) continue;
+    /* T = P T: rows k+1.. */
+    for (int j = 0; j < n; j++) {
+      cx s = 0;
+      for (int i = k + 1; i < n; i++) s += conj(v[i]) * T[IX(i, j, n)];
+      s *= 2 / vv;
+      for (int i = k + 1; i < n; i++) T[IX(i, j, n)] -= v[i] * s;
+    }
+    /* T = T P and U = U P: columns k+1.. */
+    for (int pass = 0; pass < 2; pass++) {
+      cx *M = pass ? U : T;
+      for (int i = 0; i < n; i++) {
+        cx s = 0;
+        for (int j = k + 1; j < n; j++) s += M[IX(i, j, n)] * v[j];
+        s *= 2 / vv;
+        for (int j = k + 1; j < n; j++) M[IX(i, j, n)] -= s * conj(v[j]);
+      }
+    }
+    for (int i = k + 2; i < n; i++) T[IX(i, k, n)] = 0;
+  }
+  /* shifted QR */
+  int hi = n - 1, iter = 0, total = 0;
+  while (hi > 0) {
+    int l = hi;
+    for (; l > 0; l--) {
+      double s = cabs(T[IX(l - 1, l - 1, n)]) + cabs(T[IX(l, l, n)]);
+      if (cabs(T[IX(l, l - 1, n)]) <= DBL_EPSILON * (s > 0 ? s : 1)) { T[IX(l, l - 1, n)] = 0; break; }
+    }
+    if (l == hi) { hi--; iter = 0; continue; }
+    if (++total > 100 * n) return ad_fail(AD_EDOMAIN, "%s: the QR iteration did not converge", fn);
+    iter++;
+    cx a = T[IX(hi - 1, hi - 1, n)], b = T[IX(hi - 1, hi, n)], c = T[IX(hi, hi - 1, n)], d = T[IX(hi, hi, n)];
+    cx mu;
+    if (iter % 10 == 0) mu = d + fabs(creal(c)) + cabs(T[IX(hi - 1, hi - 2 >= 0 ? hi - 2 : 0, n)]);
+    else {
+      cx h = (a + d) / 2, disc = csqrt((a - d) * (a - d) / 4 + b * c);
+      cx m1 = h + disc, m2 = h - disc;
+      mu = cabs(m1 - d) < cabs(m2 - d) ? m1 : m2;
+    }
+    for (int k = l; k <= hi; k++) T[IX(k, k, n)] -= mu;
+    for (int k = l; k < hi; k++) {
+      cx x = T[IX(k, k, n)], y = T[IX(k + 1, k, n)];
+      double r = hypot(cabs(x), cabs(y));
+      if (r == 0) { cs[k] = 1; sn[k] = 0; continue; }
+      if (cabs(x) == 0) { cs[k] = 0; sn[k] = 1; }
+      else { cs[k] = cabs(x) / r; sn[k] = (x / cabs(x)) * conj(y) / r; }
+      for (int j = k; j < n; j++) {
+        cx p = T[IX(k, j, n)], q = T[IX(k + 1, j, n)];
+        T[IX(k, j, n)] = cs[k] * p + sn[k] * q;
+        T[IX(k + 1, j, n)] = -conj(sn[k]) * p + cs[k] * q;
+      }
+    }
+    for (int k = l; k < hi; k++) {
+      int top = k + 2 < hi ? k + 2 : hi;
+      for (int pass = 0; pass < 2; pass++) {
+        cx *M = pass ? U : T;
+        int rows = pass ? n - 1 : top;
+        for (int i = 0; i <= rows; i++) {
+          cx p = M[IX(i, k, n)], q = M[IX(i, k + 1, n)];
+          M[IX(i, k, n)] = p * cs[k] + q * conj(sn[k]);
+          M[IX(i, k + 1, n)] = -p * sn[k] + q * cs[k];
+        }
+      }
+    }
+    for (int k = l; k <= hi; k++) T[IX(k, k, n)] += mu;
+  }
+  for (int j = 0; j < n; j++)
+    for (int i = j + 1; i < n; i++) T[IX(i, j, n)] = 0;
+  return AD_OK;
+}
+
+/* Eigenvectors V = U X (unit columns) from the Schur form. */
+static int eigvecs(const cx *T, const cx *U, int n, cx *V) {
+  double tnorm = 0;
+  for (size_t k = 0; k < (size_t)n * n; k++) tnorm = fmax(tnorm, cabs(T[k]));
+  double small = DBL_EPSILON * (tnorm > 0 ? tnorm : 1);
+  cx *x = ad_alloc((size_t)(n > 0 ? n : 1) * sizeof *x);
+  if (!x) return ad_fail(AD_EMEMORY, "out of memory");
+  for (int k = 0; k < n; k++) {
+    cx lam = T[IX(k, k, n)];
+    for (int i = 0; i < n; i++) x[i] = 0;
+    x[k] = 1;
+    for (int j = k - 1; j >= 0; j--) {
+      cx s = 0;
+      for (int m = j + 1; m <= k; m++) s += T[IX(j, m, n)] * x[m];
+      cx den = T[IX(j, j, n)] - lam;
+      if (cabs(den) < small) den = small;
+      x[j] = -s / den;
+    }
+    double norm = 0;
+    for (int i = 0; i < n; i++) {
+      cx s = 0;
+      for (int m = 0; m <= k; m++) s += U[IX(i, m, n)] * x[m];
+      V[IX(i, k, n)] = s;
+      norm += creal(s * conj(s));
+    }
+    norm = sqrt(norm);
+    for (int i = 0; i < n && norm > 0; i++) V[IX(i, k, n)] /= norm;
+  }
+  return AD_OK;
+}
+
+/* Inverse by Gauss-Jordan with partial pivoting; AD_EDOMAIN when singular. */
+static int inverse(const char *fn, const cx *A, int n, cx *X) {
+  cx *M = ad_alloc((size_t)(n > 0 ? n * n : 1) * sizeof *M);
+  if (!M) return ad_fail(AD_EMEMORY, "out of memory");
+  memcpy(M, A, (size_t)n * n * sizeof *M);
+  for (int j = 0; j < n; j++)
+    for (int i = 0; i < n; i++) X[IX(i, j, n)] = i == j ? 1 : 0;
+  for (int k = 0; k < n; k++) {
+    int p = k;
+    for (int i = k + 1; i < n; i++) if (cabs(M[IX(i, k, n)]) > cabs(M[IX(p, k, n)])) p = i;
+    if (cabs(M[IX(p, k, n)]) == 0)
+      return ad_fail(AD_EDOMAIN, "%s: the eigenvectors are not independent (a defective matrix has no "
+                     "derivatives of its eigenvalues)", fn);
+    if (p != k)
+      for (int j = 0; j < n; j++) {
+        cx t = M[IX(k, j, n)]; M[IX(k, j, n)] = M[IX(p, j, n)]; M[IX(p, j, n)] = t;
+        t = X[IX(k, j, n)]; X[IX(k, j, n)] = X[IX(p, j, n)]; X[IX(p, j, n)] = t;
+      }
+    cx piv = M[IX(k, k, n)];
+    for (int j = 0; j < n; j++) { M[IX(k, j, n)] /= piv; X[IX(k, j, n)] /= piv; }
+    for (int i = 0; i < n; i++) {
+      if (i == k) continue;
+      cx f = M[IX(i, k, n)];
+      if (f == 0) continue;
+      for (int j = 0; j < n; j++) { M[IX(i, j, n)] -= f * M[IX(k, j, n)]; X[IX(i, j, n)] -= f * X[IX(k, j, n)]; }
+    }
+  }
+  return AD_OK;
+}
+
+typedef struct eig_node {
+  ad_node hdr;
+  const tm_v *a;
+  const cx *V, *Vinv;
+  const double *oadj;
+  int n;
+} eig_node;
+
+/* adj A_ij += sum_k conj(Vinv_ki V_jk) g_k */
+static void eig_chain(ad_node *self) {
+  eig_node *p = (eig_node *)self;
+  int n = p->n;
+  for (int k = 0; k < n; k++) {
+    cx g = cx_mk(p->oadj[2 * k], p->oadj[2 * k + 1]);
+    if (g == 0) continue;
+    for (int j = 0; j < n; j++)
+      for (int i = 0; i < n; i++) {
+        cx d = conj(p->Vinv[IX(k, i, n)] * p->V[IX(j, k, n)]) * g;
+        cx_add_adj(p->a, IX(i, j, n), creal(d), cimag(d));
+      }
+  }
+}
+
+enum { E_VALUES = 0, E_VECTORS, E_SCHUR_T, E_SCHUR_U };
+
+static int k_eigen(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
+  if (nargs != 1) return tm_no_overload(c, a, nargs);
+  const char *fn = c->fn->name;
+  int op = *(const int *)c->fn->data, rc, n = a->rows;
+  if ((rc = tm_check_square(fn, "m", a))) return rc;
+  if (a->adj && op != E_VALUES)
+    return ad_fail(AD_EINVALID, "%s of a matrix that depends on parameters is not supported by tapestry yet "
+                   "(its derivatives are to come); it works on data and in generated quantities", fn);
+  size_t nn = (size_t)n * n;
+  cx *T = ad_alloc((nn ? nn : 1) * sizeof *T), *U = ad_alloc((nn ? nn : 1) * sizeof *U);
+  if (!T || !U) return ad_fail(AD_EMEMORY, "out of memory");
+  for (size_t k = 0; k < nn; k++) T[k] = cx_get(a, k);
+  if ((rc = schur(fn, T, U, n))) return rc;
+  tm_v shape;
+  memset(&shape, 0, sizeof shape);
+  shape.rows = n;
+  shape.cols = op == E_VALUES ? 1 : n;
+  if ((rc = cx_new(out, &shape, op == E_VALUES ? TM_CVECTOR : TM_CMATRIX, a->adj != NULL))) return rc;
+  out->dep = a->dep || a->adj;
+  if (op == E_SCHUR_T || op == E_SCHUR_U) {
+    const cx *M = op == E_SCHUR_T ? T : U;
+    for (size_t k = 0; k < nn; k++) { out->val[2 * k] = creal(M[k]); out->val[2 * k + 1] = cimag(M[k]); }
+    return AD_OK;
+  }
+  cx *V = ad_alloc((nn ? nn : 1) * sizeof *V);
+  if (!V) return ad_fail(AD_EMEMORY, "out of memory");
+  if ((rc = eigvecs(T, U, n, V))) return rc;
+  if (op == E_VECTORS) {
+    for (size_t k = 0; k < nn; k++) { out->val[2 * k] = creal(V[k]); out->val[2 * k + 1] = cimag(V[k]); }
+    return AD_OK;
+  }
+  for (int k = 0; k < n; k++) {
+    out->val[2 * k] = creal(T[IX(k, k, n)]);
+    out->val[2 * k + 1] = cimag(T[IX(k, k, n)]);
+  }
+  if (!a->adj || n == 0) return AD_OK;
+  cx *Vinv = ad_alloc(nn * sizeof *Vinv);
+  if (!Vinv) return ad_fail(AD_EMEMORY, "out of memory");
+  if ((rc = inverse(fn, V, n, Vinv))) return rc;
+  eig_node *p = ad_node_new(sizeof *p, eig_chain);
+  tm_v *ac = ad_alloc(sizeof *ac);
+  if (!p || !ac) return ad_fail(AD_EMEMORY, "out of memory");
+  *ac = *a;
+  p->a = ac; p->V = V; p->Vinv = Vinv; p->oadj = out->adj; p->n = n;
+  return AD_OK;
+}
+
+static const int e_values = E_VALUES, e_vectors = E_VECTORS, e_schur_t = E_SCHUR_T, e_schur_u = E_SCHUR_U;
+
+const tm_fn tm_fns_complex_eigen[] = {
+  {"eigenvalues", "complex_vector(matrix); complex_vector(complex_matrix)", k_eigen, &e_values},
+  {"eigenvectors", "complex_matrix(matrix); complex_matrix(complex_matrix)", k_eigen, &e_vectors},
+  {"complex_schur_decompose_t", "complex_matrix(matrix); complex_matrix(complex_matrix)", k_eigen, &e_schur_t},
+  {"complex_schur_decompose_u", "complex_matrix(matrix); complex_matrix(complex_matrix)", k_eigen, &e_schur_u},
+  {NULL, NULL, NULL, NULL}
+};
