@@ -296,15 +296,20 @@ static int tilde(lc_ctx *c, ln_stmt *s) {
 
 /* ---- statements ---- */
 
-static int numeric_value(lc_ctx *c, ln_expr *e, const char *what) {
+/* complex_ok: print, reject and fatal_error show complex values too */
+static int numeric_value_z(lc_ctx *c, ln_expr *e, const char *what, int complex_ok) {
   int rc = lc_expr(c, e);
   if (rc) return rc;
-  if (!lc_is_numeric(e->type)) {
+  if (!lc_is_numeric(e->type) || (!complex_ok && lc_is_complex(e->type))) {
     char tb[64];
     return lc_error(c, e->line, e->col, "%s must be an int or real value or container; found %s",
                     what, lc_type_name(e->type, tb, sizeof tb));
   }
   return AD_OK;
+}
+
+static int numeric_value(lc_ctx *c, ln_expr *e, const char *what) {
+  return numeric_value_z(c, e, what, 0);
 }
 
 static int body(lc_ctx *c, ln_stmt *s, int loop) {
@@ -392,7 +397,7 @@ static int printables(lc_ctx *c, ln_stmt *s) {
   for (int i = 0; i < s->nargs; i++) {
     ln_expr *a = s->args[i];
     if (a && a->kind == LE_STRING) { a->type = lc_mk(LN_STRING, 0); continue; }
-    if ((rc = numeric_value(c, a, "an argument of print, reject or fatal_error"))) return rc;
+    if ((rc = numeric_value_z(c, a, "an argument of print, reject or fatal_error", 1))) return rc;
   }
   return AD_OK;
 }

@@ -395,6 +395,32 @@ test_that("complex values on the tape: element reads, writes, promotion and loop
   expect_grad_fd(ctx, c(-1.1, 0.4, 0.2))
 })
 
+test_that("compound assignment, ?:, print and slices of complex values", {
+  code <- "
+  parameters { real x; }
+  model {
+    complex z = x;
+    z += 2i; z *= z; z /= 1 + 1i; z -= x;
+    complex c = x > 0 ? x : 2i;
+    complex_vector[2] v = [x, 1]';
+    v[1:2] = v[{2, 1}];
+    complex_matrix[2, 2] m = [[x, 1], [2i, x]];
+    m[1] = m[2];
+    m[:, 2] = m[:, 1] * x;
+    print(z, \" \", v);
+    target += get_real(z) + get_imag(c) + get_real(v[2] * x) + get_imag(sum(m)) - x^2;
+  }"
+  ctx <- cx_ctx(code)
+  x <- 0.3
+  z <- ((x + 2i)^2 / (1 + 1i)) - x
+  m <- matrix(c(2i, 2i, 2i * x, 2i * x), 2, 2)
+  out <- capture.output(lp <- ctx$log_prob(x))
+  expect_equal(lp, Re(z) + 0 + x * x + Im(sum(m)) - x^2)
+  expect_equal(out, sprintf("(%g,%g) [(1,0),(%g,0)]", Re(z), Im(z), x))
+  expect_grad_fd(ctx, 0.3)
+  expect_grad_fd(ctx, -0.4)
+})
+
 test_that("plans refuse complex programs and the tree gives the gradients", {
   code <- "
   parameters { real x; real y; }
@@ -420,6 +446,11 @@ test_that("complex errors name the problem", {
   chk("transformed data { complex z = 1; real x = z < 2; }")
   chk("transformed data { complex_matrix[2, 2] m; vector[2] e = eigenvalues_sym(m); }")
   chk("transformed data { matrix[2, 2] m; print(eigendecompose(m)); }")
+  chk("parameters { real x; } model { target += to_complex(x, 1); }")
+  chk("functions { real f(array[] real s, int a, int b, complex z) { return 1; } }
+       parameters { real x; } model { target += reduce_sum(f, {x}, 1, 1i); }")
+  chk("transformed data { complex z = 1; if (z) print(z); }")
+  chk("transformed data { real x; complex z; x += z; }")
   chk("transformed data { complex_matrix[2, 2] m; complex_matrix[2, 2] d = m / m; }")
   ctx <- cx_ctx("data { int n; } generated quantities { complex_vector[2] v = rep_vector(1i, n); }",
                 list(n = 3))
