@@ -101,6 +101,16 @@ test_that("complex output columns follow CmdStan (z.real, z.imag as cmdstanr nam
   expect_equal(d[["m[1,2,real]"]], rep(3, 20))
   expect_equal(d[["m[2,1,imag]"]], rep(2, 20))
   expect_equal(d[["a[2,real]"]], d$x)
+  sizes <- fit$metadata()$stan_variable_sizes
+  expect_equal(sizes$z, 2)
+  expect_equal(sizes$v, c(2, 2))
+  expect_equal(sizes$m, c(2, 2, 2))
+  dir <- tempfile()
+  dir.create(dir)
+  on.exit(unlink(dir, recursive = TRUE))
+  csv <- readLines(fit$save_output_files(dir = dir)[1])
+  header <- csv[startsWith(csv, "lp__")]
+  expect_match(header, "x,z.real,z.imag,v.1.real,v.1.imag,v.2.real,v.2.imag,m.1.1.real,", fixed = TRUE)
 })
 
 test_that("complex data come from JSON as CmdStan writes them, and from R complex values", {
