@@ -128,7 +128,7 @@ static int mismatch(lc_ctx *c, ln_expr *e, const char *name, const char *shown) 
   static const char *const lacking[] = {
     "columns_dot_product", "columns_dot_self", "rows_dot_product", "rows_dot_self", "dot_self",
     "eigendecompose_sym", "eigenvalues_sym", "eigenvectors_sym",
-    "mdivide_right", "singular_values", "svd", "svd_U", "svd_V",
+    "singular_values", "svd", "svd_U", "svd_V",
     "eigendecompose", "complex_schur_decompose", NULL
   };
   for (int i = 0; z && lacking[i]; i++)
@@ -261,9 +261,6 @@ static int op_mismatch(lc_ctx *c, ln_expr *at, int op, const char *fn, ln_type *
     lc_cat(msg, sizeof msg, "; available:");
     int z = 0;
     for (int i = 0; i < n; i++) z |= lc_is_complex(t[i]);
-    if (z && !strcmp(fn, "mdivide_right"))
-      return lc_error(c, at->line, at->col, "operator / (mdivide_right) of complex arguments %s is not supported "
-                      "by tapestry yet", lc_types_text(t, n, tb, sizeof tb));
     lc_list_sigs_z(c->p, fn, NULL, 10, z, msg, sizeof msg);
   } else
     lc_cat(msg, sizeof msg, "; the library has no function %s", fn);

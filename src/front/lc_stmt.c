@@ -352,10 +352,7 @@ static int loop(lc_ctx *c, ln_stmt *s) {
     ln_type et = s->e->type;
     if (lc_is_numeric(et) && et.narr > 0) t = lc_mk(et.base, et.narr - 1);
     else if (et.base == TM_VECTOR || et.base == TM_ROW_VECTOR || et.base == TM_MATRIX) t = lc_mk(TM_REAL, 0);
-    else if (lc_is_complex(et))
-      return lc_error(c, s->e->line, s->e->col,
-                      "a foreach loop over a %s is not supported by tapestry yet; loop over its indexes",
-                      ln_base_name(et.base));
+    else if (et.base == TM_CVECTOR || et.base == TM_CROW_VECTOR || et.base == TM_CMATRIX) t = lc_mk(TM_COMPLEX, 0);
     else {
       char tb[64];
       return lc_error(c, s->e->line, s->e->col,

@@ -1,7 +1,8 @@
 /*
 ** tm_complex_eigen.c -- the complex Schur decomposition A = U T U^H of a
 ** square (real or complex) matrix and what comes of it: eigenvalues,
-** eigenvectors, complex_schur_decompose_t and _u.
+** eigenvectors, complex_schur_decompose_t and _u; and mdivide_right
+** (B A^-1, by Gauss-Jordan with partial pivoting) of complex matrices.
 **
 ** Householder reduction to Hessenberg form, then the shifted QR algorithm
 ** with Givens rotations (Wilkinson shifts, exceptional shifts every 10
@@ -146,8 +147,9 @@ static int eigvecs(const cx *T, const cx *U, int n, cx *V) {
   return AD_OK;
 }
 
-/* Inverse by Gauss-Jordan with partial pivoting; AD_EDOMAIN when singular. */
-static int inverse(const char *fn, const cx *A, int n, cx *X) {
+/* Inverse by Gauss-Jordan with partial pivoting; AD_EDOMAIN when singular,
+** unless `any` (then the zero pivot gives infinities and NaNs, as Eigen's LU). */
+static int inverse_any(const char *fn, const cx *A, int n, cx *X, int any) {
   cx *M = ad_alloc((size_t)(n > 0 ? n * n : 1) * sizeof *M);
   if (!M) return ad_fail(AD_EMEMORY, "out of memory");
   memcpy(M, A, (size_t)n * n * sizeof *M);
@@ -156,7 +158,7 @@ static int inverse(const char *fn, const cx *A, int n, cx *X) {
   for (int k = 0; k < n; k++) {
     int p = k;
     for (int i = k + 1; i < n; i++) if (cabs(M[IX(i, k, n)]) > cabs(M[IX(p, k, n)])) p = i;
-    if (cabs(M[IX(p, k, n)]) == 0)
+    if (cabs(M[IX(p, k, n)]) == 0 && !any)
       return ad_fail(AD_EDOMAIN, "%s: the eigenvectors are not independent (a defective matrix has no "
                      "derivatives of its eigenvalues)", fn);
     if (p != k)
@@ -173,6 +175,75 @@ static int inverse(const char *fn, const cx *A, int n, cx *X) {
       for (int j = 0; j < n; j++) { M[IX(i, j, n)] -= f * M[IX(k, j, n)]; X[IX(i, j, n)] -= f * X[IX(k, j, n)]; }
     }
   }
+  return AD_OK;
+}
+
+static int inverse(const char *fn, const cx *A, int n, cx *X) { return inverse_any(fn, A, n, X, 0); }
+
+/* ---- mdivide_right(B, A) = B A^-1 ---- */
+
+typedef struct mdr_node {
+  ad_node hdr;
+  const tm_v *b, *a;
+  const cx *X, *Ainv;      /* m x n result, n x n inverse */
+  const double *oadj;
+  int m, n;
+} mdr_node;
+
+/* adj B += adj X Ainv^H; adj A -= X^H adj X Ainv^H */
+static void mdr_chain(ad_node *self) {
+  mdr_node *p = (mdr_node *)self;
+  int m = p->m, n = p->n;
+  cx *G = ad_alloc((size_t)(m * n > 0 ? m * n : 1) * sizeof *G);   /* adj X Ainv^H, m x n */
+  if (!G) return;
+  for (int j = 0; j < n; j++)
+    for (int i = 0; i < m; i++) {
+      cx s = 0;
+      for (int k = 0; k < n; k++)
+        s += cx_mk(p->oadj[2 * IX(i, k, m)], p->oadj[2 * IX(i, k, m) + 1]) * conj(p->Ainv[IX(j, k, n)]);
+      G[IX(i, j, m)] = s;
+      if (p->b->adj) cx_add_adj(p->b, IX(i, j, m), creal(s), cimag(s));
+    }
+  if (!p->a->adj) return;
+  for (int j = 0; j < n; j++)
+    for (int i = 0; i < n; i++) {
+      cx s = 0;
+      for (int k = 0; k < m; k++) s += conj(p->X[IX(k, i, m)]) * G[IX(k, j, m)];
+      cx_add_adj(p->a, IX(i, j, n), -creal(s), -cimag(s));
+    }
+}
+
+static int k_mdivide_right(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
+  if (nargs != 2) return tm_no_overload(c, a, nargs);
+  const char *fn = c->fn->name;
+  const tm_v *B = &a[0], *A = &a[1];
+  int rc, n = A->rows, m = B->rows;
+  if ((rc = tm_check_square(fn, "A", A))) return rc;
+  if (B->cols != n)
+    return ad_fail(AD_EINVALID, "%s: Columns of b (%d) and Rows of A (%d) must match in size", fn, B->cols, n);
+  size_t nn = (size_t)n * n, mn = (size_t)m * n;
+  cx *Am = ad_alloc((nn ? nn : 1) * sizeof *Am), *Ainv = ad_alloc((nn ? nn : 1) * sizeof *Ainv);
+  cx *X = ad_alloc((mn ? mn : 1) * sizeof *X);
+  if (!Am || !Ainv || !X) return ad_fail(AD_EMEMORY, "out of memory");
+  for (size_t k = 0; k < nn; k++) Am[k] = cx_get(A, k);
+  if ((rc = inverse_any(fn, Am, n, Ainv, 1))) return rc;
+  int ad = A->adj || B->adj;
+  if ((rc = cx_new(out, B, cx_complex_base(B->base), ad))) return rc;
+  for (int j = 0; j < n; j++)
+    for (int i = 0; i < m; i++) {
+      cx s = 0;
+      for (int k = 0; k < n; k++) s += cx_get(B, IX(i, k, m)) * Ainv[IX(k, j, n)];
+      X[IX(i, j, m)] = s;
+      out->val[2 * IX(i, j, m)] = creal(s);
+      out->val[2 * IX(i, j, m) + 1] = cimag(s);
+    }
+  out->dep = (unsigned char)tm_any_dep(a, 2);
+  if (!ad || mn == 0) return AD_OK;
+  mdr_node *p = ad_node_new(sizeof *p, mdr_chain);
+  tm_v *cp = ad_alloc(2 * sizeof *cp);
+  if (!p || !cp) return ad_fail(AD_EMEMORY, "out of memory");
+  cp[0] = *B; cp[1] = *A;
+  p->b = &cp[0]; p->a = &cp[1]; p->X = X; p->Ainv = Ainv; p->oadj = out->adj; p->m = m; p->n = n;
   return AD_OK;
 }
 
@@ -255,5 +326,7 @@ const tm_fn tm_fns_complex_eigen[] = {
   {"eigenvectors", "complex_matrix(matrix); complex_matrix(complex_matrix)", k_eigen, &e_vectors},
   {"complex_schur_decompose_t", "complex_matrix(matrix); complex_matrix(complex_matrix)", k_eigen, &e_schur_t},
   {"complex_schur_decompose_u", "complex_matrix(matrix); complex_matrix(complex_matrix)", k_eigen, &e_schur_u},
+  {"mdivide_right", "complex_row_vector(complex_row_vector, complex_matrix); "
+   "complex_matrix(complex_matrix, complex_matrix)", k_mdivide_right, NULL},
   {NULL, NULL, NULL, NULL}
 };

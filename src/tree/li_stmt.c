@@ -463,8 +463,10 @@ static int exec_foreach(li_run *r, const ln_stmt *s) {
     }
   } else {
     size_t n = tm_numel(&c);
+    int w = tm_is_complex(&c) ? 2 : 1;   /* a complex element is a pair */
     for (size_t i = 0; i < n; i++) {
-      slot->v = tm_real_view(c.val + i, c.adj ? c.adj + i : NULL);
+      slot->v = tm_real_view(c.val + w * i, c.adj ? c.adj + w * i : NULL);
+      if (w == 2) slot->v.base = TM_COMPLEX;
       slot->v.dep = c.dep;
       loop_mark(r, LI_LOOP_ITER, NULL);
       if ((rc = loop_body(r, s->body[0], &stop))) return rc;
