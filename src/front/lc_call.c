@@ -127,8 +127,7 @@ static int mismatch(lc_ctx *c, ln_expr *e, const char *name, const char *shown) 
   /* Stan's functions of complex arguments that tapestry lacks (tm_complex*.c has the others) */
   static const char *const lacking[] = {
     "columns_dot_product", "columns_dot_self", "rows_dot_product", "rows_dot_self", "dot_self",
-    "eigendecompose_sym", "eigenvalues_sym", "eigenvectors_sym",
-    "singular_values", "svd", "svd_U", "svd_V",
+    "eigendecompose_sym", "svd",
     "eigendecompose", "complex_schur_decompose", NULL
   };
   for (int i = 0; z && lacking[i]; i++)

@@ -247,6 +247,159 @@ static int k_mdivide_right(const tm_call *c, const tm_v *a, int nargs, tm_v *out
   return AD_OK;
 }
 
+/* ---- singular values and vectors: one-sided Jacobi (Hestenes) ---- */
+
+/* A (m x n, m >= n) = U diag(d) V^H, U m x n, V n x n, d descending. */
+static int jacobi_svd(const char *fn, const cx *A, int m, int n, double *d, cx *U, cx *V) {
+  size_t mn = (size_t)m * n;
+  cx *W = ad_alloc((mn ? mn : 1) * sizeof *W), *Vt = ad_alloc((size_t)(n * n > 0 ? n * n : 1) * sizeof *Vt);
+  double *sig = ad_alloc((size_t)(n > 0 ? n : 1) * sizeof *sig);
+  int *ord = ad_alloc((size_t)(n > 0 ? n : 1) * sizeof *ord);
+  if (!W || !Vt || !sig || !ord) return ad_fail(AD_EMEMORY, "out of memory");
+  for (size_t k = 0; k < mn; k++) {
+    W[k] = A[k];
+    if (!isfinite(creal(A[k])) || !isfinite(cimag(A[k]))) return ad_fail(AD_EDOMAIN, "%s: m is not finite", fn);
+  }
+  for (int j = 0; j < n; j++)
+    for (int i = 0; i < n; i++) Vt[IX(i, j, n)] = i == j ? 1 : 0;
+  int rotated = 1;
+  for (int sweep = 0; rotated && sweep < 80; sweep++) {
+    rotated = 0;
+    for (int p = 0; p + 1 < n; p++)
+      for (int q = p + 1; q < n; q++) {
+        double al = 0, be = 0;
+        cx ga = 0;
+        for (int i = 0; i < m; i++) {
+          cx wp = W[IX(i, p, m)], wq = W[IX(i, q, m)];
+          al += creal(wp * conj(wp));
+          be += creal(wq * conj(wq));
+          ga += conj(wp) * wq;
+        }
+        double g = cabs(ga);
+        if (g == 0 || g <= DBL_EPSILON * sqrt(al * be)) continue;
+        rotated = 1;
+        cx ph = ga / g;   /* e^{i phi} */
+        double zeta = (be - al) / (2 * g);
+        double t = (zeta >= 0 ? 1.0 : -1.0) / (fabs(zeta) + sqrt(1 + zeta * zeta));
+        double c = 1 / sqrt(1 + t * t), sn = c * t;
+        for (int pass = 0; pass < 2; pass++) {
+          cx *M = pass ? Vt : W;
+          int rows = pass ? n : m;
+          for (int i = 0; i < rows; i++) {
+            cx xp = M[IX(i, p, rows)], xq = conj(ph) * M[IX(i, q, rows)];
+            M[IX(i, p, rows)] = c * xp - sn * xq;
+            M[IX(i, q, rows)] = ph * (sn * xp + c * xq);
+          }
+        }
+      }
+  }
+  if (rotated) return ad_fail(AD_EDOMAIN, "%s: the Jacobi iteration did not converge", fn);
+  for (int j = 0; j < n; j++) {
+    double s2 = 0;
+    for (int i = 0; i < m; i++) s2 += creal(W[IX(i, j, m)] * conj(W[IX(i, j, m)]));
+    sig[j] = sqrt(s2);
+    ord[j] = j;
+  }
+  for (int i = 1; i < n; i++)      /* descending, stable */
+    for (int j = i; j > 0 && sig[ord[j]] > sig[ord[j - 1]]; j--) { int t = ord[j]; ord[j] = ord[j - 1]; ord[j - 1] = t; }
+  for (int k = 0; k < n; k++) {
+    int j = ord[k];
+    d[k] = sig[j];
+    for (int i = 0; i < m; i++) U[IX(i, k, m)] = sig[j] > 0 ? W[IX(i, j, m)] / sig[j] : (i == k ? 1 : 0);
+    for (int i = 0; i < n; i++) V[IX(i, k, n)] = Vt[IX(i, j, n)];
+  }
+  return AD_OK;
+}
+
+enum { SV_VALUES = 0, SV_U, SV_V };
+
+static int k_svd(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
+  if (nargs != 1) return tm_no_overload(c, a, nargs);
+  const char *fn = c->fn->name;
+  int op = *(const int *)c->fn->data, rc, m = a->rows, n = a->cols;
+  if (a->adj)
+    return ad_fail(AD_EINVALID, "%s of a complex matrix that depends on parameters is not supported by tapestry "
+                   "yet (its derivatives are to come); it works on data and in generated quantities", fn);
+  int tr = m < n, r = tr ? n : m, k = tr ? m : n;   /* work on A^H when wide */
+  size_t rk = (size_t)r * k;
+  cx *A = ad_alloc((rk ? rk : 1) * sizeof *A), *U = ad_alloc((rk ? rk : 1) * sizeof *U);
+  cx *V = ad_alloc((size_t)(k * k > 0 ? k * k : 1) * sizeof *V);
+  double *d = ad_alloc((size_t)(k > 0 ? k : 1) * sizeof *d);
+  if (!A || !U || !V || !d) return ad_fail(AD_EMEMORY, "out of memory");
+  for (int j = 0; j < n; j++)
+    for (int i = 0; i < m; i++) {
+      cx z = cx_get(a, IX(i, j, m));
+      if (tr) A[IX(j, i, r)] = conj(z); else A[IX(i, j, r)] = z;
+    }
+  if ((rc = jacobi_svd(fn, A, r, k, d, U, V))) return rc;
+  tm_v shape;
+  memset(&shape, 0, sizeof shape);
+  if (op == SV_VALUES) {
+    shape.rows = k; shape.cols = 1;
+    memset(out, 0, sizeof *out);
+    out->base = TM_VECTOR; out->rows = k; out->cols = 1;
+    if (!(out->val = ad_alloc_doubles((size_t)(k > 0 ? k : 1)))) return ad_fail(AD_EMEMORY, "out of memory");
+    for (int i = 0; i < k; i++) out->val[i] = d[i];
+    out->dep = a->dep;
+    return AD_OK;
+  }
+  /* A = U d V^H; for A^H = U' d V'^H: U = V', V = U' */
+  const cx *M = (op == SV_U) != tr ? U : V;
+  int rows = op == SV_U ? m : n;
+  shape.rows = rows; shape.cols = k;
+  if ((rc = cx_new(out, &shape, TM_CMATRIX, 0))) return rc;
+  for (int j = 0; j < k; j++)
+    for (int i = 0; i < rows; i++) {
+      cx z = M[IX(i, j, rows)];
+      out->val[2 * IX(i, j, rows)] = creal(z);
+      out->val[2 * IX(i, j, rows) + 1] = cimag(z);
+    }
+  out->dep = a->dep;
+  return AD_OK;
+}
+
+/* ---- eigenvalues_sym, eigenvectors_sym of a Hermitian complex matrix ---- */
+
+static int k_eigen_sym(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
+  if (nargs != 1) return tm_no_overload(c, a, nargs);
+  const char *fn = c->fn->name;
+  int vectors = c->fn->data != NULL, rc, n = a->rows;
+  if ((rc = tm_check_square(fn, "m", a))) return rc;
+  if (a->adj)
+    return ad_fail(AD_EINVALID, "%s of a complex matrix that depends on parameters is not supported by tapestry "
+                   "yet (its derivatives are to come); it works on data and in generated quantities", fn);
+  size_t nn = (size_t)n * n;
+  cx *T = ad_alloc((nn ? nn : 1) * sizeof *T), *U = ad_alloc((nn ? nn : 1) * sizeof *U);
+  int *ord = ad_alloc((size_t)(n > 0 ? n : 1) * sizeof *ord);
+  if (!T || !U || !ord) return ad_fail(AD_EMEMORY, "out of memory");
+  /* the lower triangle, as Eigen's self-adjoint solver reads it */
+  for (int j = 0; j < n; j++)
+    for (int i = 0; i < n; i++)
+      T[IX(i, j, n)] = i >= j ? cx_get(a, IX(i, j, n)) : conj(cx_get(a, IX(j, i, n)));
+  for (int i = 0; i < n; i++) T[IX(i, i, n)] = creal(T[IX(i, i, n)]);
+  if ((rc = schur(fn, T, U, n))) return rc;
+  for (int i = 0; i < n; i++) ord[i] = i;
+  for (int i = 1; i < n; i++)      /* ascending, as Eigen's */
+    for (int j = i; j > 0 && creal(T[IX(ord[j], ord[j], n)]) < creal(T[IX(ord[j - 1], ord[j - 1], n)]); j--) {
+      int t = ord[j]; ord[j] = ord[j - 1]; ord[j - 1] = t;
+    }
+  tm_v shape;
+  memset(&shape, 0, sizeof shape);
+  shape.rows = n; shape.cols = vectors ? n : 1;
+  if ((rc = cx_new(out, &shape, vectors ? TM_CMATRIX : TM_CVECTOR, 0))) return rc;
+  for (int k = 0; k < n; k++) {
+    int j = ord[k];
+    if (!vectors) { out->val[2 * k] = creal(T[IX(j, j, n)]); out->val[2 * k + 1] = 0; continue; }
+    /* a Hermitian matrix's Schur vectors are its eigenvectors */
+    for (int i = 0; i < n; i++) {
+      out->val[2 * IX(i, k, n)] = creal(U[IX(i, j, n)]);
+      out->val[2 * IX(i, k, n) + 1] = cimag(U[IX(i, j, n)]);
+    }
+  }
+  out->dep = a->dep;
+  return AD_OK;
+}
+
 typedef struct eig_node {
   ad_node hdr;
   const tm_v *a;
@@ -319,6 +472,7 @@ static int k_eigen(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   return AD_OK;
 }
 
+static const int sv_values = SV_VALUES, sv_u = SV_U, sv_v = SV_V, sym_vectors = 1;
 static const int e_values = E_VALUES, e_vectors = E_VECTORS, e_schur_t = E_SCHUR_T, e_schur_u = E_SCHUR_U;
 
 const tm_fn tm_fns_complex_eigen[] = {
@@ -326,6 +480,11 @@ const tm_fn tm_fns_complex_eigen[] = {
   {"eigenvectors", "complex_matrix(matrix); complex_matrix(complex_matrix)", k_eigen, &e_vectors},
   {"complex_schur_decompose_t", "complex_matrix(matrix); complex_matrix(complex_matrix)", k_eigen, &e_schur_t},
   {"complex_schur_decompose_u", "complex_matrix(matrix); complex_matrix(complex_matrix)", k_eigen, &e_schur_u},
+  {"singular_values", "vector(complex_matrix)", k_svd, &sv_values},
+  {"svd_U", "complex_matrix(complex_matrix)", k_svd, &sv_u},
+  {"svd_V", "complex_matrix(complex_matrix)", k_svd, &sv_v},
+  {"eigenvalues_sym", "complex_vector(complex_matrix)", k_eigen_sym, NULL},
+  {"eigenvectors_sym", "complex_matrix(complex_matrix)", k_eigen_sym, &sym_vectors},
   {"mdivide_right", "complex_row_vector(complex_row_vector, complex_matrix); "
    "complex_matrix(complex_matrix, complex_matrix)", k_mdivide_right, NULL},
   {NULL, NULL, NULL, NULL}
