@@ -145,6 +145,9 @@ int lc_error(lc_ctx *c, int line, int col, const char *fmt, ...)
 int lc_ends_with(const char *s, const char *suffix);
 int lc_is_numeric(ln_type t);                 /* int .. complex_matrix, any narr */
 int lc_is_complex(ln_type t);                 /* complex .. complex_matrix, any narr */
+/* Code that may run on the tape: functions, transformed parameters, model
+** (complex values there make plans refuse the program: ln_program.uses_complex). */
+#define lc_on_tape(c) ((c)->fn || (c)->blk == LN_BLK_TPARAMS || (c)->blk == LN_BLK_MODEL)
 int lc_is_scalar(ln_type t);                  /* int or real, not an array */
 int lc_real_based(ln_type t);                 /* numeric and not int-based */
 ln_type lc_mk(int base, int narr);

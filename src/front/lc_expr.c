@@ -315,7 +315,7 @@ int lc_expr(lc_ctx *c, ln_expr *e) {
   c->depth++;
   int rc = expr1(c, e);
   c->depth--;
-  if (rc == AD_OK && lc_is_complex(e->type)) c->p->uses_complex = 1;
+  if (rc == AD_OK && lc_is_complex(e->type) && lc_on_tape(c)) c->p->uses_complex = 1;
   c->funcref_ok = funcref_ok;
   return rc;
 }

@@ -74,7 +74,7 @@ int lc_decl(lc_ctx *c, ln_stmt *s, int global) {
     return lc_error(c, d->line, d->col, "parameters cannot be complex: '%s' is declared %s; declare its "
                     "real and imaginary parts as real parameters and build it with to_complex()",
                     d->name, ln_base_name(d->type.base));
-  if (lc_is_complex(d->type)) p->uses_complex = 1;
+  if (lc_is_complex(d->type) && lc_on_tape(c)) p->uses_complex = 1;
   if (!global && has_constraint(d))
     return lc_error(c, d->line, d->col,
                     "local variable '%s' cannot have a constraint: only top-level declarations of "

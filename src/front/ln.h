@@ -242,7 +242,8 @@ typedef struct ln_program {
   ln_decl **globals;         /* the top-level declarations of all blocks, by slot */
   int nglobals;
   int nlocals[LN_NBLOCKS];   /* local frame size of each block (nested declarations, loop variables) */
-  unsigned char uses_complex; /* some expression or variable has a complex type (plans refuse it) */
+  unsigned char uses_complex; /* a complex expression or variable in functions, transformed
+                                 parameters or the model (plans refuse the program) */
 } ln_program;
 
 /* ---- diagnostics ---- */

@@ -490,6 +490,16 @@ test_that("plans refuse complex programs and the tree gives the gradients", {
   r <- both_paths(ctx, pts)
   expect_identical(r$plan, r$tree)
   expect_equal(r$stats$replays, 0)
+  # complex values only in generated quantities (off the tape): plans as usual
+  code <- "
+  parameters { real x; real y; }
+  model { target += -0.5 * (x^2 + y^2); }
+  generated quantities { complex z = to_complex(x, y) * 2i; }"
+  ctx <- cx_ctx(code)
+  r <- both_paths(ctx, pts)
+  expect_identical(r$plan, r$tree)
+  expect_gt(r$stats$replays, 0)
+  expect_equal(cx_gq(ctx, c(1, 2))$z, (1 + 2i) * 2i)
 })
 
 test_that("complex errors name the problem", {
