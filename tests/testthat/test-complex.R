@@ -253,6 +253,10 @@ test_that("complex vector and matrix arithmetic and containers have R's values a
     array[2, 3] complex a2 = to_array_2d(M); array[6] complex a1 = to_array_1d(M);
     complex_vector[5] cj = conj(v); complex_vector[5] pw = pow(v, 2);
     int sz = size(v); int ne = num_elements(M); array[2] int dms = dims(M); int nr = rows(M);
+    complex_vector[2] tc1 = to_complex(1, [2, 3]'); complex_row_vector[2] tc2 = to_complex([2, 3], 1.5);
+    array[2] complex tc3 = to_complex({1, 2}, {3.5, 4}); complex_matrix[2, 2] tc4 = to_complex(get_real(M[:, 1:2]), 0);
+    array[2] real gr = get_real(tc3); array[2] real gi = get_imag(tc3); array[2] real ab = abs(tc3);
+    array[2, 2] complex nest = {tc3, conj(tc3)}; array[2, 2] real nabs = abs(nest);
   }"
   set.seed(2)
   v <- complex(real = rnorm(5), imaginary = rnorm(5))
@@ -287,6 +291,10 @@ test_that("complex vector and matrix arithmetic and containers have R's values a
   expect_equal(g$a2, M); expect_equal(g$a1, as.vector(M))
   expect_equal(g$cj, Conj(v)); expect_equal(g$pw, v^2, tolerance = e)
   expect_equal(c(g$sz, g$ne, g$dms, g$nr), c(5L, 6L, 2L, 3L, 2L))
+  expect_equal(g$tc1, c(1 + 2i, 1 + 3i)); expect_equal(g$tc2, c(2 + 1.5i, 3 + 1.5i))
+  expect_equal(g$tc3, c(1 + 3.5i, 2 + 4i)); expect_equal(g$tc4, Re(M[, 1:2]) + 0i)
+  expect_equal(g$gr, c(1, 2)); expect_equal(g$gi, c(3.5, 4)); expect_equal(g$ab, Mod(c(1 + 3.5i, 2 + 4i)))
+  expect_equal(g$nabs, Mod(rbind(c(1 + 3.5i, 2 + 4i), c(1 - 3.5i, 2 - 4i))))
 
   code <- "
   parameters { vector[6] x; vector[6] y; }
