@@ -202,9 +202,7 @@ static int k_to_matrix(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   int m = a[1].ival[0], n = a[2].ival[0], colmajor = nargs == 4 ? a[3].ival[0] : 1;
   size_t size = tm_numel(&a[0]);
   if ((rc = nonneg(fn, "rows", m)) || (rc = nonneg(fn, "cols", n))) return rc;
-  if ((size_t)m * (size_t)n != size)
-    return ad_fail(AD_EINVALID, "%s: rows * columns (%d * %d) and size of the argument (%zu) must match in size",
-                   fn, m, n, size);
+  if ((rc = tm_check_size_match(fn, "rows * columns", (size_t)m * (size_t)n, "vector size", size))) return rc;
   s = shape_of(0, NULL, m, n);
   if ((rc = gather_new(&g, size))) return rc;
   for (int j = 0; j < n; j++)
@@ -264,7 +262,7 @@ static int k_seg(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
     start--;
   } else {
     n = a[1].ival[0];
-    if ((rc = range_check(fn, "n", n, 0, size))) return rc;
+    if (n != 0 && (rc = range_check(fn, "n", n, 1, size))) return rc;   /* Stan: n is an index unless 0 */
     start = op == 0 ? 0 : size - n;
   }
   tm_v s = a[0];

@@ -317,6 +317,7 @@ static int k_svd(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   if (nargs != 1) return tm_no_overload(c, a, nargs);
   const char *fn = c->fn->name;
   int op = *(const int *)c->fn->data, rc, m = a->rows, n = a->cols;
+  if (op != SV_VALUES && (rc = tm_check_nonzero_size(fn, "m", a))) return rc;
   if (a->adj)
     return ad_fail(AD_EINVALID, "%s of a complex matrix that depends on parameters is not supported by tapestry "
                    "yet (its derivatives are to come); it works on data and in generated quantities", fn);
@@ -364,7 +365,7 @@ static int k_eigen_sym(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   if (nargs != 1) return tm_no_overload(c, a, nargs);
   const char *fn = c->fn->name;
   int vectors = c->fn->data != NULL, rc, n = a->rows;
-  if ((rc = tm_check_square(fn, "m", a))) return rc;
+  if ((rc = tm_check_nonzero_size(fn, "m", a)) || (rc = tm_check_square(fn, "m", a))) return rc;
   if (a->adj)
     return ad_fail(AD_EINVALID, "%s of a complex matrix that depends on parameters is not supported by tapestry "
                    "yet (its derivatives are to come); it works on data and in generated quantities", fn);
@@ -429,7 +430,7 @@ static int k_eigen(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   if (nargs != 1) return tm_no_overload(c, a, nargs);
   const char *fn = c->fn->name;
   int op = *(const int *)c->fn->data, rc, n = a->rows;
-  if ((rc = tm_check_square(fn, "m", a))) return rc;
+  if ((rc = tm_check_nonzero_size(fn, "m", a)) || (rc = tm_check_square(fn, "m", a))) return rc;
   if (a->adj && op != E_VALUES)
     return ad_fail(AD_EINVALID, "%s of a matrix that depends on parameters is not supported by tapestry yet "
                    "(its derivatives are to come); it works on data and in generated quantities", fn);
