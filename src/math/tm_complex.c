@@ -125,18 +125,11 @@ static int cx_map(const tm_call *c, const tm_v *a, int nargs, int ocplx, cx_elem
   const tm_v *shape = NULL;
   for (int j = 0; j < nargs; j++)
     if (!cx_is_scalar(&a[j])) {
-      if (shape && tm_numel(shape) != tm_numel(&a[j])) {
-        int rc = tm_check_size_match(c->fn->name, "size of first argument", tm_numel(shape),
-                                     "size of second argument", tm_numel(&a[j]));
-        if (rc) return rc;
-      }
-      if (shape && (shape->rows != a[j].rows || shape->cols != a[j].cols)) {
-        int rc = tm_check_size_match(c->fn->name, "rows of first argument", (size_t)shape->rows,
-                                     "rows of second argument", (size_t)a[j].rows);
-        if (rc) return rc;
-        return tm_check_size_match(c->fn->name, "columns of first argument", (size_t)shape->cols,
-                                   "columns of second argument", (size_t)a[j].cols);
-      }
+      int rc;
+      if (shape && ((rc = tm_check_size_match(c->fn->name, "m1", tm_numel(shape), "m2", tm_numel(&a[j]))) ||
+                    (rc = tm_check_size_match(c->fn->name, "rows of m1", (size_t)shape->rows, "rows of m2",
+                                              (size_t)a[j].rows))))
+        return rc;
       if (!shape) shape = &a[j];
     }
   tm_v one;

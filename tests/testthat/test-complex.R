@@ -130,8 +130,18 @@ test_that("complex data come from JSON as CmdStan writes them, and from R comple
   expect_equal(g1$a2, c(1i, 2))
   g2 <- cx_gq(cx_ctx(code, list(z = 1.5 - 2i, v = c(1 + 2i, 3 + 4i), m = m, a = c(1i, 2))))
   expect_equal(g2, g1)
-  expect_snapshot(cx_ctx(code, list(z = 1.5 - 2i, v = c(1 + 2i, 3 + 4i, 5i), m = m, a = c(1i, 2))),
-                  error = TRUE)
+  bad <- list(z = 1.5 - 2i, v = c(1 + 2i, 3 + 4i, 5i), m = m, a = c(1i, 2))
+  expect_snapshot(cx_ctx(code, bad), error = TRUE)
+  # arrays of complex vectors from an R matrix (a row per element) or a list
+  code <- "data { array[2] complex_vector[3] a; array[2, 2] complex b; }
+           generated quantities { array[2] complex_vector[3] a2 = a; array[2, 2] complex b2 = b; }"
+  A <- matrix(complex(real = 1:6, imaginary = -(1:6)), 2, 3)
+  B <- matrix(c(1i, 2, 3i, 4), 2, 2)
+  g1 <- cx_gq(cx_ctx(code, list(a = A, b = B)))
+  g2 <- cx_gq(cx_ctx(code, list(a = list(A[1, ], A[2, ]), b = list(B[1, ], B[2, ]))))
+  expect_equal(g1$a2, A)
+  expect_equal(g1$b2, B)
+  expect_identical(g2, g1)
 })
 
 test_that("complex functions and operators give R's values", {
@@ -537,5 +547,7 @@ test_that("complex errors name the problem", {
   ctx <- cx_ctx("generated quantities { complex_matrix[0, 0] m; complex_vector[0] e = eigenvalues(m); }")
   expect_snapshot(cx_gq(ctx), error = TRUE)
   ctx <- cx_ctx("generated quantities { complex_vector[5] v; complex_matrix[2, 2] m = to_matrix(v, 2, 2); }")
+  expect_snapshot(cx_gq(ctx), error = TRUE)
+  ctx <- cx_ctx("generated quantities { complex_vector[2] v; complex_vector[3] w; complex_vector[2] u = v .* w; }")
   expect_snapshot(cx_gq(ctx), error = TRUE)
 })
