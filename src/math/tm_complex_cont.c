@@ -607,6 +607,50 @@ static int k_symmetrize(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   return gather_run(a, 1, &g, TM_CMATRIX, a, out);
 }
 
+/* columns_dot_product(x, y) (op 0) and rows_dot_product(x, y) (op 1): the
+** sums of x_ij y_ij by column or by row, without conjugation (Stan Math's
+** cwiseProduct and colwise/rowwise sums) */
+typedef struct cdp_node { ad_node hdr; const tm_v *x, *y; const double *oadj; int rows, cols, byrow; } cdp_node;
+static void cdp_chain(ad_node *self) {
+  cdp_node *p = (cdp_node *)self;
+  for (int j = 0; j < p->cols; j++)
+    for (int i = 0; i < p->rows; i++) {
+      size_t k = (size_t)i + (size_t)j * p->rows, o = (size_t)(p->byrow ? i : j);
+      cx g = cx_mk(p->oadj[2 * o], p->oadj[2 * o + 1]);
+      cx dx = conj(cx_get(p->y, k)) * g, dy = conj(cx_get(p->x, k)) * g;
+      cx_add_adj(p->x, k, creal(dx), cimag(dx));
+      cx_add_adj(p->y, k, creal(dy), cimag(dy));
+    }
+}
+
+static int k_cols_dot(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
+  if (nargs != 2) return tm_no_overload(c, a, nargs);
+  int byrow = c->fn->data != NULL, rc, R = a[0].rows, C = a[0].cols;
+  if ((rc = tm_check_size_match(c->fn->name, "rows of v1", (size_t)R, "rows of v2", (size_t)a[1].rows)) ||
+      (rc = tm_check_size_match(c->fn->name, "columns of v1", (size_t)C, "columns of v2", (size_t)a[1].cols)))
+    return rc;
+  int ad = tm_any_ad(a, 2);
+  tm_v s = byrow ? shape_of(0, NULL, R, 1) : shape_of(0, NULL, 1, C);
+  if ((rc = cx_new(out, &s, byrow ? TM_CVECTOR : TM_CROW_VECTOR, ad))) return rc;
+  int n = byrow ? R : C;
+  for (int o = 0; o < n; o++) out->val[2 * o] = out->val[2 * o + 1] = 0.0;
+  for (int j = 0; j < C; j++)
+    for (int i = 0; i < R; i++) {
+      size_t k = (size_t)i + (size_t)j * R, o = (size_t)(byrow ? i : j);
+      cx z = cx_get(&a[0], k) * cx_get(&a[1], k);
+      out->val[2 * o] += creal(z);
+      out->val[2 * o + 1] += cimag(z);
+    }
+  out->dep = (unsigned char)tm_any_dep(a, 2);
+  if (!ad || (size_t)R * C == 0) return AD_OK;
+  cdp_node *p = ad_node_new(sizeof *p, cdp_chain);
+  tm_v *cp = ad_alloc(2 * sizeof *cp);
+  if (!p || !cp) return ad_fail(AD_EMEMORY, "out of memory");
+  cp[0] = a[0]; cp[1] = a[1];
+  p->x = &cp[0]; p->y = &cp[1]; p->oadj = out->adj; p->rows = R; p->cols = C; p->byrow = byrow;
+  return AD_OK;
+}
+
 /* ---- the table ---- */
 
 static const int s_size = S_SIZE, s_numel = S_NUMEL, s_rows = S_ROWS, s_cols = S_COLS;
@@ -793,6 +837,12 @@ const tm_fn tm_fns_complex_cont[] = {
    "complex_matrix(complex_row_vector, complex_matrix)", k_diag_multiply, NULL},
   {"diag_post_multiply", "complex_matrix(complex_matrix, complex_vector); "
    "complex_matrix(complex_matrix, complex_row_vector)", k_diag_multiply, &is_post},
+  {"columns_dot_product", "complex_row_vector(complex_vector, complex_vector); "
+   "complex_row_vector(complex_row_vector, complex_row_vector); complex_row_vector(complex_matrix, complex_matrix)",
+   k_cols_dot, NULL},
+  {"rows_dot_product", "complex_vector(complex_vector, complex_vector); "
+   "complex_vector(complex_row_vector, complex_row_vector); complex_vector(complex_matrix, complex_matrix)",
+   k_cols_dot, &is_post},
   {"symmetrize_from_lower_tri", "complex_matrix(complex_matrix)", k_symmetrize, NULL},
   {NULL, NULL, NULL, NULL}
 };

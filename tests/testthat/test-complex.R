@@ -337,6 +337,8 @@ test_that("more complex containers: rep_array of arrays, diag_pre/post_multiply,
     complex_matrix[2, 2] pre = diag_pre_multiply(v, M);
     complex_matrix[2, 2] post = diag_post_multiply(M, v);
     complex_matrix[2, 2] sym = symmetrize_from_lower_tri(M);
+    complex_row_vector[2] cdp = columns_dot_product(M, M'); complex_vector[2] rdp = rows_dot_product(M, M');
+    complex_row_vector[2] cdv = columns_dot_product(v', v');
     complex_matrix[2, 3] rmv = rep_matrix(v, 3);
     complex_matrix[3, 2] rmr = rep_matrix(v', 3);
   }"
@@ -349,6 +351,9 @@ test_that("more complex containers: rep_array of arrays, diag_pre/post_multiply,
   expect_equal(g$pre, diag(v) %*% M)
   expect_equal(g$post, M %*% diag(v))
   expect_equal(g$sym, matrix(c(M[1, 1], M[2, 1], M[2, 1], M[2, 2]), 2, 2))
+  # Stan Math: cwiseProduct then sums, no conjugate
+  expect_equal(g$cdp, colSums(M * t(M))); expect_equal(g$rdp, rowSums(M * t(M)))
+  expect_equal(g$cdv, v * v)
   expect_equal(g$rmv, matrix(v, 2, 3))
   expect_equal(g$rmr, matrix(v, 3, 2, byrow = TRUE))
   code <- "
@@ -357,7 +362,9 @@ test_that("more complex containers: rep_array of arrays, diag_pre/post_multiply,
     complex_matrix[2, 2] M = to_matrix(to_complex(x, reverse(x)), 2, 2);
     complex_vector[2] v = to_complex(y, [1, -1]');
     complex_matrix[2, 2] P = diag_pre_multiply(v, M) + diag_post_multiply(M, v') + symmetrize_from_lower_tri(M);
-    target += get_real(sum(P)) + get_imag(prod(to_vector(P))) - 0.5 * (dot_self(x) + dot_self(y));
+    complex_row_vector[2] q = columns_dot_product(P, M) + rows_dot_product(M, P)';
+    target += get_real(sum(P)) + get_imag(prod(to_vector(P))) + get_real(sum(q)) + get_imag(q[1])
+              - 0.5 * (dot_self(x) + dot_self(y));
   }"
   expect_grad_fd(cx_ctx(code), c(0.3, -0.5, 0.8, 0.1, -0.7, 0.4))
 })
