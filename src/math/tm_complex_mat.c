@@ -91,56 +91,84 @@ int cx_matmul(const tm_call *c, const tm_v *a, const tm_v *b, tm_v *out) {
 
 #define CX_PI 3.14159265358979323846
 
-/* y[k] = scale * sum_j x[j * xs] exp(sign 2 pi i j k / n), k < n; into y[k * ys].
-** Radix-2 recursion when n is a power of two, else the direct sum with the
-** angle reduced modulo n (exact twiddles).  tmp: scratch of 2 n. */
-static void dft(const cx *x, size_t xs, cx *y, size_t ys, size_t n, int sign, cx *tmp) {
+/* Work space of a transform of an r x c matrix (or a vector of r * c):
+** the twiddles of each length, an input line, an output line, scratch.
+** Allocated in the forward pass, so the reverse step allocates nothing. */
+typedef struct fft_ws {
+  cx *tw_r, *tw_c;          /* exp(-2 pi i m / len), m < len, for the two lengths */
+  cx *x, *y, *tmp;          /* lines of the longer length; scratch of twice that */
+} fft_ws;
+
+static void twiddles(cx *tw, size_t n) {
+  for (size_t m = 0; m < n; m++) {
+    double t = -2.0 * CX_PI * (double)m / (double)n;
+    tw[m] = cx_mk(cos(t), sin(t));
+  }
+}
+
+static int fft_ws_new(fft_ws *w, int r, int c, int twod) {
+  size_t lr = twod ? (size_t)r : (size_t)r * (size_t)c, lc = twod ? (size_t)c : 0;
+  size_t m = lr > lc ? lr : lc;
+  w->tw_r = ad_alloc((lr ? lr : 1) * sizeof(cx));
+  w->tw_c = ad_alloc((lc ? lc : 1) * sizeof(cx));
+  w->x = ad_alloc((m ? m : 1) * sizeof(cx));
+  w->y = ad_alloc((m ? m : 1) * sizeof(cx));
+  w->tmp = ad_alloc((m ? 2 * m : 1) * sizeof(cx));
+  if (!w->tw_r || !w->tw_c || !w->x || !w->y || !w->tmp) return ad_fail(AD_EMEMORY, "out of memory");
+  twiddles(w->tw_r, lr);
+  twiddles(w->tw_c, lc);
+  return AD_OK;
+}
+
+/* y[k] = sum_j x[j xs] w^(jk), k < n, w = tw[tws] (conjugated when sign > 0):
+** mixed radix (the smallest prime factor p of n: p transforms of n / p, then
+** their combination), the direct sum when n is prime.  tmp: scratch of 2 n. */
+static void dft(const cx *x, size_t xs, cx *y, size_t n, const cx *tw, size_t tws, int sign, cx *tmp) {
   if (n == 0) return;
   if (n == 1) { y[0] = x[0]; return; }
-  if ((n & (n - 1)) == 0) {
-    size_t h = n / 2;
-    /* even and odd halves into tmp[0, n), their scratch after it, then
-       butterflies into y (tmp holds 2 n) */
-    dft(x, 2 * xs, tmp, 1, h, sign, tmp + n);
-    dft(x + xs, 2 * xs, tmp + h, 1, h, sign, tmp + n);
-    for (size_t k = 0; k < h; k++) {
-      double t = sign * 2.0 * CX_PI * (double)k / (double)n;
-      cx w = cx_mk(cos(t), sin(t)) * tmp[h + k];
-      y[k * ys] = tmp[k] + w;
-      y[(k + h) * ys] = tmp[k] - w;
+  size_t p = n;
+  for (size_t f = 2; f * f <= n; f++) if (n % f == 0) { p = f; break; }
+  if (p == n) {
+    for (size_t k = 0; k < n; k++) {
+      cx acc = 0;
+      for (size_t j = 0; j < n; j++) {
+        cx w = tw[((j * k) % n) * tws];
+        acc += x[j * xs] * (sign > 0 ? conj(w) : w);
+      }
+      y[k] = acc;
     }
     return;
   }
+  size_t m = n / p;
+  for (size_t r = 0; r < p; r++) dft(x + r * xs, xs * p, tmp + r * m, m, tw, tws * p, sign, tmp + n);
   for (size_t k = 0; k < n; k++) {
-    cx s = 0;
-    for (size_t j = 0; j < n; j++) {
-      double t = sign * 2.0 * CX_PI * (double)((j * k) % n) / (double)n;
-      s += x[j * xs] * cx_mk(cos(t), sin(t));
+    cx acc = 0;
+    for (size_t r = 0; r < p; r++) {
+      cx w = tw[((r * k) % n) * tws];
+      acc += (sign > 0 ? conj(w) : w) * tmp[r * m + k % m];
     }
-    y[k * ys] = s;
+    y[k] = acc;
   }
 }
 
 /* A 1-d or 2-d transform of the r x c (column-major) values z in place:
-** columns (when r > 1 and twod) then rows; sign -1 forward, +1 inverse. */
-static int transform(cx *z, int r, int c, int twod, int sign) {
-  size_t n = (size_t)r * (size_t)c, m = (size_t)(r > c ? r : c);
-  cx *x = ad_alloc((m ? m : 1) * sizeof *x), *t = ad_alloc((m ? 2 * m : 1) * sizeof *t);
-  if (!x || !t) return ad_fail(AD_EMEMORY, "out of memory");
+** columns (when twod) then rows; sign -1 forward, +1 inverse (unscaled). */
+static void transform(const fft_ws *w, cx *z, int r, int c, int twod, int sign) {
+  size_t n = (size_t)r * (size_t)c;
   if (!twod) {
-    memcpy(x, z, n * sizeof *z);
-    dft(x, 1, z, 1, n, sign, t);
-    return AD_OK;
+    memcpy(w->x, z, n * sizeof *z);
+    dft(w->x, 1, z, n, w->tw_r, 1, sign, w->tmp);
+    return;
   }
   for (int j = 0; j < c; j++) {   /* each column */
-    memcpy(x, z + (size_t)j * r, (size_t)r * sizeof *z);
-    dft(x, 1, z + (size_t)j * r, 1, (size_t)r, sign, t);
+    memcpy(w->x, z + (size_t)j * r, (size_t)r * sizeof *z);
+    dft(w->x, 1, z + (size_t)j * r, (size_t)r, w->tw_r, 1, sign, w->tmp);
   }
   for (int i = 0; i < r; i++) {   /* each row */
-    for (int j = 0; j < c; j++) x[j] = z[(size_t)i + (size_t)j * r];
-    dft(x, 1, z + i, (size_t)r, (size_t)c, sign, t);
+    for (int j = 0; j < c; j++) w->x[j] = z[(size_t)i + (size_t)j * r];
+    dft(w->x, 1, w->y, (size_t)c, w->tw_c, 1, sign, w->tmp);
+    for (int j = 0; j < c; j++) z[(size_t)i + (size_t)j * r] = w->y[j];
   }
-  return AD_OK;
 }
 
 typedef struct fft_node {
@@ -149,17 +177,17 @@ typedef struct fft_node {
   const double *oadj;
   int r, c, twod, sign;
   double scale;
+  fft_ws w;
+  cx *g;
 } fft_node;
 
 /* y = s F x with F symmetric: adj x += s conj(F) adj y, the opposite transform */
 static void fft_chain(ad_node *self) {
   fft_node *p = (fft_node *)self;
   size_t n = (size_t)p->r * (size_t)p->c;
-  cx *g = ad_alloc((n ? n : 1) * sizeof *g);
-  if (!g) return;   /* the arena of a running reverse pass does not fail in practice */
-  for (size_t i = 0; i < n; i++) g[i] = cx_mk(p->oadj[2 * i], p->oadj[2 * i + 1]);
-  if (transform(g, p->r, p->c, p->twod, -p->sign)) return;
-  for (size_t i = 0; i < n; i++) cx_add_adj(p->a, i, p->scale * creal(g[i]), p->scale * cimag(g[i]));
+  for (size_t i = 0; i < n; i++) p->g[i] = cx_mk(p->oadj[2 * i], p->oadj[2 * i + 1]);
+  transform(&p->w, p->g, p->r, p->c, p->twod, -p->sign);
+  for (size_t i = 0; i < n; i++) cx_add_adj(p->a, i, p->scale * creal(p->g[i]), p->scale * cimag(p->g[i]));
 }
 
 static int k_fft(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
@@ -171,8 +199,10 @@ static int k_fft(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   int ad = a->adj != NULL;
   if ((rc = cx_new(out, a, cx_complex_base(a->base), ad))) return rc;
   cx *z = values(a);
+  fft_ws w;
   if (!z) return ad_fail(AD_EMEMORY, "out of memory");
-  if ((rc = transform(z, r, cc, twod, sign))) return rc;
+  if ((rc = fft_ws_new(&w, r, cc, twod))) return rc;
+  transform(&w, z, r, cc, twod, sign);
   double scale = sign > 0 && n ? 1.0 / (double)n : 1.0;
   for (size_t i = 0; i < n; i++) { out->val[2 * i] = scale * creal(z[i]); out->val[2 * i + 1] = scale * cimag(z[i]); }
   out->dep = (unsigned char)(a->dep || ad);
@@ -182,6 +212,8 @@ static int k_fft(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   if (!p || !ac) return ad_fail(AD_EMEMORY, "out of memory");
   *ac = *a;
   p->a = ac; p->oadj = out->adj; p->r = r; p->c = cc; p->twod = twod; p->sign = sign; p->scale = scale;
+  p->w = w;
+  p->g = z;   /* the forward pass is done with it */
   return AD_OK;
 }
 

@@ -206,7 +206,7 @@ test_that("fft, inv_fft, fft2, inv_fft2 match R's fft with gradients", {
     complex_vector[N] back = inv_fft(fft(v));
   }"
   set.seed(4)
-  for (N in c(1, 5, 8, 12)) {
+  for (N in c(1, 5, 7, 8, 12, 30, 64, 97)) {
     v <- complex(real = rnorm(N), imaginary = rnorm(N))
     m <- matrix(complex(real = rnorm(6), imaginary = rnorm(6)), 2, 3)
     g <- cx_gq(cx_ctx(code, list(N = N, R = 2, C = 3, v = v, m = m)))
@@ -216,9 +216,12 @@ test_that("fft, inv_fft, fft2, inv_fft2 match R's fft with gradients", {
     expect_equal(g$fi2, fft(m, inverse = TRUE) / 6, tolerance = 1e-12)
     expect_equal(g$back, v, tolerance = 1e-12)
   }
-  m <- matrix(complex(real = rnorm(16), imaginary = rnorm(16)), 4, 4)
-  g <- cx_gq(cx_ctx(code, list(N = 1, R = 4, C = 4, v = 1i, m = m)))
-  expect_equal(g$f2, fft(m), tolerance = 1e-12)
+  for (rc in list(c(4, 4), c(3, 5), c(6, 1))) {
+    m <- matrix(complex(real = rnorm(prod(rc)), imaginary = rnorm(prod(rc))), rc[1], rc[2])
+    g <- cx_gq(cx_ctx(code, list(N = 1, R = rc[1], C = rc[2], v = 1i, m = m)))
+    expect_equal(g$f2, fft(m), tolerance = 1e-12)
+    expect_equal(g$fi2, fft(m, inverse = TRUE) / prod(rc), tolerance = 1e-12)
+  }
   code <- "
   data { int N; vector[N] w; }
   parameters { vector[N] x; vector[N] y; }
@@ -231,7 +234,7 @@ test_that("fft, inv_fft, fft2, inv_fft2 match R's fft with gradients", {
     target += dot_product(w, get_real(f)) + sum(get_imag(g)) + sum(abs(f)) + get_real(sum(h))
               - 0.5 * (dot_self(x) + dot_self(y));
   }"
-  for (N in c(6, 8)) {
+  for (N in c(6, 8, 10)) {
     ctx <- cx_ctx(code, list(N = N, w = seq_len(N) / N))
     expect_grad_fd(ctx, rnorm(2 * N))
   }
