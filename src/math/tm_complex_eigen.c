@@ -186,6 +186,7 @@ typedef struct mdr_node {
   ad_node hdr;
   const tm_v *b, *a;
   const cx *X, *Ainv;      /* m x n result, n x n inverse */
+  cx *G;                   /* m x n work space */
   const double *oadj;
   int m, n;
 } mdr_node;
@@ -194,8 +195,7 @@ typedef struct mdr_node {
 static void mdr_chain(ad_node *self) {
   mdr_node *p = (mdr_node *)self;
   int m = p->m, n = p->n;
-  cx *G = ad_alloc((size_t)(m * n > 0 ? m * n : 1) * sizeof *G);   /* adj X Ainv^H, m x n */
-  if (!G) return;
+  cx *G = p->G;   /* adj X Ainv^H */
   for (int j = 0; j < n; j++)
     for (int i = 0; i < m; i++) {
       cx s = 0;
@@ -244,6 +244,7 @@ static int k_mdivide_right(const tm_call *c, const tm_v *a, int nargs, tm_v *out
   if (!p || !cp) return ad_fail(AD_EMEMORY, "out of memory");
   cp[0] = *B; cp[1] = *A;
   p->b = &cp[0]; p->a = &cp[1]; p->X = X; p->Ainv = Ainv; p->oadj = out->adj; p->m = m; p->n = n;
+  if (!(p->G = ad_alloc(mn * sizeof *p->G))) return ad_fail(AD_EMEMORY, "out of memory");
   return AD_OK;
 }
 
