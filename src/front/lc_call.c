@@ -126,7 +126,6 @@ static int mismatch(lc_ctx *c, ln_expr *e, const char *name, const char *shown) 
   for (int i = 0; i < e->nargs; i++) z |= e->args[i] && lc_is_complex(e->args[i]->type);
   /* Stan's functions of complex arguments that tapestry lacks (tm_complex*.c has the others) */
   static const char *const lacking[] = {
-    "columns_dot_self", "rows_dot_self", "dot_self",
     "eigendecompose_sym", "svd",
     "eigendecompose", "complex_schur_decompose", NULL
   };

@@ -651,6 +651,44 @@ static int k_cols_dot(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   return AD_OK;
 }
 
+/* dot_self (op 0), columns_dot_self (1), rows_dot_self (2): squared norms
+** sum |x|^2 (Eigen's squaredNorm, as dot_product(x, x) conjugates x), a
+** complex result with imaginary part 0 */
+typedef struct dself_node { ad_node hdr; const tm_v *x; const double *oadj; int rows, cols, op; } dself_node;
+static void dself_chain(ad_node *self) {
+  dself_node *p = (dself_node *)self;
+  for (int j = 0; j < p->cols; j++)
+    for (int i = 0; i < p->rows; i++) {
+      size_t k = (size_t)i + (size_t)j * p->rows, o = (size_t)(p->op == 0 ? 0 : p->op == 1 ? j : i);
+      cx z = cx_get(p->x, k);
+      double g = p->oadj[2 * o];
+      cx_add_adj(p->x, k, 2 * creal(z) * g, 2 * cimag(z) * g);
+    }
+}
+
+static int k_dot_self(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
+  if (nargs != 1) return tm_no_overload(c, a, nargs);
+  int op = *(const int *)c->fn->data, rc, R = a->rows, C = a->cols, ad = a->adj != NULL;
+  tm_v s = op == 0 ? shape_of(0, NULL, 1, 1) : op == 1 ? shape_of(0, NULL, 1, C) : shape_of(0, NULL, R, 1);
+  if ((rc = cx_new(out, &s, op == 0 ? TM_COMPLEX : op == 1 ? TM_CROW_VECTOR : TM_CVECTOR, ad))) return rc;
+  size_t n = tm_numel(out);
+  for (size_t o = 0; o < n; o++) out->val[2 * o] = out->val[2 * o + 1] = 0.0;
+  for (int j = 0; j < C; j++)
+    for (int i = 0; i < R; i++) {
+      size_t k = (size_t)i + (size_t)j * R, o = (size_t)(op == 0 ? 0 : op == 1 ? j : i);
+      cx z = cx_get(a, k);
+      out->val[2 * o] += creal(z) * creal(z) + cimag(z) * cimag(z);
+    }
+  out->dep = (unsigned char)(a->dep || ad);
+  if (!ad || (size_t)R * C == 0) return AD_OK;
+  dself_node *p = ad_node_new(sizeof *p, dself_chain);
+  tm_v *cp = ad_alloc(sizeof *cp);
+  if (!p || !cp) return ad_fail(AD_EMEMORY, "out of memory");
+  *cp = *a;
+  p->x = cp; p->oadj = out->adj; p->rows = R; p->cols = C; p->op = op;
+  return AD_OK;
+}
+
 /* ---- the table ---- */
 
 static const int s_size = S_SIZE, s_numel = S_NUMEL, s_rows = S_ROWS, s_cols = S_COLS;
@@ -660,6 +698,7 @@ static const int g_head = 0, g_tail = 1, g_segment = 2;
 static const int b_block = 0, b_row = 1, b_col = 2, b_sub_row = 3, b_sub_col = 4, b_diagonal = 5;
 static const int a_row = 0, a_col = 1;
 static const int is_trace = 1, is_post = 1;
+static const int ds_dot = 0, ds_cols = 1, ds_rows = 2;
 
 
 const tm_fn tm_fns_complex_cont[] = {
@@ -843,6 +882,11 @@ const tm_fn tm_fns_complex_cont[] = {
   {"rows_dot_product", "complex_vector(complex_vector, complex_vector); "
    "complex_vector(complex_row_vector, complex_row_vector); complex_vector(complex_matrix, complex_matrix)",
    k_cols_dot, &is_post},
+  {"dot_self", "complex(complex_vector); complex(complex_row_vector)", k_dot_self, &ds_dot},
+  {"columns_dot_self", "complex_row_vector(complex_vector); complex_row_vector(complex_row_vector); "
+   "complex_row_vector(complex_matrix)", k_dot_self, &ds_cols},
+  {"rows_dot_self", "complex_vector(complex_vector); complex_vector(complex_row_vector); "
+   "complex_vector(complex_matrix)", k_dot_self, &ds_rows},
   {"symmetrize_from_lower_tri", "complex_matrix(complex_matrix)", k_symmetrize, NULL},
   {NULL, NULL, NULL, NULL}
 };

@@ -342,6 +342,7 @@ test_that("more complex containers: rep_array of arrays, diag_pre/post_multiply,
     complex_matrix[2, 2] sym = symmetrize_from_lower_tri(M);
     complex_row_vector[2] cdp = columns_dot_product(M, M'); complex_vector[2] rdp = rows_dot_product(M, M');
     complex_row_vector[2] cdv = columns_dot_product(v', v');
+    complex ds = dot_self(v); complex_row_vector[2] cds = columns_dot_self(M); complex_vector[2] rds = rows_dot_self(M);
     complex_matrix[2, 3] rmv = rep_matrix(v, 3);
     complex_matrix[3, 2] rmr = rep_matrix(v', 3);
   }"
@@ -357,6 +358,9 @@ test_that("more complex containers: rep_array of arrays, diag_pre/post_multiply,
   # Stan Math: cwiseProduct then sums, no conjugate
   expect_equal(g$cdp, colSums(M * t(M))); expect_equal(g$rdp, rowSums(M * t(M)))
   expect_equal(g$cdv, v * v)
+  # squared norms (Eigen's squaredNorm; dot_product(v, v) conjugates v too)
+  expect_equal(g$ds, sum(Mod(v)^2) + 0i); expect_equal(g$cds, colSums(Mod(M)^2) + 0i)
+  expect_equal(g$rds, rowSums(Mod(M)^2) + 0i)
   expect_equal(g$rmv, matrix(v, 2, 3))
   expect_equal(g$rmr, matrix(v, 3, 2, byrow = TRUE))
   code <- "
@@ -367,6 +371,7 @@ test_that("more complex containers: rep_array of arrays, diag_pre/post_multiply,
     complex_matrix[2, 2] P = diag_pre_multiply(v, M) + diag_post_multiply(M, v') + symmetrize_from_lower_tri(M);
     complex_row_vector[2] q = columns_dot_product(P, M) + rows_dot_product(M, P)';
     target += get_real(sum(P)) + get_imag(prod(to_vector(P))) + get_real(sum(q)) + get_imag(q[1])
+              + get_real(dot_self(v) + sum(columns_dot_self(P)) * sum(rows_dot_self(M)))
               - 0.5 * (dot_self(x) + dot_self(y));
   }"
   expect_grad_fd(cx_ctx(code), c(0.3, -0.5, 0.8, 0.1, -0.7, 0.4))
@@ -538,7 +543,7 @@ test_that("complex errors name the problem", {
   chk("transformed data { complex_vector[2] v; vector[2] w = v; }")
   chk("transformed data { complex_vector[2] v; complex_row_vector[2] w; complex_vector[2] u = v + w; }")
   chk("transformed data { complex z = 1; real x = z < 2; }")
-  chk("transformed data { complex_vector[2] v; complex e = dot_self(v); }")
+  chk("transformed data { complex_matrix[2, 2] m; print(svd(m)); }")
   chk("transformed data { matrix[2, 2] m; print(eigendecompose(m)); }")
   chk("parameters { real x; } model { target += to_complex(x, 1); }")
   chk("functions { real f(array[] real s, int a, int b, complex z) { return 1; } }
