@@ -109,10 +109,11 @@ static int no_function(lc_ctx *c, ln_expr *e, const char *name) {
                         name, alt, alt[len - 2] == 'm' ? " (the distribution is discrete)" : "");
     }
   }
-  static const char *const complex_only[] = { "eigendecompose", "complex_schur_decompose", NULL };
+  static const char *const complex_only[] = { "eigendecompose", "complex_schur_decompose", "svd",
+                                              "eigendecompose_sym", NULL };
   for (int i = 0; complex_only[i]; i++)
     if (!strcmp(name, complex_only[i]))
-      return lc_error(c, e->line, e->col, "'%s' (a tuple of complex results) is not supported "
+      return lc_error(c, e->line, e->col, "'%s' (its result is a tuple) is not supported "
                       "by tapestry yet", name);
   return lc_error(c, e->line, e->col, "unknown function '%s'", name);
 }
