@@ -10,8 +10,10 @@
 ** the iteration leaves them (Stan's come from Eigen's solvers, whose order
 ** may differ); eigenvectors are U times the eigenvectors of T, scaled to
 ** unit norm.  Gradients: eigenvalues have them (d lambda_k = (V^-1 dA V)_kk,
-** for distinct eigenvalues); eigenvectors and the Schur factors of a matrix
-** that depends on parameters are refused as not supported yet.
+** for distinct eigenvalues; eigenvalues_sym of a Hermitian matrix too);
+** eigenvectors, eigenvectors_sym, the Schur factors and the singular values
+** and vectors of a matrix that depends on parameters are refused as not
+** supported yet.
 */
 #include <float.h>
 #include <math.h>
@@ -362,12 +364,31 @@ static int k_svd(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
 
 /* ---- eigenvalues_sym, eigenvectors_sym of a Hermitian complex matrix ---- */
 
+/* eigenvalues_sym of the Hermitian matrix A built from the lower triangle L:
+** d lambda_k = v_k^H dA v_k = 2 Re(u dL_ij) for i > j (u = conj(v_ik) v_jk),
+** |v_ik|^2 dRe(L_ii) on the diagonal; the upper triangle has no derivative. */
+typedef struct symeig_node { ad_node hdr; const tm_v *a; const cx *V; const double *oadj; int n; } symeig_node;
+static void symeig_chain(ad_node *self) {
+  symeig_node *p = (symeig_node *)self;
+  int n = p->n;
+  for (int k = 0; k < n; k++) {
+    double g = p->oadj[2 * k];   /* the imaginary part is 0 whatever A */
+    if (g == 0) continue;
+    for (int j = 0; j < n; j++)
+      for (int i = j; i < n; i++) {
+        cx u = conj(p->V[IX(i, k, n)]) * p->V[IX(j, k, n)];
+        if (i == j) cx_add_adj(p->a, IX(i, i, n), creal(u) * g, 0);
+        else cx_add_adj(p->a, IX(i, j, n), 2 * creal(u) * g, -2 * cimag(u) * g);
+      }
+  }
+}
+
 static int k_eigen_sym(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   if (nargs != 1) return tm_no_overload(c, a, nargs);
   const char *fn = c->fn->name;
   int vectors = c->fn->data != NULL, rc, n = a->rows;
   if ((rc = tm_check_nonzero_size(fn, "m", a)) || (rc = tm_check_square(fn, "m", a))) return rc;
-  if (a->adj)
+  if (a->adj && vectors)
     return ad_fail(AD_EINVALID, "%s of a complex matrix that depends on parameters is not supported by tapestry "
                    "yet (its derivatives are to come); it works on data and in generated quantities", fn);
   size_t nn = (size_t)n * n;
@@ -388,9 +409,13 @@ static int k_eigen_sym(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   tm_v shape;
   memset(&shape, 0, sizeof shape);
   shape.rows = n; shape.cols = vectors ? n : 1;
-  if ((rc = cx_new(out, &shape, vectors ? TM_CMATRIX : TM_CVECTOR, 0))) return rc;
+  int ad = a->adj != NULL;
+  if ((rc = cx_new(out, &shape, vectors ? TM_CMATRIX : TM_CVECTOR, ad))) return rc;
+  cx *V = ad ? ad_alloc(nn * sizeof *V) : NULL;   /* the eigenvectors in the result's order */
+  if (ad && !V) return ad_fail(AD_EMEMORY, "out of memory");
   for (int k = 0; k < n; k++) {
     int j = ord[k];
+    if (V) for (int i = 0; i < n; i++) V[IX(i, k, n)] = U[IX(i, j, n)];
     if (!vectors) { out->val[2 * k] = creal(T[IX(j, j, n)]); out->val[2 * k + 1] = 0; continue; }
     /* a Hermitian matrix's Schur vectors are its eigenvectors */
     for (int i = 0; i < n; i++) {
@@ -398,7 +423,13 @@ static int k_eigen_sym(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
       out->val[2 * IX(i, k, n) + 1] = cimag(U[IX(i, j, n)]);
     }
   }
-  out->dep = a->dep;
+  out->dep = a->dep || ad;
+  if (!ad) return AD_OK;
+  symeig_node *p = ad_node_new(sizeof *p, symeig_chain);
+  tm_v *ac = ad_alloc(sizeof *ac);
+  if (!p || !ac) return ad_fail(AD_EMEMORY, "out of memory");
+  *ac = *a;
+  p->a = ac; p->V = V; p->oadj = out->adj; p->n = n;
   return AD_OK;
 }
 

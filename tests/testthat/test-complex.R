@@ -460,6 +460,15 @@ test_that("eigenvalues, eigenvectors and the complex Schur decomposition of non-
     expect_equal(g$hv, eigen(H)$values[m:1] + 0i, tolerance = 1e-12)
     expect_equal(H %*% g$HV, g$HV %*% diag(g$hv, m), tolerance = 1e-12)
   }
+  code <- "
+  parameters { vector[9] x; }
+  model {
+    complex_matrix[3, 3] H = to_matrix(to_complex(x, reverse(x)), 3, 3);
+    complex_vector[3] e = eigenvalues_sym(H);   // the lower triangle, Hermitian
+    target += get_real(e[1]) + 2 * get_real(e[3]) + sum(abs(e)) - 0.5 * dot_self(x);
+  }"
+  set.seed(8)
+  expect_grad_fd(cx_ctx(code), rnorm(9))
   bad <- cx_ctx("parameters { vector[4] x; } model { target += get_real(sum(eigenvectors(to_matrix(x, 2, 2)))); }")
   expect_snapshot(bad$grad_log_prob(c(1, 2, 3, 4)), error = TRUE)
 })
