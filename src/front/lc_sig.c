@@ -89,7 +89,8 @@ static int parse_ptype(cursor *c, lc_ptype *t) {
 static int parse_sig(cursor *c, lc_sig *s) {
   memset(s, 0, sizeof *s);
   if (!parse_ptype(c, &s->ret)) return 0;
-  if (s->ret.kind == LC_P_REALS || s->ret.kind == LC_P_INTS || s->ret.kind == LC_P_VECTORS) return 0;
+  if (s->ret.kind == LC_P_REALS || s->ret.kind == LC_P_INTS || s->ret.kind == LC_P_VECTORS ||
+      s->ret.kind == LC_P_ZX) return 0;
   if (!punct(c, '(')) return 0;
   if (punct(c, ')')) return 1;
   for (;;) {
