@@ -532,6 +532,19 @@ test_that("plans refuse complex programs and the tree gives the gradients", {
   r <- both_paths(ctx, pts)
   expect_identical(r$plan, r$tree)
   expect_equal(r$stats$replays, 0)
+  # one program per group: fft, matrices and containers, eigenvalues, a user function
+  progs <- c(
+    "parameters { vector[4] x; } model { target += sum(abs(fft(to_complex(x, 1)))) - dot_self(x); }",
+    "parameters { vector[4] x; } model { complex_matrix[2, 2] m = to_matrix(to_complex(x, reverse(x)), 2, 2);
+       target += get_real(sum(m * m' + diag_matrix(col(m, 1)))) - dot_self(x); }",
+    "parameters { vector[4] x; } model { target += sum(get_real(eigenvalues(to_matrix(x, 2, 2)))) - dot_self(x); }",
+    "functions { complex f(complex z) { return z * z + 1i; } }
+     parameters { vector[4] x; } model { target += get_imag(f(to_complex(x[1], x[2]))) - dot_self(x); }")
+  for (code in progs) {
+    r <- both_paths(cx_ctx(code), list(c(0.1, 0.2, -0.3, 0.4), c(0.5, -0.2, 0.3, 0.1)))
+    expect_identical(r$plan, r$tree)
+    expect_equal(r$stats$replays, 0)
+  }
   # complex values only in generated quantities (off the tape): plans as usual
   code <- "
   parameters { real x; real y; }
