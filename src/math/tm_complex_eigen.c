@@ -10,7 +10,8 @@
 ** the iteration leaves them (Stan's come from Eigen's solvers, whose order
 ** may differ); eigenvectors are U times the eigenvectors of T, scaled to
 ** unit norm.  Gradients: eigenvalues have them (d lambda_k = (V^-1 dA V)_kk,
-** for distinct eigenvalues; eigenvalues_sym of a Hermitian matrix too);
+** for distinct eigenvalues; eigenvalues_sym of a Hermitian matrix and the
+** singular values too);
 ** eigenvectors, eigenvectors_sym, the Schur factors and the singular values
 ** and vectors of a matrix that depends on parameters are refused as not
 ** supported yet.
@@ -316,12 +317,28 @@ static int jacobi_svd(const char *fn, const cx *A, int m, int n, double *d, cx *
 
 enum { SV_VALUES = 0, SV_U, SV_V };
 
+/* singular values: d sigma_l = Re(u_l^H dA v_l) (distinct, non-zero values) */
+typedef struct sv_node { ad_node hdr; const tm_v *a; const cx *U, *V; const double *oadj; int m, n, k; } sv_node;
+static void sv_chain(ad_node *self) {
+  sv_node *p = (sv_node *)self;
+  int m = p->m, n = p->n;
+  for (int l = 0; l < p->k; l++) {
+    double g = p->oadj[l];
+    if (g == 0) continue;
+    for (int j = 0; j < n; j++)
+      for (int i = 0; i < m; i++) {
+        cx w = conj(p->U[IX(i, l, m)]) * p->V[IX(j, l, n)];
+        cx_add_adj(p->a, IX(i, j, m), creal(w) * g, -cimag(w) * g);
+      }
+  }
+}
+
 static int k_svd(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   if (nargs != 1) return tm_no_overload(c, a, nargs);
   const char *fn = c->fn->name;
   int op = *(const int *)c->fn->data, rc, m = a->rows, n = a->cols;
   if (op != SV_VALUES && (rc = tm_check_nonzero_size(fn, "m", a))) return rc;
-  if (a->adj)
+  if (a->adj && op != SV_VALUES)
     return ad_fail(AD_EINVALID, "%s of a complex matrix that depends on parameters is not supported by tapestry "
                    "yet (its derivatives are to come); it works on data and in generated quantities", fn);
   int tr = m < n, r = tr ? n : m, k = tr ? m : n;   /* work on A^H when wide */
@@ -344,7 +361,15 @@ static int k_svd(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
     out->base = TM_VECTOR; out->rows = k; out->cols = 1;
     if (!(out->val = ad_alloc_doubles((size_t)(k > 0 ? k : 1)))) return ad_fail(AD_EMEMORY, "out of memory");
     for (int i = 0; i < k; i++) out->val[i] = d[i];
-    out->dep = a->dep;
+    out->dep = a->dep || a->adj;
+    if (!a->adj || k == 0) return AD_OK;
+    if (!(out->adj = ad_alloc_zeros((size_t)k))) return ad_fail(AD_EMEMORY, "out of memory");
+    sv_node *p = ad_node_new(sizeof *p, sv_chain);
+    tm_v *ac = ad_alloc(sizeof *ac);
+    if (!p || !ac) return ad_fail(AD_EMEMORY, "out of memory");
+    *ac = *a;
+    /* A = Uo d Vo^H: for A^H = U d V^H, Uo = V and Vo = U */
+    p->a = ac; p->U = tr ? V : U; p->V = tr ? U : V; p->oadj = out->adj; p->m = m; p->n = n; p->k = k;
     return AD_OK;
   }
   /* A = U d V^H; for A^H = U' d V'^H: U = V', V = U' */

@@ -469,6 +469,15 @@ test_that("eigenvalues, eigenvectors and the complex Schur decomposition of non-
   }"
   set.seed(8)
   expect_grad_fd(cx_ctx(code), rnorm(9))
+  code <- "
+  parameters { vector[6] x; }
+  model {
+    complex_matrix[2, 3] A = to_matrix(to_complex(x, reverse(x) + 1), 2, 3);
+    vector[2] s = singular_values(A);
+    vector[2] t = singular_values(A');
+    target += s[1] + 3 * s[2] + t[2] - 0.5 * dot_self(x);
+  }"
+  expect_grad_fd(cx_ctx(code), rnorm(6))
   bad <- cx_ctx("parameters { vector[4] x; } model { target += get_real(sum(eigenvectors(to_matrix(x, 2, 2)))); }")
   expect_snapshot(bad$grad_log_prob(c(1, 2, 3, 4)), error = TRUE)
 })
