@@ -9,12 +9,13 @@
 ** iterations), U accumulated.  Eigenvalues are T's diagonal, in the order
 ** the iteration leaves them (Stan's come from Eigen's solvers, whose order
 ** may differ); eigenvectors are U times the eigenvectors of T, scaled to
-** unit norm.  Gradients: eigenvalues have them (d lambda_k = (V^-1 dA V)_kk,
-** for distinct eigenvalues; eigenvalues_sym of a Hermitian matrix and the
-** singular values too);
-** eigenvectors, eigenvectors_sym, the Schur factors and the singular values
-** and vectors of a matrix that depends on parameters are refused as not
-** supported yet.
+** unit norm.  singular_values, svd_U, svd_V by one-sided Jacobi;
+** eigenvalues_sym, eigenvectors_sym of a Hermitian matrix (its lower
+** triangle) from the same Schur form.  Gradients: eigenvalues
+** (d lambda_k = (V^-1 dA V)_kk, distinct eigenvalues), eigenvalues_sym
+** (v_k^H dA v_k) and singular_values (Re(u^H dA v)); eigenvectors,
+** eigenvectors_sym, the Schur factors and the singular vectors of a matrix
+** that depends on parameters are refused as not supported yet.
 */
 #include <float.h>
 #include <math.h>
