@@ -300,7 +300,7 @@ check_data <- function(data) {
     abort_arg(sprintf("`data` has more than one element named '%s'.",
                       names(data)[anyDuplicated(names(data))]))
   }
-  data
+  complex_as_pairs(data)
 }
 
 check_seed <- function(seed) {

@@ -715,7 +715,7 @@ fit_variable_names <- function(chains, context) {
 base_names <- function(x) sub("\\[.*$", "", x)
 
 # Sizes of each variable, from the index of its last element ("L[3,2]" ->
-# c(3, 2)); 1 for a scalar, as in cmdstanr's metadata.
+# c(3, 2), "z[2,imag]" -> c(2, 2)); 1 for a scalar, as in cmdstanr's metadata.
 variable_sizes <- function(elements, variables) {
   base <- base_names(elements)
   out <- lapply(variables, function(v) {
@@ -724,7 +724,11 @@ variable_sizes <- function(elements, variables) {
     last <- e[length(e)]
     if (grepl(":", last, fixed = TRUE)) return(length(e))   # a tuple: its number of elements
     if (!grepl("[", last, fixed = TRUE)) return(1)
-    as.numeric(strsplit(sub("^[^[]*\\[(.*)\\]$", "\\1", last), ",", fixed = TRUE)[[1]])
+    idx <- strsplit(sub("^[^[]*\\[(.*)\\]$", "\\1", last), ",", fixed = TRUE)[[1]]
+    # a complex element ends in real or imag: one more dimension of 2, as CmdStan's metadata has it
+    idx[idx == "imag"] <- "2"
+    idx[idx == "real"] <- "1"
+    as.numeric(idx)
   })
   names(out) <- variables
   out

@@ -98,10 +98,65 @@ static int shape_mismatch(const ld_value *g, const char *name, const char *decl,
   return AD_EINVALID;
 }
 
+/* A complex value is given as its real counterpart with one more, last
+** dimension of 2 (CmdStan's JSON: a complex number is [re, im]). */
+static int bind_complex(const ld_value *given, const char *name, const char *decl_text,
+                        const tm_v *shape, tm_v *out, char *err, size_t errsize) {
+  tm_v rs = *shape;
+  rs.base = shape->base == TM_COMPLEX ? TM_REAL : shape->base == TM_CVECTOR ? TM_VECTOR
+          : shape->base == TM_CROW_VECTOR ? TM_ROW_VECTOR : TM_MATRIX;
+  int D[LD_MAXDIM + 1];
+  int nd = declared_dims(&rs, D);
+  D[nd++] = 2;
+  size_t numel = 1;
+  for (int d = 0; d < nd; d++) {
+    if (D[d] < 0) {
+      snprintf(err, errsize, "variable '%s': declared %s has a negative size", name, decl_text);
+      return AD_EINVALID;
+    }
+    if (D[d] && numel > ((size_t)-1) / 4 / (size_t)D[d]) return shape_mismatch(given, name, decl_text, err, errsize);
+    numel *= (size_t)D[d];
+  }
+  int fits = given->ndim == nd;
+  for (int d = 0; fits && d < nd; d++) fits = given->dims[d] == D[d];
+  if (!fits && numel == 0 && given->n == 0) fits = 1;
+  if (!fits && numel == 2 && given->n == 2) fits = 1;   /* one complex, whatever the nesting */
+  if (!fits) return shape_mismatch(given, name, decl_text, err, errsize);
+  memset(out, 0, sizeof *out);
+  out->base = shape->base;
+  out->narr = shape->narr;
+  for (int i = 0; i < shape->narr; i++) out->dim[i] = shape->dim[i];
+  out->rows = shape->base == TM_COMPLEX ? 1 : shape->rows;
+  out->cols = shape->base == TM_COMPLEX ? 1 : shape->cols;
+  if (!(out->val = ad_alloc_doubles(numel ? numel : 1))) {
+    snprintf(err, errsize, "variable '%s': out of memory", name);
+    return AD_EMEMORY;
+  }
+  if (numel == 0) return AD_OK;
+  if (shape->base != TM_CMATRIX) {
+    memcpy(out->val, given->val, numel * sizeof(double));
+    return AD_OK;
+  }
+  /* Each matrix: given row by row, stored column by column, in pairs. */
+  size_t r = (size_t)shape->rows, c = (size_t)shape->cols, rc = 2 * r * c;
+  for (size_t a = 0; a < numel; a += rc) {
+    const double *src = given->val + a;
+    double *dst = out->val + a;
+    for (size_t i = 0; i < r; i++)
+      for (size_t j = 0; j < c; j++) {
+        dst[2 * (i + j * r)] = src[2 * (i * c + j)];
+        dst[2 * (i + j * r) + 1] = src[2 * (i * c + j) + 1];
+      }
+  }
+  return AD_OK;
+}
+
 int ld_bind_value(const ld_value *given, const char *name, const char *decl_text,
                   const tm_v *shape, tm_v *out, char *err, size_t errsize) {
   char declbuf[160];
   if (!decl_text) decl_text = shape_text(shape, declbuf, sizeof declbuf);
+  if (tm_is_complex(shape) && shape->narr <= TM_MAXARR)
+    return bind_complex(given, name, decl_text, shape, out, err, errsize);
   if (shape->base > TM_MATRIX || shape->narr > TM_MAXARR) {
     snprintf(err, errsize, "variable '%s': invalid declared shape", name);
     return AD_EINVALID;

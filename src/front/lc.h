@@ -21,7 +21,13 @@
 /* ---- library signatures (lc_sig.c) ---- */
 /* One argument or result of a library signature: a concrete type or one of
 ** the families of tm.h. */
-enum { LC_P_TYPE = 0, LC_P_REALS, LC_P_INTS, LC_P_VECTORS, LC_P_T, LC_P_R };
+enum { LC_P_TYPE = 0, LC_P_REALS, LC_P_INTS, LC_P_VECTORS, LC_P_T, LC_P_R,
+       /* complex families (tm_complex.c): Z any complex type (int, real and
+       ** real containers promote), all Zs of a signature one shape; Zm the
+       ** same without arrays; results: Z that shape, ZR its real counterpart,
+       ** ZT the complex counterpart of the T shape */
+       LC_P_Z, LC_P_ZM, LC_P_ZR, LC_P_ZT,
+       LC_P_ZX /* Zx: as Z, but only complex types (no promotion) */ };
 typedef struct lc_ptype {
   unsigned char kind;      /* LC_P_* */
   unsigned char base;      /* LC_P_TYPE: TM_INT .. TM_MATRIX */
@@ -67,6 +73,10 @@ char *lc_types_text(const ln_type *t, int n, char *buf, size_t size);
 ** may be NULL), at most max lines, to buf (of size). */
 void lc_list_sigs(const ln_program *p, const char *lname, const char *uname,
                   int max, char *buf, size_t size);
+/* The same; complex signatures are listed only when show_complex (a call
+** with a complex argument) or when the name has no other signatures. */
+void lc_list_sigs_z(const ln_program *p, const char *lname, const char *uname,
+                    int max, int show_complex, char *buf, size_t size);
 /* Append formatted text to a NUL-terminated buffer, truncating. */
 void lc_cat(char *buf, size_t size, const char *fmt, ...)
 #ifdef __GNUC__
@@ -139,7 +149,11 @@ int lc_error(lc_ctx *c, int line, int col, const char *fmt, ...)
 #endif
   ;
 int lc_ends_with(const char *s, const char *suffix);
-int lc_is_numeric(ln_type t);                 /* int .. matrix, any narr */
+int lc_is_numeric(ln_type t);                 /* int .. complex_matrix, any narr */
+int lc_is_complex(ln_type t);                 /* complex .. complex_matrix, any narr */
+/* Code that may run on the tape: functions, transformed parameters, model
+** (complex values there make plans refuse the program: ln_program.uses_complex). */
+#define lc_on_tape(c) ((c)->fn || (c)->blk == LN_BLK_TPARAMS || (c)->blk == LN_BLK_MODEL)
 int lc_is_scalar(ln_type t);                  /* int or real, not an array */
 int lc_real_based(ln_type t);                 /* numeric and not int-based */
 ln_type lc_mk(int base, int narr);

@@ -131,7 +131,18 @@ static int mismatch(lc_ctx *c, ln_expr *e, const char *name, const char *shown) 
   msg[0] = 0;
   lc_cat(msg, sizeof msg, "no signature of %s matches %s; available:", shown,
          lc_args_text(e->args, e->nargs, tb, sizeof tb));
-  lc_list_sigs(c->p, name, name, 10, msg, sizeof msg);
+  int z = 0;
+  for (int i = 0; i < e->nargs; i++) z |= e->args[i] && lc_is_complex(e->args[i]->type);
+  /* Stan's functions of complex arguments that tapestry lacks (tm_complex*.c has the others) */
+  static const char *const lacking[] = {
+    "eigendecompose_sym", "svd",
+    "eigendecompose", "complex_schur_decompose", NULL
+  };
+  for (int i = 0; z && lacking[i]; i++)
+    if (!strcmp(name, lacking[i]))
+      return lc_error(c, e->line, e->col, "%s of complex arguments %s is not supported by tapestry yet", shown,
+                      lc_args_text(e->args, e->nargs, tb, sizeof tb));
+  lc_list_sigs_z(c->p, name, name, 10, z, msg, sizeof msg);
   return lc_error(c, e->line, e->col, "%s", msg);
 }
 
@@ -235,7 +246,7 @@ static const char *op_fn(int op, ln_type b) {
   case LN_OP_ADD: return "add";
   case LN_OP_SUB: return "subtract";
   case LN_OP_MUL: return "multiply";
-  case LN_OP_DIV: return b.base == TM_MATRIX && b.narr == 0 ? "mdivide_right" : "divide";
+  case LN_OP_DIV: return (b.base == TM_MATRIX || b.base == TM_CMATRIX) && b.narr == 0 ? "mdivide_right" : "divide";
   case LN_OP_LDIV: return "mdivide_left";
   case LN_OP_ELTMUL: return "elt_multiply";
   case LN_OP_ELTDIV: return "elt_divide";
@@ -255,7 +266,9 @@ static int op_mismatch(lc_ctx *c, ln_expr *at, int op, const char *fn, ln_type *
          lc_types_text(t, n, tb, sizeof tb));
   if (lc_lib_sigs(fn, &k)) {
     lc_cat(msg, sizeof msg, "; available:");
-    lc_list_sigs(c->p, fn, NULL, 10, msg, sizeof msg);
+    int z = 0;
+    for (int i = 0; i < n; i++) z |= lc_is_complex(t[i]);
+    lc_list_sigs_z(c->p, fn, NULL, 10, z, msg, sizeof msg);
   } else
     lc_cat(msg, sizeof msg, "; the library has no function %s", fn);
   return lc_error(c, at->line, at->col, "%s", msg);
@@ -288,6 +301,17 @@ int lc_operator(lc_ctx *c, ln_expr *e) {
   switch (op) {
   case LN_OP_EQ: case LN_OP_NE: case LN_OP_LT: case LN_OP_LE: case LN_OP_GT: case LN_OP_GE:
     if (n != 2) break;
+    if ((op == LN_OP_EQ || op == LN_OP_NE) && (lc_is_complex(t[0]) || lc_is_complex(t[1]))) {
+      /* complex == and != are library calls (tm_complex.c) */
+      const char *cf = op == LN_OP_EQ ? "operator==" : "operator!=";
+      ln_type ret;
+      const lc_sig *s = lc_lib_resolve(cf, t, 2, &ret);
+      if (!s) return op_mismatch(c, e, op, cf, t, 2);
+      e->fn = s->fn;
+      e->type = ret;
+      e->dep = 0;
+      return AD_OK;
+    }
     return scalar_op(c, e, LN_BI_CMP, "int or real operands");
   case LN_OP_AND: case LN_OP_OR:
     if (n != 2) break;

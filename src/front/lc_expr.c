@@ -130,7 +130,8 @@ static int index_one(lc_ctx *c, ln_expr *at, ln_index *ix, int *multi) {
 }
 
 static int container_dims(int base) {
-  return base == TM_MATRIX ? 2 : (base == TM_VECTOR || base == TM_ROW_VECTOR) ? 1 : 0;
+  return base == TM_MATRIX || base == TM_CMATRIX ? 2
+       : (base == TM_VECTOR || base == TM_ROW_VECTOR || base == TM_CVECTOR || base == TM_CROW_VECTOR) ? 1 : 0;
 }
 
 static int indexed(lc_ctx *c, ln_expr *e) {
@@ -170,6 +171,11 @@ static int indexed(lc_ctx *c, ln_expr *e) {
   } else if (base == TM_MATRIX && nc > 0) {
     int row = cm[0], col = nc == 2 ? cm[1] : 1;
     base = row && col ? TM_MATRIX : row ? TM_VECTOR : col ? TM_ROW_VECTOR : TM_REAL;
+  } else if (base == TM_CVECTOR || base == TM_CROW_VECTOR) {
+    if (nc == 1 && !cm[0]) base = TM_COMPLEX;
+  } else if (base == TM_CMATRIX && nc > 0) {
+    int row = cm[0], col = nc == 2 ? cm[1] : 1;
+    base = row && col ? TM_CMATRIX : row ? TM_CVECTOR : col ? TM_CROW_VECTOR : TM_COMPLEX;
   }
   e->type = lc_mk(base, narr);
   e->dep = v->dep && base != TM_INT;
@@ -186,6 +192,9 @@ static int common_type(ln_type a, ln_type b, ln_type *out) {
     *out = lc_mk(TM_REAL, a.narr);
     return 1;
   }
+  /* int and real promote to complex, each real container to its complex one */
+  ln_type p = lc_is_complex(a) ? a : b, q = lc_is_complex(a) ? b : a;
+  if (lc_is_complex(p) && lc_assign_cost(p, q) > 0) { *out = p; return 1; }
   return 0;
 }
 
@@ -216,19 +225,21 @@ static int array_literal(lc_ctx *c, ln_expr *e) {
 }
 
 static int rowvec_literal(lc_ctx *c, ln_expr *e) {
-  int rc, dep = 0, rows = 0;
+  int rc, dep = 0, rows = 0, cplx = 0;
   for (int i = 0; i < e->nargs; i++) {
     ln_expr *a = e->args ? e->args[i] : NULL;
     if (!a) return lc_error(c, e->line, e->col, "a row vector element without an expression");
     if ((rc = lc_expr(c, a))) return rc;
-    if (i == 0) rows = a->type.base == TM_ROW_VECTOR && a->type.narr == 0;
-    if (rows && !(a->type.base == TM_ROW_VECTOR && a->type.narr == 0))
+    int rv = a->type.narr == 0 && (a->type.base == TM_ROW_VECTOR || a->type.base == TM_CROW_VECTOR);
+    if (i == 0) rows = rv;
+    if (rows && !rv)
       return type_error(c, a, "each row of a matrix expression [...]", "a row_vector");
-    if (!rows && !lc_is_scalar(a->type))
+    if (!rows && !lc_is_scalar(a->type) && !(a->type.narr == 0 && a->type.base == TM_COMPLEX))
       return type_error(c, a, "each element of a row_vector expression [...]", "an int or a real");
+    cplx |= lc_is_complex(a->type);
     dep |= a->dep;
   }
-  e->type = lc_mk(rows ? TM_MATRIX : TM_ROW_VECTOR, 0);
+  e->type = lc_mk(rows ? (cplx ? TM_CMATRIX : TM_MATRIX) : (cplx ? TM_CROW_VECTOR : TM_ROW_VECTOR), 0);
   e->dep = dep;
   return AD_OK;
 }
@@ -304,6 +315,7 @@ int lc_expr(lc_ctx *c, ln_expr *e) {
   c->depth++;
   int rc = expr1(c, e);
   c->depth--;
+  if (rc == AD_OK && lc_is_complex(e->type) && lc_on_tape(c)) c->p->uses_complex = 1;
   c->funcref_ok = funcref_ok;
   return rc;
 }

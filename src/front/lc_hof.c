@@ -663,6 +663,9 @@ int lc_hof(lc_ctx *c, ln_expr *e, int which) {
   for (int i = 1; i < e->nargs; i++) {
     if ((rc = lc_expr(c, e->args[i]))) return rc;
     if (!lc_is_numeric(e->args[i]->type)) return need(c, e, i, 0, "an int or real value or container");
+    if (lc_is_complex(e->args[i]->type))
+      return lc_error(c, e->args[i]->line, e->args[i]->col,
+                      "complex arguments to %s are not supported by tapestry yet", e->name);
   }
   return hof_types(c, e, which);
 }

@@ -46,6 +46,10 @@ static int elem_base(const char *w) {
   if (!strcmp(w, "vector")) return TM_VECTOR;
   if (!strcmp(w, "row_vector")) return TM_ROW_VECTOR;
   if (!strcmp(w, "matrix")) return TM_MATRIX;
+  if (!strcmp(w, "complex")) return TM_COMPLEX;
+  if (!strcmp(w, "complex_vector")) return TM_CVECTOR;
+  if (!strcmp(w, "complex_row_vector")) return TM_CROW_VECTOR;
+  if (!strcmp(w, "complex_matrix")) return TM_CMATRIX;
   return -1;
 }
 
@@ -72,6 +76,11 @@ static int parse_ptype(cursor *c, lc_ptype *t) {
   else if (!strcmp(w, "vectors")) t->kind = LC_P_VECTORS;
   else if (!strcmp(w, "T")) t->kind = LC_P_T;
   else if (!strcmp(w, "R")) t->kind = LC_P_R;
+  else if (!strcmp(w, "Z")) t->kind = LC_P_Z;
+  else if (!strcmp(w, "Zm")) t->kind = LC_P_ZM;
+  else if (!strcmp(w, "ZR")) t->kind = LC_P_ZR;
+  else if (!strcmp(w, "ZT")) t->kind = LC_P_ZT;
+  else if (!strcmp(w, "Zx")) t->kind = LC_P_ZX;
   else return 0;
   return 1;
 }
@@ -80,7 +89,8 @@ static int parse_ptype(cursor *c, lc_ptype *t) {
 static int parse_sig(cursor *c, lc_sig *s) {
   memset(s, 0, sizeof *s);
   if (!parse_ptype(c, &s->ret)) return 0;
-  if (s->ret.kind != LC_P_TYPE && s->ret.kind != LC_P_T && s->ret.kind != LC_P_R) return 0;
+  if (s->ret.kind == LC_P_REALS || s->ret.kind == LC_P_INTS || s->ret.kind == LC_P_VECTORS ||
+      s->ret.kind == LC_P_ZX) return 0;
   if (!punct(c, '(')) return 0;
   if (punct(c, ')')) return 1;
   for (;;) {
@@ -89,11 +99,15 @@ static int parse_sig(cursor *c, lc_sig *s) {
     if (punct(c, ')')) break;
     if (!punct(c, ',')) return 0;
   }
-  /* a result T/R needs a T argument to take its shape from */
+  /* a result T/R/ZT needs a T argument to take its shape from, Z/ZR a Z */
   if (s->ret.kind != LC_P_TYPE) {
-    int has_t = 0;
-    for (int i = 0; i < s->nargs; i++) has_t |= s->args[i].kind == LC_P_T;
-    if (!has_t) return 0;
+    int has_t = 0, has_z = 0;
+    for (int i = 0; i < s->nargs; i++) {
+      has_t |= s->args[i].kind == LC_P_T;
+      has_z |= s->args[i].kind == LC_P_Z || s->args[i].kind == LC_P_ZM || s->args[i].kind == LC_P_ZX;
+    }
+    int z = s->ret.kind == LC_P_Z || s->ret.kind == LC_P_ZM || s->ret.kind == LC_P_ZR;
+    if (z ? !has_z : !has_t) return 0;
   }
   return 1;
 }
@@ -171,7 +185,8 @@ const lc_sig *lc_lib_sigs(const char *name, int *n) {
 
 /* ---- matching ---- */
 
-int lc_is_numeric(ln_type t) { return t.base <= TM_MATRIX; }
+int lc_is_numeric(ln_type t) { return t.base <= TM_CMATRIX; }
+int lc_is_complex(ln_type t) { return t.base >= TM_COMPLEX && t.base <= TM_CMATRIX; }
 int lc_is_scalar(ln_type t) { return t.narr == 0 && (t.base == TM_INT || t.base == TM_REAL); }
 int lc_real_based(ln_type t) { return lc_is_numeric(t) && t.base != TM_INT; }
 ln_type lc_mk(int base, int narr) {
@@ -189,14 +204,45 @@ int lc_assign_cost(ln_type p, ln_type a) {
   if (!lc_is_numeric(p) || !lc_is_numeric(a) || p.narr != a.narr) return -1;
   if (p.base == a.base) return 0;
   if (p.base == TM_REAL && a.base == TM_INT) return 1;
+  /* int -> real -> complex, and each real container to its complex one */
+  if (p.base == TM_COMPLEX && a.base == TM_REAL) return 1;
+  if (p.base == TM_COMPLEX && a.base == TM_INT) return 2;
+  if (p.base == TM_CVECTOR && a.base == TM_VECTOR) return 1;
+  if (p.base == TM_CROW_VECTOR && a.base == TM_ROW_VECTOR) return 1;
+  if (p.base == TM_CMATRIX && a.base == TM_MATRIX) return 1;
   return -1;
+}
+
+/* The complex type a promotes to (itself when complex), -1 when none. */
+static int complex_of(int b) {
+  switch (b) {
+  case TM_INT: case TM_REAL: return TM_COMPLEX;
+  case TM_VECTOR: return TM_CVECTOR;
+  case TM_ROW_VECTOR: return TM_CROW_VECTOR;
+  case TM_MATRIX: return TM_CMATRIX;
+  default: return b >= TM_COMPLEX && b <= TM_CMATRIX ? b : -1;
+  }
+}
+static int real_of(int b) {
+  return b == TM_COMPLEX ? TM_REAL : b == TM_CVECTOR ? TM_VECTOR : b == TM_CROW_VECTOR ? TM_ROW_VECTOR
+       : b == TM_CMATRIX ? TM_MATRIX : b;
 }
 
 int lc_sig_match(const lc_sig *s, const ln_type *a, int n, ln_type *ret) {
   if (n != s->nargs) return -1;
-  int tset = 0, tshape = 0, tnarr = 0, cost = 0;
+  int tset = 0, tshape = 0, tnarr = 0, cost = 0, zset = 0, zshape = 0, znarr = 0;
   for (int i = 0; i < n; i++) {
     if (!lc_is_numeric(a[i])) return -1;
+    int k = s->args[i].kind;
+    if (k == LC_P_Z || k == LC_P_ZM || k == LC_P_ZX) {
+      int zb = complex_of(a[i].base);
+      if (zb < 0 || (k == LC_P_ZM && a[i].narr) || (k == LC_P_ZX && zb != a[i].base)) return -1;
+      if (!zset) { zset = 1; zshape = zb; znarr = a[i].narr; }
+      else if (zshape != zb || znarr != a[i].narr) return -1;
+      cost += a[i].base == zb ? 0 : a[i].base == TM_INT ? 2 : 1;
+      continue;
+    }
+    if (s->args[i].kind != LC_P_TYPE && lc_is_complex(a[i])) return -1;   /* the other families are real */
     if (s->args[i].kind != LC_P_T && s->args[i].kind != LC_P_R) continue;
     if (!tset) { tset = 1; tshape = shape_of(a[i]); tnarr = a[i].narr; }
     else if (tshape != shape_of(a[i]) || tnarr != a[i].narr) return -1;
@@ -216,12 +262,22 @@ int lc_sig_match(const lc_sig *s, const ln_type *a, int n, ln_type *ret) {
     case LC_P_VECTORS: if (t.narr <= 1 && (t.base == TM_VECTOR || t.base == TM_ROW_VECTOR)) k = 0; break;
     case LC_P_T: k = 0; break;
     case LC_P_R: k = t.base == TM_INT ? 1 : 0; break;
+    case LC_P_Z: case LC_P_ZM: case LC_P_ZX: k = 0; break;   /* counted above */
     }
     if (k < 0) return -1;
     cost += k;
   }
   if (s->ret.kind == LC_P_TYPE) *ret = lc_mk(s->ret.base, s->ret.narr);
-  else if (tset) *ret = lc_mk(tshape, tnarr);
+  else if (s->ret.kind == LC_P_Z || s->ret.kind == LC_P_ZM) {
+    if (!zset) return -1;
+    *ret = lc_mk(zshape, znarr);
+  } else if (s->ret.kind == LC_P_ZR) {
+    if (!zset) return -1;
+    *ret = lc_mk(real_of(zshape), znarr);
+  } else if (s->ret.kind == LC_P_ZT) {
+    if (!tset) return -1;
+    *ret = lc_mk(complex_of(tshape), tnarr);
+  } else if (tset) *ret = lc_mk(tshape, tnarr);
   else return -1;
   return cost;
 }
@@ -287,12 +343,31 @@ static const char *ptype_name(const lc_ptype *p, char *buf, size_t size) {
   case LC_P_VECTORS: return "vectors";
   case LC_P_T: return "T";
   case LC_P_R: return "R";
+  case LC_P_Z: return "Z";
+  case LC_P_ZM: return "Zm";
+  case LC_P_ZR: return "ZR";
+  case LC_P_ZT: return "ZT";
+  case LC_P_ZX: return "Zx";
   default: return lc_type_name(lc_mk(p->base, p->narr), buf, size);
   }
 }
 
+static int ptype_complex(const lc_ptype *t) {
+  return t->kind >= LC_P_Z || (t->kind == LC_P_TYPE && t->base >= TM_COMPLEX && t->base <= TM_CMATRIX);
+}
+static int sig_complex(const lc_sig *s) {
+  int z = ptype_complex(&s->ret);
+  for (int k = 0; k < s->nargs; k++) z |= ptype_complex(&s->args[k]);
+  return z;
+}
+
 void lc_list_sigs(const ln_program *p, const char *lname, const char *uname,
                   int max, char *buf, size_t size) {
+  lc_list_sigs_z(p, lname, uname, max, 0, buf, size);
+}
+
+void lc_list_sigs_z(const ln_program *p, const char *lname, const char *uname,
+                    int max, int show_complex, char *buf, size_t size) {
   int shown = 0, more = 0;
   char tb[64];
   if (uname && p) {
@@ -313,7 +388,12 @@ void lc_list_sigs(const ln_program *p, const char *lname, const char *uname,
   if (lname) {
     int n;
     const lc_sig *s = lc_lib_sigs(lname, &n);
+    /* complex signatures only for calls with complex arguments, or when the
+       name has no others */
+    int real_ones = 0;
+    for (int i = 0; i < n; i++) real_ones |= !sig_complex(&s[i]);
     for (int i = 0; i < n; i++) {
+      if (!show_complex && real_ones && sig_complex(&s[i])) continue;
       if (shown >= max) { more++; continue; }
       lc_cat(buf, size, "\n  %s %s(", ptype_name(&s[i].ret, tb, sizeof tb), lname);
       for (int k = 0; k < s[i].nargs; k++)

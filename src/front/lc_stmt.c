@@ -44,6 +44,8 @@ static int sizes(lc_ctx *c, ln_decl *d) {
     if ((rc = lc_int_expr(c, d->dims[i], "an array size"))) return rc;
   }
   int b = d->type.base;
+  if (b == TM_CVECTOR || b == TM_CROW_VECTOR) b = TM_VECTOR;   /* sized as the real ones */
+  if (b == TM_CMATRIX) b = TM_MATRIX;
   if (b == TM_VECTOR || b == TM_ROW_VECTOR || b == TM_MATRIX) {
     if (!d->size1) return lc_error(c, d->line, d->col, "'%s' declared without its size", d->name);
     if ((rc = lc_int_expr(c, d->size1, b == TM_MATRIX ? "the number of rows" : "a vector size"))) return rc;
@@ -68,6 +70,11 @@ int lc_decl(lc_ctx *c, ln_stmt *s, int global) {
   if (global && (c->blk == LN_BLK_PARAMS || c->blk == LN_BLK_TPARAMS) && d->type.base == TM_INT)
     return lc_error(c, d->line, d->col, "%s cannot be integers: '%s' is declared int",
                     c->blk == LN_BLK_PARAMS ? "parameters" : "transformed parameters", d->name);
+  if (global && c->blk == LN_BLK_PARAMS && lc_is_complex(d->type))
+    return lc_error(c, d->line, d->col, "parameters cannot be complex: '%s' is declared %s; declare its "
+                    "real and imaginary parts as real parameters and build it with to_complex()",
+                    d->name, ln_base_name(d->type.base));
+  if (lc_is_complex(d->type) && lc_on_tape(c)) p->uses_complex = 1;
   if (!global && has_constraint(d))
     return lc_error(c, d->line, d->col,
                     "local variable '%s' cannot have a constraint: only top-level declarations of "
@@ -289,15 +296,20 @@ static int tilde(lc_ctx *c, ln_stmt *s) {
 
 /* ---- statements ---- */
 
-static int numeric_value(lc_ctx *c, ln_expr *e, const char *what) {
+/* complex_ok: print, reject and fatal_error show complex values too */
+static int numeric_value_z(lc_ctx *c, ln_expr *e, const char *what, int complex_ok) {
   int rc = lc_expr(c, e);
   if (rc) return rc;
-  if (!lc_is_numeric(e->type)) {
+  if (!lc_is_numeric(e->type) || (!complex_ok && lc_is_complex(e->type))) {
     char tb[64];
     return lc_error(c, e->line, e->col, "%s must be an int or real value or container; found %s",
                     what, lc_type_name(e->type, tb, sizeof tb));
   }
   return AD_OK;
+}
+
+static int numeric_value(lc_ctx *c, ln_expr *e, const char *what) {
+  return numeric_value_z(c, e, what, 0);
 }
 
 static int body(lc_ctx *c, ln_stmt *s, int loop) {
@@ -340,6 +352,7 @@ static int loop(lc_ctx *c, ln_stmt *s) {
     ln_type et = s->e->type;
     if (lc_is_numeric(et) && et.narr > 0) t = lc_mk(et.base, et.narr - 1);
     else if (et.base == TM_VECTOR || et.base == TM_ROW_VECTOR || et.base == TM_MATRIX) t = lc_mk(TM_REAL, 0);
+    else if (et.base == TM_CVECTOR || et.base == TM_CROW_VECTOR || et.base == TM_CMATRIX) t = lc_mk(TM_COMPLEX, 0);
     else {
       char tb[64];
       return lc_error(c, s->e->line, s->e->col,
@@ -381,7 +394,7 @@ static int printables(lc_ctx *c, ln_stmt *s) {
   for (int i = 0; i < s->nargs; i++) {
     ln_expr *a = s->args[i];
     if (a && a->kind == LE_STRING) { a->type = lc_mk(LN_STRING, 0); continue; }
-    if ((rc = numeric_value(c, a, "an argument of print, reject or fatal_error"))) return rc;
+    if ((rc = numeric_value_z(c, a, "an argument of print, reject or fatal_error", 1))) return rc;
   }
   return AD_OK;
 }

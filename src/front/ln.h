@@ -19,7 +19,7 @@
 #include "../math/tm.h"
 
 /* ---- types ---- */
-/* base: TM_INT .. TM_MATRIX (tm.h), or one of these. */
+/* base: TM_INT .. TM_CMATRIX (tm.h), or one of these. */
 enum {
   LN_VOID = 16,     /* result of a void function */
   LN_STRING,        /* string literal: print, reject, fatal_error, profile */
@@ -267,6 +267,8 @@ typedef struct ln_program {
   struct ln_tuple_var *tuples;   /* lt_lower: the top-level tuple variables */
   int ntuples;
   unsigned char has_tuples;      /* parser: tuple syntax or a call of a tuple-valued library function */
+  unsigned char uses_complex; /* a complex expression or variable in functions, transformed
+                                 parameters or the model (plans refuse the program) */
 } ln_program;
 
 /* ---- diagnostics ---- */

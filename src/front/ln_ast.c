@@ -103,6 +103,10 @@ const char *ln_base_name(int base) {
   case TM_VECTOR: return "vector";
   case TM_ROW_VECTOR: return "row_vector";
   case TM_MATRIX: return "matrix";
+  case TM_COMPLEX: return "complex";
+  case TM_CVECTOR: return "complex_vector";
+  case TM_CROW_VECTOR: return "complex_row_vector";
+  case TM_CMATRIX: return "complex_matrix";
   case LN_VOID: return "void";
   case LN_STRING: return "string";
   case LN_FUNCREF: return "function";

@@ -15,10 +15,10 @@ static const char *constrained_mat[] = {
 };
 /* Stan types tapestry does not have */
 static const char *unsupported[] = {
-  "complex", "complex_vector", "complex_row_vector", "complex_matrix",
   "sum_to_zero_matrix", "column_stochastic_matrix", "row_stochastic_matrix", NULL
 };
-static const char *basic[] = {"int", "real", "vector", "row_vector", "matrix", NULL};
+static const char *basic[] = {"int", "real", "vector", "row_vector", "matrix",
+                              "complex", "complex_vector", "complex_row_vector", "complex_matrix", NULL};
 
 static int word_in(const lp *P, const lx_token *t, const char **list) {
   for (int i = 0; list[i]; i++) if (lp_tok_is(P, t, list[i])) return i + 1;
@@ -124,7 +124,9 @@ static void sized_type(lp *P, int where, spec *s) {
   if (!b && !cv && !cm) lp_error_found(P, "expected a type (int, real, vector, row_vector, matrix...), found %s");
   lp_next(P);
   if (b) {
-    s->base = b - 1;   /* basic[] is in TM_INT .. TM_MATRIX order */
+    s->base = b - 1;   /* basic[] is in TM_INT .. TM_CMATRIX order */
+    if (lp_is(P, LX_LT) && s->base >= TM_COMPLEX)
+      lp_error_at(P, lp_cur(P)->line, lp_cur(P)->col, "complex types cannot have constraints");
     if (lp_is(P, LX_LT)) {
       if (where == LP_DECL_LOCAL)
         lp_error_at(P, lp_cur(P)->line, lp_cur(P)->col,
@@ -132,8 +134,9 @@ static void sized_type(lp *P, int where, spec *s) {
                     "data, parameters, transformed parameters and generated quantities can)");
       constraint(P, s, s->base != TM_INT);
     }
-    if (s->base == TM_VECTOR || s->base == TM_ROW_VECTOR) sizes(P, s, 0, 0, tname);
-    else if (s->base == TM_MATRIX) sizes(P, s, 1, 0, tname);
+    if (s->base == TM_VECTOR || s->base == TM_ROW_VECTOR || s->base == TM_CVECTOR ||
+        s->base == TM_CROW_VECTOR) sizes(P, s, 0, 0, tname);
+    else if (s->base == TM_MATRIX || s->base == TM_CMATRIX) sizes(P, s, 1, 0, tname);
     return;
   }
   if (where == LP_DECL_LOCAL)

@@ -98,6 +98,23 @@ static ln_expr *primary(lp *P) {
     e->name = lp_text(P, t);
     lp_next(P);
     return e;
+  case LX_IMAG: {
+    /* 2.5i is to_complex(0, 2.5) */
+    lp_vec args = {0};
+    e = lp_new_expr(P, LE_CALL, t);
+    e->name = "to_complex";
+    ln_expr *z = lp_new_expr(P, LE_INT, t);
+    z->ival = 0;
+    ln_expr *im = lp_new_expr(P, LE_REAL, t);
+    im->rval = t->rval;
+    im->name = lp_text(P, t);
+    lp_push(P, &args, z);
+    lp_push(P, &args, im);
+    e->args = lp_exprs(P, &args);
+    e->nargs = args.n;
+    lp_next(P);
+    return e;
+  }
   case LX_STRING:
     lp_error_at(P, t->line, t->col,
                 "a string can only be an argument of print, reject, fatal_error or profile");

@@ -264,6 +264,7 @@ static const struct { const char *name; const char *part[3]; int n; } libtuples[
   {"svd", {"svd_U", "singular_values", "svd_V"}, 3},
   {"eigendecompose_sym", {"eigenvectors_sym", "eigenvalues_sym", NULL}, 2},
   {"eigendecompose", {"eigenvectors", "eigenvalues", NULL}, 2},
+  {"complex_schur_decompose", {"complex_schur_decompose_u", "complex_schur_decompose_t", NULL}, 2},
   {"csr_extract", {"csr_extract_w", "csr_extract_v", "csr_extract_u"}, 3},
 };
 

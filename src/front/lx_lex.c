@@ -121,8 +121,7 @@ static int lex_number(lx_state *L) {
     if (at(L, e) == '+' || at(L, e) == '-') e++;
     if (is_digit(at(L, e))) { real = 1; k = e; scan_digits(L, &k); }
   }
-  if (at(L, k) == 'i' && !is_ident(at(L, k + 1)))
-    return fail(L, line, col, off, "imaginary literals are not supported (tapestry has no complex numbers)");
+  int imag = at(L, k) == 'i' && !is_ident(at(L, k + 1));
   char buf[512];
   size_t m = 0;
   for (size_t j = 0; j < k; j++) {
@@ -132,8 +131,17 @@ static int lex_number(lx_state *L) {
     buf[m++] = L->s[off + j];
   }
   buf[m] = '\0';
-  lx_token *t = push(L, real ? LX_REAL : LX_INT, line, col, off, k);
+  lx_token *t = push(L, imag ? LX_IMAG : real ? LX_REAL : LX_INT, line, col, off, k + (size_t)imag);
   if (!t) return -1;
+  if (imag) {
+    t->rval = strtod(buf, NULL);
+    if (isinf(t->rval)) {
+      L->nt--;
+      return fail(L, line, col, off, "imaginary literal '%.40si' is too large", buf);
+    }
+    advance(L, k + 1);
+    return 0;
+  }
   if (real) {
     t->rval = strtod(buf, NULL);
     if (isinf(t->rval)) {

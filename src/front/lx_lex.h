@@ -23,7 +23,8 @@ enum {
   LX_BANG, LX_MINUS, LX_PLUS, LX_HAT, LX_ELTPOW, LX_TRANSPOSE,
   LX_TIMES, LX_DIVIDE, LX_MODULO, LX_IDIVIDE, LX_LDIVIDE, LX_ELTTIMES, LX_ELTDIVIDE,
   LX_OR, LX_AND, LX_TILDE,
-  LX_ASSIGN, LX_PLUSEQ, LX_MINUSEQ, LX_TIMESEQ, LX_DIVEQ, LX_ELTTIMESEQ, LX_ELTDIVEQ
+  LX_ASSIGN, LX_PLUSEQ, LX_MINUSEQ, LX_TIMESEQ, LX_DIVEQ, LX_ELTTIMESEQ, LX_ELTDIVEQ,
+  LX_IMAG            /* imaginary literal such as 2i or 1.5i: rval */
 };
 
 typedef struct lx_token {
@@ -31,7 +32,7 @@ typedef struct lx_token {
   int line, col;     /* 1-based; col counts bytes */
   size_t off, len;   /* the token's text in p->source (a string's quotes included) */
   int ival;          /* LX_INT */
-  double rval;       /* LX_REAL */
+  double rval;       /* LX_REAL, LX_IMAG */
 } lx_token;
 
 /* Tokenizes p->source (p->srclen bytes; NUL and other bytes allowed) into a

@@ -19,7 +19,10 @@
 #include "../ad/ad.h"
 
 /* ---- values ---- */
-enum { TM_INT = 0, TM_REAL, TM_VECTOR, TM_ROW_VECTOR, TM_MATRIX };
+enum { TM_INT = 0, TM_REAL, TM_VECTOR, TM_ROW_VECTOR, TM_MATRIX,
+       /* complex: each element is a (re, im) pair of doubles, interleaved in
+       ** val (and adj), so a complex value holds 2 * tm_numel doubles */
+       TM_COMPLEX, TM_CVECTOR, TM_CROW_VECTOR, TM_CMATRIX };
 #define TM_MAXARR 8
 
 /* A Stan value: an int or real, a vector, row vector or matrix, or an array
@@ -51,6 +54,9 @@ static inline size_t tm_numel(const tm_v *v) {
 static inline int tm_is_scalar(const tm_v *v) {
   return v->narr == 0 && (v->base == TM_INT || v->base == TM_REAL);
 }
+static inline int tm_is_complex(const tm_v *v) { return v->base >= TM_COMPLEX && v->base <= TM_CMATRIX; }
+/* doubles held in val: tm_numel, twice that for complex values */
+static inline size_t tm_nval(const tm_v *v) { return tm_numel(v) * (tm_is_complex(v) ? 2u : 1u); }
 static inline int tm_is_ad(const tm_v *v) { return v->adj != NULL; }
 /* Constant for propto: a term that depends only on such values is dropped. */
 static inline int tm_is_const(const tm_v *v) { return v->adj == NULL && !v->dep; }
@@ -134,7 +140,14 @@ typedef int (*tm_kernel)(const tm_call *c, const tm_v *args, int nargs, tm_v *ou
 **   vectors vector, row_vector, array[] vector or array[] row_vector
 **   T       any int or real type; the result has the argument's shape with
 **           int promoted to real (vectorized unary functions)
-**   R       real-valued T with the same shape as the T arguments */
+**   R       real-valued T with the same shape as the T arguments
+** and for complex values (tm_complex*.c), where ints, reals and real
+** containers promote to the complex type of their shape:
+**   Z       any complex type; all Zs of one signature have one shape, and a
+**           result Z has it; Zm the same without arrays; Zx only complex
+**           arguments (no promotion)
+**   ZR      (result) the real type of the Z shape (get_real, abs)
+**   ZT      (result) the complex type of the T shape (to_complex) */
 struct tm_fn {
   const char *name;
   const char *sig;

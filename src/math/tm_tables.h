@@ -46,4 +46,8 @@ extern const tm_fn tm_fns_dens_disc3[];  /* tm_dens_disc3.c: beta_neg_binomial, 
 extern const tm_fn tm_fns_rng2[];        /* tm_rng_fns2.c: more _rng functions (von_mises, yule_simon, multinomial, ...) */
 extern const tm_fn tm_fns_qf[];          /* tm_qf.c: student_t_qf */
 extern const tm_fn tm_fns_wiener_cdf[];  /* tm_wiener_cdf.c: wiener_lcdf_unnorm, wiener_lccdf_unnorm (four parameters) */
+extern const tm_fn tm_fns_complex[];     /* tm_complex.c: complex scalars, elementwise functions, operators */
+extern const tm_fn tm_fns_complex_mat[]; /* tm_complex_mat.c: complex matrix product, fft, sum, prod, transpose */
+extern const tm_fn tm_fns_complex_eigen[]; /* tm_complex_eigen.c: eigenvalues, eigenvectors, complex Schur */
+extern const tm_fn tm_fns_complex_cont[]; /* tm_complex_cont.c: sizes, builders, slices, appends of complex values */
 #endif

@@ -30,9 +30,9 @@ tm_v tm_elem(const tm_v *v, int i) {
   e.narr = (unsigned char)(v->narr - 1);
   memmove(e.dim, v->dim + 1, sizeof(int) * (TM_MAXARR - 1));
   e.dim[TM_MAXARR - 1] = 0;
-  size_t stride = tm_numel(&e);
-  if (e.val) e.val += (size_t)i * stride;
-  if (e.adj) e.adj += (size_t)i * stride;
+  size_t stride = tm_numel(&e), vstride = tm_nval(&e);
+  if (e.val) e.val += (size_t)i * vstride;
+  if (e.adj) e.adj += (size_t)i * vstride;
   if (e.ival) e.ival += (size_t)i * stride;
   return e;
 }
@@ -67,7 +67,7 @@ int tm_new_like(tm_v *out, const tm_v *shape, int ad) {
   if (rc) return rc;
   out->narr = shape->narr;
   memcpy(out->dim, shape->dim, sizeof out->dim);
-  size_t n = tm_numel(out);
+  size_t n = tm_nval(out);
   out->val = ad_alloc_doubles(n ? n : 1);
   if (!out->val) return AD_EMEMORY;
   if (ad && !(out->adj = ad_alloc_zeros(n ? n : 1))) return AD_EMEMORY;
@@ -99,7 +99,7 @@ int tm_any_ad(const tm_v *a, int n) {
 }
 
 double *tm_copy_vals(const tm_v *v) {
-  size_t n = tm_numel(v);
+  size_t n = tm_nval(v);
   double *p = ad_alloc_doubles(n ? n : 1);
   if (!p) return NULL;
   if (v->base == TM_INT) for (size_t i = 0; i < n; i++) p[i] = (double)v->ival[i];
@@ -131,22 +131,23 @@ int tm_set_partials(tm_v *out, const tm_v *a, double *const *d, int nargs, doubl
   for (int i = 0; i < nargs; i++) {
     dep |= a[i].dep;
     if (!a[i].adj) continue;
-    ops[k++] = (ad_operand){a[i].adj, d[i], tm_numel(&a[i])};
+    ops[k++] = (ad_operand){a[i].adj, d[i], tm_nval(&a[i])};
   }
   return tm_set_operands(out, k, ops, x, dep);
 }
 
 double *tm_new_partials(const tm_v *v, int *rc) {
   if (!v->adj) return NULL;
-  size_t n = tm_numel(v);
+  size_t n = tm_nval(v);
   double *p = ad_alloc_zeros(n ? n : 1);
   if (!p) *rc = AD_EMEMORY;
   return p;
 }
 
 const char *tm_type_name(const tm_v *v, char *buf, size_t size) {
-  static const char *names[] = {"int", "real", "vector", "row_vector", "matrix"};
-  const char *b = v->base <= TM_MATRIX ? names[v->base] : "?";
+  static const char *names[] = {"int", "real", "vector", "row_vector", "matrix",
+                                "complex", "complex_vector", "complex_row_vector", "complex_matrix"};
+  const char *b = v->base <= TM_CMATRIX ? names[v->base] : "?";
   if (v->narr == 0) snprintf(buf, size, "%s", b);
   else {
     char commas[TM_MAXARR + 1];

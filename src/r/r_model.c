@@ -160,6 +160,8 @@ static int ndims(ln_type t) {
   int d = t.narr;
   if (t.base == TM_VECTOR || t.base == TM_ROW_VECTOR) d += 1;
   else if (t.base == TM_MATRIX) d += 2;
+  else if (t.base == TM_CVECTOR || t.base == TM_CROW_VECTOR) d += 1;
+  else if (t.base == TM_CMATRIX) d += 2;
   return d;
 }
 
@@ -382,6 +384,9 @@ static int r_dims(const tm_v *shape, int *dims) {
   case TM_VECTOR: dims[nd++] = shape->rows; break;
   case TM_ROW_VECTOR: dims[nd++] = shape->cols; break;
   case TM_MATRIX: dims[nd++] = shape->rows; dims[nd++] = shape->cols; break;
+  case TM_CVECTOR: dims[nd++] = shape->rows; break;
+  case TM_CROW_VECTOR: dims[nd++] = shape->cols; break;
+  case TM_CMATRIX: dims[nd++] = shape->rows; dims[nd++] = shape->cols; break;
   default: break;
   }
   return nd;
@@ -390,7 +395,11 @@ static int r_dims(const tm_v *shape, int *dims) {
 static SEXP var_to_r(const li_var *v, const double *x) {
   SEXP r;
   R_xlen_t n = (R_xlen_t)v->numel;
-  if (v->shape.base == TM_INT) {
+  if (tm_is_complex(&v->shape)) {
+    /* the output's (re, im) pairs as an R complex */
+    r = PROTECT(allocVector(CPLXSXP, n / 2));
+    for (R_xlen_t i = 0; i < n / 2; i++) { COMPLEX(r)[i].r = x[2 * i]; COMPLEX(r)[i].i = x[2 * i + 1]; }
+  } else if (v->shape.base == TM_INT) {
     r = PROTECT(allocVector(INTSXP, n));
     int *iv = INTEGER(r);
     for (R_xlen_t i = 0; i < n; i++)

@@ -31,8 +31,9 @@ char *li_decl_text(const ln_decl *d, const tm_v *shape, char *buf, size_t size) 
   const char *name = structured ? t : ln_base_name(shape->base);
   if (structured && !strcmp(t, "sum_to_zero_vector")) name = "sum_to_zero_vector";
   switch (shape->base) {
-  case TM_VECTOR: snprintf(buf + k, size - k, "%s[%d]", name, shape->rows); break;
-  case TM_ROW_VECTOR: snprintf(buf + k, size - k, "%s[%d]", name, shape->cols); break;
+  case TM_VECTOR: case TM_CVECTOR: snprintf(buf + k, size - k, "%s[%d]", name, shape->rows); break;
+  case TM_ROW_VECTOR: case TM_CROW_VECTOR: snprintf(buf + k, size - k, "%s[%d]", name, shape->cols); break;
+  case TM_CMATRIX: snprintf(buf + k, size - k, "%s[%d, %d]", name, shape->rows, shape->cols); break;
   case TM_MATRIX:
     if (structured && shape->rows == shape->cols) snprintf(buf + k, size - k, "%s[%d]", name, shape->rows);
     else snprintf(buf + k, size - k, "%s[%d, %d]", name, shape->rows, shape->cols);
@@ -171,7 +172,7 @@ static int layout(li_run *r, li_ctx *c, char *err, size_t errsize) {
       v->decl = d;
       v->name = d->name;
       v->block = blks[k];
-      v->numel = tm_numel(&v->shape);
+      v->numel = tm_nval(&v->shape);   /* a complex element writes two values */
       v->nfree = 0;
       v->offset = c->nupars;
       if (blks[k] == LN_BLK_PARAMS) {

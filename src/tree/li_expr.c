@@ -141,8 +141,10 @@ static int eval_literal(li_run *r, const ln_expr *e, tm_v *out) {
   tm_v small[LI_SMALL], *el;
   if ((rc = eval_args(r, e->args, n, small, &el))) return rc;
   ln_type et = e->type;
-  int matrix = e->kind == LE_ROWVEC && e->type.base == TM_MATRIX;
+  int cplx = e->type.base >= TM_COMPLEX && e->type.base <= TM_CMATRIX;
+  int matrix = e->kind == LE_ROWVEC && (e->type.base == TM_MATRIX || e->type.base == TM_CMATRIX);
   if (e->kind == LE_ARRAY) et.narr--;
+  else if (cplx) et.base = matrix ? TM_CROW_VECTOR : TM_COMPLEX;
   else et.base = matrix ? TM_ROW_VECTOR : TM_REAL;
   int ad = 0, dep = 0;
   for (int i = 0; i < n; i++) {
@@ -164,12 +166,13 @@ static int eval_literal(li_run *r, const ln_expr *e, tm_v *out) {
     if (n) memmove(shape.dim + 1, el[0].dim, sizeof(int) * (TM_MAXARR - 1));
     shape.dim[0] = n;
   } else if (matrix) {
-    shape.base = TM_MATRIX; shape.rows = n; shape.cols = n ? el[0].cols : 0;
+    shape.base = cplx ? TM_CMATRIX : TM_MATRIX; shape.rows = n; shape.cols = n ? el[0].cols : 0;
   } else {
-    shape.base = TM_ROW_VECTOR; shape.rows = 1; shape.cols = n;
+    shape.base = cplx ? TM_CROW_VECTOR : TM_ROW_VECTOR; shape.rows = 1; shape.cols = n;
   }
   if ((rc = li_alloc_r(r, out, &shape, ad))) return rc;
   out->dep = (unsigned char)dep;
+  if (cplx) return li_pack_complex(r, el, n, m, matrix, ad, out);
   size_t total = tm_numel(out);
   double **sadj = NULL, **sval = NULL;
   if (ad && !(sadj = ad_alloc((total ? total : 1) * sizeof *sadj))) return ad_fail(AD_EMEMORY, "out of memory");

@@ -24,8 +24,30 @@ typedef struct dimsel {
   int first;
 } dimsel;
 
+/* Complex values index as their real counterparts, in elements (pairs of
+** doubles); complex_offsets turns the element offsets into doubles. */
+static int real_base(int b) {
+  return b == TM_COMPLEX ? TM_REAL : b == TM_CVECTOR ? TM_VECTOR : b == TM_CROW_VECTOR ? TM_ROW_VECTOR
+       : b == TM_CMATRIX ? TM_MATRIX : b;
+}
+static int complex_base(int b) {
+  return b == TM_REAL ? TM_COMPLEX : b == TM_VECTOR ? TM_CVECTOR : b == TM_ROW_VECTOR ? TM_CROW_VECTOR
+       : b == TM_MATRIX ? TM_CMATRIX : b;
+}
+static int complex_offsets(size_t **o, size_t *n) {
+  size_t *w = ad_alloc((*n ? 2 * *n : 1) * sizeof(size_t));
+  if (!w) return ad_fail(AD_EMEMORY, "out of memory");
+  for (size_t k = 0; k < *n; k++) { w[2 * k] = 2 * (*o)[k]; w[2 * k + 1] = 2 * (*o)[k] + 1; }
+  *o = w;
+  *n *= 2;
+  return AD_OK;
+}
+
 /* The dimensions of a value, outermost first, with their strides. */
-static int dims_of(const tm_v *v, dimsel *d) {
+static int dims_of(const tm_v *cv, dimsel *d) {
+  tm_v rv = *cv;
+  rv.base = (unsigned char)real_base(cv->base);
+  const tm_v *v = &rv;
   int nd;
   size_t inner = (size_t)v->rows * (size_t)v->cols;
   /* array strides: product of the later array dims times the inner size */
@@ -117,28 +139,31 @@ static int apply(li_run *r, const ln_expr *e, const tm_v *v, const size_t *base,
   for (int i = 0; i < nidx; i++)
     if ((rc = select(r, e, i, &idx[i], &d[i]))) return rc;
   /* result shape */
+  int cplx = tm_is_complex(v);
   tm_v s = *v;
+  s.base = (unsigned char)real_base(v->base);
   s.val = NULL; s.adj = NULL; s.ival = NULL;
   s.narr = 0;
   memset(s.dim, 0, sizeof s.dim);
   for (int i = 0; i < v->narr; i++) if (d[i].keep) s.dim[s.narr++] = d[i].n;
   int na = v->narr;
-  if (v->base == TM_MATRIX) {
+  if (real_base(v->base) == TM_MATRIX) {
     int rk = d[na].keep, ck = d[na + 1].keep;
     if (rk && ck) { s.base = TM_MATRIX; s.rows = d[na].n; s.cols = d[na + 1].n; }
     else if (ck) { s.base = TM_ROW_VECTOR; s.rows = 1; s.cols = d[na + 1].n; }
     else if (rk) { s.base = TM_VECTOR; s.rows = d[na].n; s.cols = 1; }
     else { s.base = TM_REAL; s.rows = s.cols = 1; }
-  } else if (v->base == TM_VECTOR || v->base == TM_ROW_VECTOR) {
+  } else if (s.base == TM_VECTOR || s.base == TM_ROW_VECTOR) {
     if (d[na].keep) {
-      if (v->base == TM_VECTOR) { s.rows = d[na].n; s.cols = 1; }
+      if (s.base == TM_VECTOR) { s.rows = d[na].n; s.cols = 1; }
       else { s.rows = 1; s.cols = d[na].n; }
     } else { s.base = TM_REAL; s.rows = s.cols = 1; }
   }
+  if (cplx) s.base = (unsigned char)complex_base(s.base);
   /* enumeration order: array dims outermost, then a matrix's columns, then rows */
   int order[MAXD], no = 0;
   for (int i = 0; i < na; i++) order[no++] = i;
-  if (v->base == TM_MATRIX) { order[no++] = na + 1; order[no++] = na; }
+  if (real_base(v->base) == TM_MATRIX) { order[no++] = na + 1; order[no++] = na; }
   else if (nd > na) order[no++] = na;
   size_t total = 1;
   for (int i = 0; i < nd; i++) total *= (size_t)d[i].n;
@@ -209,6 +234,7 @@ static int take(li_run *r, const tm_v *src, const size_t *o, size_t n, tm_v *res
 ** offsets; the common case of loops over observations.  -1 when the
 ** indexes do not all reduce to one element. */
 static int scalar_elem(li_run *r, const ln_expr *e, const tm_v *v, tm_v *out) {
+  if (tm_is_complex(v)) return -1;
   dimsel d[MAXD];
   int nd = dims_of(v, d), rc;
   if (e->nidx != nd) return -1;
@@ -289,6 +315,7 @@ static int matrix_rows(li_run *r, const tm_v *v, int r0, int nr, tm_v *out) {
 ** the index is something else. */
 static int leading_range(li_run *r, const ln_expr *e, const tm_v *v, tm_v *out, int *copied) {
   *copied = 0;
+  if (tm_is_complex(v)) return -1;
   if (e->nidx != 1 || e->idx[0].kind == LI_SINGLE || e->idx[0].kind == LI_MULTI) return -1;
   int matrix = v->narr == 0 && v->base == TM_MATRIX;
   if (v->narr == 0 && v->base != TM_VECTOR && v->base != TM_ROW_VECTOR && !matrix) return -1;
@@ -341,6 +368,7 @@ int li_index_rvalue(li_run *r, const ln_expr *e, tm_v *out) {
   tm_v res;
   size_t *o, n;
   if ((rc = apply(r, e, &v, NULL, e->idx, e->nidx, &res, &o, &n))) return rc;
+  if (tm_is_complex(&v) && (rc = complex_offsets(&o, &n))) return rc;
   if ((rc = take(r, &v, o, n, &res, &view))) return rc;
   /* a view of a variable that is more than one scalar may be kept by a
   ** node that reads its values backwards: see li_int.h */
@@ -355,7 +383,8 @@ static void shape_text(const tm_v *v, char *buf, size_t size) {
   buf[0] = '\0';
   for (int i = 0; i < v->narr && k < size; i++)
     k += (size_t)snprintf(buf + k, size - k, "%s%d", i ? ", " : "", v->dim[i]);
-  if (k < size && (v->base == TM_MATRIX || v->base == TM_VECTOR || v->base == TM_ROW_VECTOR))
+  int b = real_base(v->base);
+  if (k < size && (b == TM_MATRIX || b == TM_VECTOR || b == TM_ROW_VECTOR))
     snprintf(buf + k, size - k, "%s%d x %d", v->narr ? "; " : "", v->rows, v->cols);
 }
 
@@ -388,7 +417,7 @@ int li_assign(li_run *r, const ln_expr *lhs, const tm_v *val) {
   ln_type t = x->type;
   if (s->v.base != TM_INT && (rc = li_promote(r, &v, t, &v))) return rc;
   /* a right side that reads the variable's own storage is copied first */
-  size_t ntot = tm_numel(&s->v);
+  size_t ntot = tm_nval(&s->v);
   if (v.val && s->v.val && v.val >= s->v.val && v.val < s->v.val + (ntot ? ntot : 1)) {
     if ((rc = li_copy(r, &v, &v))) return rc;
   } else if (v.ival && s->v.ival && v.ival >= s->v.ival && v.ival < s->v.ival + (ntot ? ntot : 1)) {
@@ -417,5 +446,6 @@ int li_assign(li_run *r, const ln_expr *lhs, const tm_v *val) {
     n = nn;
   }
   if ((rc = check_fit(r, lhs, &place, &v))) return rc;
+  if (tm_is_complex(&place) && (rc = complex_offsets(&o, &n))) return rc;
   return li_store(r, s, o, &v, n);
 }

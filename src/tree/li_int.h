@@ -106,6 +106,11 @@ int li_alloc(tm_v *out, const tm_v *shape, int ad);
 /* v as the type t (int -> real promotion of scalars and arrays); a view
 ** when no conversion is needed. */
 int li_promote(li_run *r, const tm_v *v, ln_type t, tm_v *out);
+/* v (int, real, or a real vector, row vector or matrix, or arrays of them)
+** as the complex type of its shape (li_complex.c) */
+int li_promote_complex(li_run *r, const tm_v *v, tm_v *out);
+/* A complex literal's elements (already complex, m elements each) packed into out. */
+int li_pack_complex(li_run *r, const tm_v *el, int n, size_t m, int matrix, int ad, tm_v *out);
 /* A fresh copy (new storage, and on the tape one node passing adjoints back). */
 int li_copy(li_run *r, const tm_v *v, tm_v *out);
 /* Gather: out (shape set, storage allocated here) takes n elements of src

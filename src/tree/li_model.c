@@ -89,6 +89,7 @@ int li_log_prob_traced(const li_ctx *c, const double *upars, int jacobian, doubl
   if (!rc && r.tr) {
     tm_v leaves = tm_vector_view(val, adj, (int)n);
     li_emit1(&r, LI_EV_PARAMS, NULL, &leaves, li_chain_len());
+    if (c->p->uses_complex) li_emit_unsupported(&r, "complex numbers (their plan is to come)");
   }
   else if (!(val = ad_alloc_doubles(n ? n : 1))) rc = ad_fail(AD_EMEMORY, "out of memory");
   else memcpy(val, upars, n * sizeof(double));
@@ -115,7 +116,13 @@ int li_log_prob_traced(const li_ctx *c, const double *upars, int jacobian, doubl
 /* Stan's output order: column-major over all the variable's dimensions
 ** (array dimensions, then rows and columns), the first index fastest.
 ** Storage keeps arrays leading index first and matrices column-major. */
-static size_t output_offset(const tm_v *s, size_t k, int *idx) {
+static size_t output_offset(const tm_v *cs, size_t k, int *idx) {
+  /* a complex value: as its real counterpart, in elements */
+  tm_v rs = *cs;
+  if (tm_is_complex(cs))
+    rs.base = cs->base == TM_COMPLEX ? TM_REAL : cs->base == TM_CVECTOR ? TM_VECTOR
+            : cs->base == TM_CROW_VECTOR ? TM_ROW_VECTOR : TM_MATRIX;
+  const tm_v *s = &rs;
   int nd = 0, ext[TM_MAXARR + 2];
   for (int i = 0; i < s->narr; i++) ext[nd++] = s->dim[i];
   if (s->base == TM_MATRIX) { ext[nd++] = s->rows; ext[nd++] = s->cols; }
@@ -136,6 +143,15 @@ static size_t output_offset(const tm_v *s, size_t k, int *idx) {
 
 static double *write_var(const li_var *v, const tm_v *val, double *out) {
   int idx[TM_MAXARR + 2];
+  if (tm_is_complex(&v->shape)) {
+    /* CmdStan's order: each element's real then imaginary part */
+    for (size_t k = 0; k < v->numel / 2; k++) {
+      size_t o = output_offset(&v->shape, k, idx);
+      *out++ = val->val[2 * o];
+      *out++ = val->val[2 * o + 1];
+    }
+    return out;
+  }
   for (size_t k = 0; k < v->numel; k++) *out++ = tm_get(val, output_offset(&v->shape, k, idx));
   return out;
 }
@@ -272,6 +288,18 @@ static char *tuple_elem_name(const li_var *v, const int *idx, int nd, char *buf,
 }
 
 char *li_elem_name(const li_var *v, size_t k, int free, char *buf, size_t size) {
+  if (tm_is_complex(&v->shape)) {
+    /* CmdStan's z.real, zv.1.imag as cmdstanr names them: z[real], zv[1,imag] */
+    int idx[TM_MAXARR + 2];
+    const char *part = k % 2 ? "imag" : "real";
+    const tm_v *s = &v->shape;
+    int nd = s->narr + (s->base == TM_CMATRIX ? 2 : s->base == TM_COMPLEX ? 0 : 1);
+    output_offset(s, k / 2, idx);
+    size_t m = (size_t)snprintf(buf, size, "%s[", v->name);
+    for (int i = 0; i < nd && m < size; i++) m += (size_t)snprintf(buf + m, size - m, "%d,", idx[i] + 1);
+    if (m < size) snprintf(buf + m, size - m, "%s]", part);
+    return buf;
+  }
   const tm_v *s = &v->shape;
   int scalar = s->narr == 0 && (s->base == TM_INT || s->base == TM_REAL);
   if (scalar) { snprintf(buf, size, "%s", v->name); return buf; }

@@ -15,7 +15,7 @@ static const double zero = 0.0, one = 1.0;
 ** memory is asked for: the values alone (adjoints come on top) against the
 ** memory budget, with the product of the sizes checked for overflow. */
 static int decl_fits(li_run *r, const ln_decl *d, const tm_v *shape) {
-  size_t elem = shape->base == TM_INT ? sizeof(int) : sizeof(double);
+  size_t elem = shape->base == TM_INT ? sizeof(int) : tm_is_complex(shape) ? 2 * sizeof(double) : sizeof(double);
   size_t n = (size_t)shape->rows, limit = ad_mem_limit();
   int over = shape->cols != 0 && n > SIZE_MAX / (size_t)shape->cols;
   if (!over) n *= (size_t)shape->cols;
@@ -32,12 +32,14 @@ static int decl_fits(li_run *r, const ln_decl *d, const tm_v *shape) {
   for (int i = 0; i < shape->narr && k < sizeof sizes - 16; i++)
     k += (size_t)snprintf(sizes + k, sizeof sizes - k, "%s%d", i ? ", " : "array[", shape->dim[i]);
   if (shape->narr) k += (size_t)snprintf(sizes + k, sizeof sizes - k, "] ");
-  const char *base = shape->base == TM_INT ? "int" : shape->base == TM_REAL ? "real"
-                   : shape->base == TM_VECTOR ? "vector" : shape->base == TM_ROW_VECTOR ? "row_vector" : "matrix";
-  if (shape->base == TM_MATRIX)
+  const char *base = ln_base_name(shape->base);
+  if (!base) base = "?";
+  if (shape->base == TM_MATRIX || shape->base == TM_CMATRIX)
     snprintf(sizes + k, sizeof sizes - k, "%s[%d, %d]", base, shape->rows, shape->cols);
-  else if (shape->base == TM_VECTOR || shape->base == TM_ROW_VECTOR)
-    snprintf(sizes + k, sizeof sizes - k, "%s[%d]", base, shape->base == TM_VECTOR ? shape->rows : shape->cols);
+  else if (shape->base == TM_VECTOR || shape->base == TM_ROW_VECTOR || shape->base == TM_CVECTOR ||
+           shape->base == TM_CROW_VECTOR)
+    snprintf(sizes + k, sizeof sizes - k, "%s[%d]", base,
+             shape->base == TM_VECTOR || shape->base == TM_CVECTOR ? shape->rows : shape->cols);
   else
     snprintf(sizes + k, sizeof sizes - k, "%s", base);
   if (!over) ad_mem_format((double)n * (double)elem, need, sizeof need);
@@ -67,6 +69,9 @@ int li_decl_shape(li_run *r, const ln_decl *d, tm_v *shape) {
   case TM_VECTOR: shape->rows = s1; break;
   case TM_ROW_VECTOR: shape->cols = s1; break;
   case TM_MATRIX: shape->rows = s1; shape->cols = d->size2 ? s2 : s1; break;
+  case TM_CVECTOR: shape->rows = s1; break;
+  case TM_CROW_VECTOR: shape->cols = s1; break;
+  case TM_CMATRIX: shape->rows = s1; shape->cols = s2; break;
   default: break;
   }
   return decl_fits(r, d, shape);
@@ -263,6 +268,14 @@ static void print_value(li_run *r, const tm_v *v) {
       print_value(r, &e);
     }
     li_printf(r, "]");
+    return;
+  }
+  if (tm_is_complex(v)) {
+    /* as Stan prints std::complex: (re,im) */
+    size_t n = tm_numel(v);
+    if (v->base != TM_COMPLEX) li_printf(r, "[");
+    for (size_t i = 0; i < n; i++) li_printf(r, "%s(%g,%g)", i ? "," : "", v->val[2 * i], v->val[2 * i + 1]);
+    if (v->base != TM_COMPLEX) li_printf(r, "]");
     return;
   }
   if (tm_is_scalar(v)) {
@@ -496,8 +509,10 @@ static int exec_foreach(li_run *r, const ln_stmt *s) {
     }
   } else {
     size_t n = tm_numel(&c);
+    int w = tm_is_complex(&c) ? 2 : 1;   /* a complex element is a pair */
     for (size_t i = 0; i < n; i++) {
-      slot->v = tm_real_view(c.val + i, c.adj ? c.adj + i : NULL);
+      slot->v = tm_real_view(c.val + w * i, c.adj ? c.adj + w * i : NULL);
+      if (w == 2) slot->v.base = TM_COMPLEX;
       slot->v.dep = c.dep;
       loop_mark(r, LI_LOOP_ITER, NULL);
       if ((rc = loop_body(r, s->body[0], &stop))) return rc;

@@ -9,7 +9,7 @@
 
 int li_alloc(tm_v *out, const tm_v *shape, int ad) {
   tm_v v = *shape;
-  size_t n = tm_numel(&v), m = n ? n : 1;
+  size_t n = tm_nval(&v), m = n ? n : 1;
   v.val = NULL; v.adj = NULL; v.ival = NULL; v.dep = 0;
   if (v.base == TM_INT) {
     if (!(v.ival = ad_alloc(m * sizeof(int)))) return ad_fail(AD_EMEMORY, "out of memory");
@@ -24,7 +24,7 @@ int li_alloc(tm_v *out, const tm_v *shape, int ad) {
 }
 
 int li_promote(li_run *r, const tm_v *v, ln_type t, tm_v *out) {
-  (void)r;
+  if (t.base >= TM_COMPLEX && t.base <= TM_CMATRIX && !tm_is_complex(v)) return li_promote_complex(r, v, out);
   if (v->base != TM_INT || t.base == TM_INT || t.base >= LN_VOID) { *out = *v; return AD_OK; }
   tm_v w = *v;
   size_t n = tm_numel(v);
@@ -98,7 +98,7 @@ int li_copy(li_run *r, const tm_v *v, tm_v *out) {
   const tm_v src = *v;
   int rc = li_alloc_r(r, out, &src, r->ad && src.adj);
   if (rc) return rc;
-  size_t n = tm_numel(&src);
+  size_t n = tm_nval(&src);
   if (src.base == TM_INT) { memcpy(out->ival, src.ival, n * sizeof(int)); return AD_OK; }
   memcpy(out->val, src.val, n * sizeof(double));
   out->dep = src.dep;
@@ -145,7 +145,7 @@ int li_scalar_read(double *val, double *adj, tm_v *out) {
 
 int li_unshare(li_run *r, li_slot *s) {
   if (!r->ad || !s->shared || !s->v.adj) { s->shared = 0; return AD_OK; }
-  size_t n = tm_numel(&s->v), m = n ? n : 1;
+  size_t n = tm_nval(&s->v), m = n ? n : 1;
   double *val = ad_alloc_doubles(m), *adj = ad_alloc_zeros(m);
   if (!val || !adj) return ad_fail(AD_EMEMORY, "out of memory");
   memcpy(val, s->v.val, n * sizeof(double));
