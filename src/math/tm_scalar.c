@@ -415,6 +415,7 @@ static int int_result(const char *fn, long long r, int x, int y, int *out) {
 }
 static int i_add(const char *fn, int x, int y, int *r) { return int_result(fn, (long long)x + y, x, y, r); }
 static int i_sub(const char *fn, int x, int y, int *r) { return int_result(fn, (long long)x - y, x, y, r); }
+static int i_mul(const char *fn, int x, int y, int *r) { return int_result(fn, (long long)x * y, x, y, r); }
 static int i_div(const char *fn, int x, int y, int *r) {
   if (y == 0) return ad_fail(AD_EDOMAIN, "%s: denominator is 0", fn);
   return int_result(fn, (long long)x / y, x, y, r);   /* truncates toward zero, as C++ */
@@ -495,7 +496,7 @@ static int check_lchoose(const char *fn, const char *at, double x, double y) {
 static const binary_def
   def_add = {f_add, d_one, d_one, NULL, i_add, 0},
   def_subtract = {f_sub, d_one, d_mone, NULL, i_sub, 0},
-  def_elt_multiply = {f_mul, d_mul_x, d_mul_y, NULL, NULL, 0},
+  def_elt_multiply = {f_mul, d_mul_x, d_mul_y, NULL, i_mul, 0},
   def_elt_divide = {f_div, d_div_x, d_div_y, NULL, i_div, 0},
   def_divide = {f_div, d_div_x, d_div_y, NULL, i_div, 1},
   def_modulus = {NULL, NULL, NULL, NULL, i_mod, 1},
@@ -645,7 +646,7 @@ const tm_fn tm_fns_scalar[] = {
   {"minus", TM_SIG_INT_ARRAYS "R(T)", tm_unary_kernel, &def_minus},
   {"add", ARITH, tm_binary_kernel, &def_add},
   {"subtract", ARITH, tm_binary_kernel, &def_subtract},
-  {"elt_multiply", ELT, tm_binary_kernel, &def_elt_multiply},
+  {"elt_multiply", "int(int, int); " ELT, tm_binary_kernel, &def_elt_multiply},
   {"elt_divide", "int(int, int); " ELT, tm_binary_kernel, &def_elt_divide},
   {"divide", "int(int, int); real(real, real); vector(vector, real); row_vector(row_vector, real); "
    "matrix(matrix, real)", tm_binary_kernel, &def_divide},

@@ -252,6 +252,8 @@ test_that("integer arithmetic stays integer", {
   expect_identical(tval("divide", list(7L, 2), c("int", "real")), 3.5)
   # Stan's elt_divide(int, int) is int division, as divide (stanc3: => int)
   expect_identical(tval("elt_divide", list(7L, 2L), c("int", "int")), 3L)
+  expect_identical(tval("elt_multiply", list(7L, 6L), c("int", "int")), 42L)
+  expect_error(tp_call("elt_multiply", list(.Machine$integer.max, 2L), c("int", "int")), "integer overflow")
   expect_error(tp_call("divide", list(1L, 0L), c("int", "int")), "divide: denominator is 0", fixed = TRUE)
   expect_error(tp_call("modulus", list(1L, 0L), c("int", "int")), "modulus: divisor is 0", fixed = TRUE)
   expect_error(tp_call("modulus", list(1, 2L), c("real", "int")), "modulus:")
