@@ -11,12 +11,11 @@ static const char *constrained_vec[] = {
   "simplex", "ordered", "positive_ordered", "unit_vector", "sum_to_zero_vector", NULL
 };
 static const char *constrained_mat[] = {
-  "cholesky_factor_corr", "cholesky_factor_cov", "corr_matrix", "cov_matrix", NULL
-};
-/* Stan types tapestry does not have */
-static const char *unsupported[] = {
+  "cholesky_factor_corr", "cholesky_factor_cov", "corr_matrix", "cov_matrix",
   "sum_to_zero_matrix", "column_stochastic_matrix", "row_stochastic_matrix", NULL
 };
+/* Stan types tapestry does not have */
+static const char *unsupported[] = { NULL };
 static const char *basic[] = {"int", "real", "vector", "row_vector", "matrix",
                               "complex", "complex_vector", "complex_row_vector", "complex_matrix", NULL};
 
@@ -144,7 +143,10 @@ static void sized_type(lp *P, int where, spec *s) {
                 tname, cv ? "as a vector" : "as a matrix");
   s->transform = cv ? constrained_vec[cv - 1] : constrained_mat[cm - 1];
   s->base = cv ? TM_VECTOR : TM_MATRIX;
-  sizes(P, s, lp_tok_is(P, t, "cholesky_factor_cov"), 1, tname);
+  /* the N x M constrained matrices take both sizes; cholesky_factor_cov
+     its columns optionally; the square ones one size */
+  int nm = cm >= 5;
+  sizes(P, s, lp_tok_is(P, t, "cholesky_factor_cov") || nm, !nm, tname);
 }
 
 /* '[' e, ... ']' into dims (at most TM_MAXARR) */

@@ -502,7 +502,7 @@ static const tm_transform transforms[] = {
 const tm_transform *tm_transform_find(const char *name) {
   for (const tm_transform *t = transforms; t->name; t++)
     if (strcmp(t->name, name) == 0) return t;
-  return NULL;
+  return tm_transform_matrix_find(name);
 }
 
 int tm_transform_count(void) { return (int)(sizeof transforms / sizeof transforms[0]) - 1; }

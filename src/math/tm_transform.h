@@ -47,6 +47,9 @@ struct tm_transform {
 
 /* The entry for a keyword, or NULL. */
 const tm_transform *tm_transform_find(const char *name);
+/* The N x M constrained matrices (tm_transform_fns.c): sum_to_zero_matrix,
+** column_stochastic_matrix, row_stochastic_matrix; NULL for other names. */
+const tm_transform *tm_transform_matrix_find(const char *name);
 int                 tm_transform_count(void);
 const tm_transform *tm_transform_entry(int i);
 

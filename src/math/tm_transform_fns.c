@@ -213,10 +213,18 @@ static const tm_tr_ops tr_stochr = {"stochastic_row_constrain", "stochastic_row_
 
 static const tm_transform t_stzm = {"sum_to_zero_matrix", 0, tm_tr_struct_size, tm_tr_struct_constrain,
                                     tm_tr_struct_free, &tr_stzm};
-static const tm_transform t_stochc = {"stochastic_column_matrix", 0, tm_tr_struct_size, tm_tr_struct_constrain,
+static const tm_transform t_stochc = {"column_stochastic_matrix", 0, tm_tr_struct_size, tm_tr_struct_constrain,
                                       tm_tr_struct_free, &tr_stochc};
-static const tm_transform t_stochr = {"stochastic_row_matrix", 0, tm_tr_struct_size, tm_tr_struct_constrain,
+static const tm_transform t_stochr = {"row_stochastic_matrix", 0, tm_tr_struct_size, tm_tr_struct_constrain,
                                       tm_tr_struct_free, &tr_stochr};
+
+/* Stan's declared types of these transforms */
+const tm_transform *tm_transform_matrix_find(const char *name) {
+  if (!strcmp(name, t_stzm.name)) return &t_stzm;
+  if (!strcmp(name, t_stochc.name)) return &t_stochc;
+  if (!strcmp(name, t_stochr.name)) return &t_stochr;
+  return NULL;
+}
 
 /* ---- the functions ---- */
 

@@ -35,7 +35,10 @@ char *li_decl_text(const ln_decl *d, const tm_v *shape, char *buf, size_t size) 
   case TM_ROW_VECTOR: case TM_CROW_VECTOR: snprintf(buf + k, size - k, "%s[%d]", name, shape->cols); break;
   case TM_CMATRIX: snprintf(buf + k, size - k, "%s[%d, %d]", name, shape->rows, shape->cols); break;
   case TM_MATRIX:
-    if (structured && shape->rows == shape->cols) snprintf(buf + k, size - k, "%s[%d]", name, shape->rows);
+    /* the square constrained matrices have one size; sum_to_zero_matrix
+       and the stochastic matrices two */
+    if (structured && shape->rows == shape->cols && strcmp(t, "sum_to_zero_matrix") && !strstr(t, "stochastic"))
+      snprintf(buf + k, size - k, "%s[%d]", name, shape->rows);
     else snprintf(buf + k, size - k, "%s[%d, %d]", name, shape->rows, shape->cols);
     break;
   default: snprintf(buf + k, size - k, "%s", name); break;

@@ -385,3 +385,53 @@ test_that("Stan's errors: values outside the constraint, sizes, bounds", {
                "num rows \\(must be greater or equal to num cols\\) is 2")
   expect_error(tv("unit_vector_constrain", list(numeric(0)), "vector"), "unit_vector")
 })
+
+test_that("the declared N x M types: column_stochastic_matrix, row_stochastic_matrix, sum_to_zero_matrix", {
+  code <- "
+    data { int N; int M; column_stochastic_matrix[N, M] D; }
+    parameters { column_stochastic_matrix[N, M] C; row_stochastic_matrix[N, M] R; sum_to_zero_matrix[N, M] Z; }
+    model {
+      for (j in 1:M) C[, j] ~ dirichlet(rep_vector(2, N));
+      for (i in 1:N) R[i] ~ dirichlet(rep_vector(3, M));
+      to_vector(Z) ~ normal(0, 1);
+    }"
+  # the same density through the transform functions on free parameters
+  code_fns <- "
+    data { int N; int M; }
+    parameters { matrix[N - 1, M] c; matrix[N, M - 1] r; matrix[N - 1, M - 1] z; }
+    transformed parameters {
+      matrix[N, M] C = stochastic_column_jacobian(c);
+      matrix[N, M] R = stochastic_row_jacobian(r);
+      matrix[N, M] Z = sum_to_zero_jacobian(z);
+    }
+    model {
+      for (j in 1:M) C[, j] ~ dirichlet(rep_vector(2, N));
+      for (i in 1:N) R[i] ~ dirichlet(rep_vector(3, M));
+      to_vector(Z) ~ normal(0, 1);
+    }"
+  D <- matrix(c(0.2, 0.3, 0.5, 0.1, 0.1, 0.8), 3)
+  ctx <- tapestry_model(code = code)$bind(list(N = 3, M = 2, D = D))
+  expect_equal(ctx$num_upars(), 9)
+  set.seed(3)
+  u <- rnorm(9)
+  v <- ctx$constrain_variables(u)
+  expect_equal(colSums(v$C), c(1, 1), tolerance = 1e-14)
+  expect_equal(rowSums(v$R), c(1, 1, 1), tolerance = 1e-14)
+  expect_equal(c(rowSums(v$Z), colSums(v$Z)), numeric(5), tolerance = 1e-14)
+  expect_true(all(v$C > 0) && all(v$R > 0))
+  expect_equal(as.vector(ctx$grad_log_prob(u)), fd_grad(ctx, u), tolerance = 1e-6)
+  r <- both_paths(ctx, list(u, u / 2))
+  expect_identical(r$plan, r$tree)
+  # the declared types are the transform functions on the same free values
+  fns <- tapestry_model(code = code_fns)$bind(list(N = 3, M = 2))
+  for (j in c(TRUE, FALSE))
+    expect_equal(ctx$log_prob(u, jacobian = j), fns$log_prob(u, jacobian = j), tolerance = 1e-13)
+  # the signature of the types' shape
+  expect_equal(dim(v$C), c(3, 2))
+  expect_equal(dim(v$Z), c(3, 2))
+  # a data matrix that is not column stochastic is refused, naming the variable
+  D2 <- D
+  D2[3, 1] <- 0.6
+  expect_error(tapestry_model(code = code)$bind(list(N = 3, M = 2, D = D2)), "'D' is not a valid column_stochastic_matrix")
+  expect_error(tapestry_model(code = "parameters { sum_to_zero_matrix[3] Z; }"), "number of columns")
+})
