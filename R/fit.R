@@ -25,11 +25,18 @@
 #'
 #' **Chains that did not finish.** A chain that stopped with an error
 #' (return code 1) is left out of the draws (`$sample()` warns that it
-#' finished unexpectedly); `$return_codes()` reports every chain. After an interrupted run
-#' (return code 2) the chains that made post-warmup draws are kept; when
-#' they made different numbers of draws, every chain is cut to the number
-#' all of them have, with a warning, so that the draws form an array of
-#' iterations x chains x variables.
+#' finished unexpectedly); `$return_codes()` reports every chain. After an
+#' interrupted run (Ctrl-C; the chains it stopped have return code 2),
+#' every chain that had finished is kept whole. The partial draws of the
+#' interrupted chains are left out of the draws when at least one chain
+#' finished, with a warning naming them and their number of draws: the
+#' draws of 'posterior' hold chains of one length, and cutting the finished
+#' chains to an interrupted chain's length would throw away finished work.
+#' When no chain finished, the interrupted chains that made post-warmup
+#' draws are the draws, each cut to the number all of them have (with a
+#' warning when they differ), so that the draws form an array of
+#' iterations x chains x variables. Chains interrupted during warmup have
+#' no post-warmup draws and are left out.
 #'
 #' **Saving.** `$save_object()` saves the whole fit with [saveRDS()]. The
 #' methods that evaluate the model (`$log_prob()` and the others) work on a
@@ -605,6 +612,15 @@ TapestryFit <- R6::R6Class("TapestryFit",
       # a run of warmup only (iter_sampling = 0) keeps every chain that ran
       warmup_only <- identical(as.integer(private$args_$iter_sampling), 0L)
       used <- which(!failed & (ns > 0L | warmup_only))
+      # an interrupted run keeps every chain that finished whole; the
+      # partial draws of the interrupted chains are left out when any chain
+      # finished (a draws_array holds chains of one length), and are the
+      # draws, cut to the shortest, when none did
+      cut <- integer()
+      if (any(rc[used] == 0L) && any(rc[used] == 2L)) {
+        cut <- used[rc[used] == 2L]
+        used <- used[rc[used] == 0L]
+      }
       private$used_ <- used
       if (length(used)) {
         private$n_warmup_ <- min(nw[used])
@@ -620,11 +636,23 @@ TapestryFit <- R6::R6Class("TapestryFit",
                      paste(ids[empty], collapse = ", "),
                      if (length(empty) == 1L) "is" else "are"))
       }
+      if (length(cut)) {
+        warn(sprintf(paste0("%s %s, interrupted, %s left out of the draws (%s); the %d ",
+                            "chain%s that finished %s kept whole."),
+                     if (length(cut) == 1L) "Chain" else "Chains",
+                     paste(ids[cut], collapse = ", "),
+                     if (length(cut) == 1L) "is" else "are",
+                     paste0(ns[cut], " post-warmup draw", ifelse(ns[cut] == 1L, "", "s"),
+                            collapse = ", "),
+                     length(used), if (length(used) == 1L) "" else "s",
+                     if (length(used) == 1L) "is" else "are"))
+      }
       if (!length(used)) {
         warn("No chain made post-warmup draws: the fit has no draws.")
       } else if (length(unique(ns[used])) > 1L) {
-        warn(sprintf(paste0("The chains made different numbers of post-warmup draws (%s); ",
-                            "each is cut to the first %d, which all of them have."),
+        warn(sprintf(paste0("No chain finished, and the interrupted chains made different ",
+                            "numbers of post-warmup draws (%s); each is cut to the first %d, ",
+                            "which all of them have."),
                      paste0("chain ", ids[used], ": ", ns[used], collapse = ", "),
                      private$n_sampling_))
       }

@@ -229,6 +229,12 @@ TapestryModel <- R6::R6Class("TapestryModel",
     #'   threads (any program, with or without `map_rect`) and gathers them
     #'   on rank 0 into one fit whose draws are those of a one-process run
     #'   with the same seed. Outside `mpirun` it changes nothing.
+    #' @param diagnostics Which of 'cmdstanr''s warnings to print after the
+    #'   run: some of `"divergences"`, `"treedepth"` and `"ebfmi"` (default
+    #'   all three), each with the count of every chain. Any of them also
+    #'   warns when the largest R-hat is above 1.05 or the bulk or tail
+    #'   effective sample size of a variable is below 100 per chain. `NULL`
+    #'   prints none. The counts are those of `$diagnostic_summary()`.
     #' @return A [TapestryFit] object (`NULL` on the ranks other than 0 of an
     #'   MPI job).
     sample = function(data = NULL, seed = NULL, refresh = NULL, init = NULL, chains = 4,
@@ -238,7 +244,8 @@ TapestryModel <- R6::R6Class("TapestryModel",
                       adapt_engaged = TRUE, adapt_delta = NULL, step_size = NULL,
                       metric = NULL, inv_metric = NULL, init_buffer = NULL,
                       term_buffer = NULL, window = NULL, show_messages = TRUE,
-                      profile_trace_every = NULL, mpi = c("map_rect", "chains")) {
+                      profile_trace_every = NULL, mpi = c("map_rect", "chains"),
+                      diagnostics = c("divergences", "treedepth", "ebfmi")) {
       sample_model(self, data = data, seed = seed, refresh = refresh, init = init,
                    chains = chains, parallel_chains = parallel_chains,
                    chain_ids = chain_ids, threads_per_chain = threads_per_chain,
@@ -248,7 +255,7 @@ TapestryModel <- R6::R6Class("TapestryModel",
                    step_size = step_size, metric = metric, inv_metric = inv_metric,
                    init_buffer = init_buffer, term_buffer = term_buffer, window = window,
                    show_messages = show_messages, profile_trace_every = profile_trace_every,
-                   mpi = mpi)
+                   mpi = mpi, diagnostics = diagnostics)
     },
 
     #' @description Times `n` evaluations of the log density and its

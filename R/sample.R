@@ -14,8 +14,10 @@ sample_model <- function(model, data, seed, refresh, init, chains, parallel_chai
                          chain_ids, threads_per_chain, iter_warmup, iter_sampling,
                          save_warmup, thin, max_treedepth, adapt_engaged, adapt_delta,
                          step_size, metric, inv_metric, init_buffer, term_buffer, window,
-                         show_messages, profile_trace_every = NULL, mpi = "map_rect") {
+                         show_messages, profile_trace_every = NULL, mpi = "map_rect",
+                         diagnostics = hmc_diagnostics) {
   mpi <- arg_mpi_mode(mpi)
+  diagnostics <- arg_diagnostics(diagnostics)
   # cheap checks first, so a typo fails before the data are bound
   a <- validate_sample_args(
     data = data, seed = seed, chains = chains, chain_ids = chain_ids,
@@ -52,9 +54,14 @@ sample_model <- function(model, data, seed, refresh, init, chains, parallel_chai
     .Call(C_tp_mpi_serve, context_ptr(context))
     return(invisible(NULL))
   }
+  # the chains that run at once: parallel_chains, at most the cores (the C
+  # side caps the pool there), so the header says what really happens
+  at_once <- min(a$parallel_chains, .Call(C_tp_cores))
   if (a$show_messages && tapestry_mpi_rank() == 0) {
-    cat(running_header(a$chains, a$parallel_chains))
+    cat(running_header(a$chains, at_once, a$parallel_chains))
   }
+  config$progress <- progress_display(a$chain_ids, a$iter_warmup, a$iter_sampling, a$refresh,
+                                      interactive())
   start <- Sys.time()
   # the pool: parallel_chains * threads_per_chain threads, at most the cores
   # (the C side caps it); a chain's regions take helpers only from idle workers
@@ -76,7 +83,10 @@ sample_model <- function(model, data, seed, refresh, init, chains, parallel_chai
   a$model_name <- model$model_name()
   # each chain of raw carries its profiles and trace (when one was asked
   # for); the fit keeps the chains as they are
-  TapestryFit$new(raw, model, context, a)
+  fit <- TapestryFit$new(raw, model, context, a)
+  # cmdstanr's warnings after the run (R/ux-diagnostics.R)
+  report_diagnostics(fit, diagnostics, rhat_ess = !isTRUE(raw$interrupted))
+  fit
 }
 
 # With options(tapestry.verbose = TRUE): which path the gradients took.
@@ -96,11 +106,14 @@ report_plans <- function(context) {
   invisible(s)
 }
 
-running_header <- function(chains, parallel) {
+# `parallel`: the chains that run at once; `asked`: parallel_chains, when
+# the cores allow fewer.
+running_header <- function(chains, parallel, asked = parallel) {
+  cores <- if (asked > parallel) sprintf(" (%d asked; this machine allows %d)", asked, parallel) else ""
   if (chains == 1L) return("Running MCMC with 1 chain...\n\n")
-  if (parallel == 1L) return(sprintf("Running MCMC with %d sequential chains...\n\n", chains))
+  if (parallel == 1L) return(sprintf("Running MCMC with %d sequential chains%s...\n\n", chains, cores))
   if (parallel >= chains) return(sprintf("Running MCMC with %d parallel chains...\n\n", chains))
-  sprintf("Running MCMC with %d chains, at most %d in parallel...\n\n", chains, parallel)
+  sprintf("Running MCMC with %d chains, at most %d in parallel%s...\n\n", chains, parallel, cores)
 }
 
 # cmdstanr's closing lines; chains that failed or were cut short become
@@ -120,7 +133,8 @@ report_chains <- function(raw, elapsed, show) {
                      "tapestry_interrupt")
     }
     warning(warningCondition(sprintf(
-      "Sampling was interrupted: returning the %d draw%s made so far.",
+      "Sampling was interrupted: %d of %d chains had finished, %d draw%s made in all.",
+      sum(codes == 0L), length(codes),
       sum(rows), if (sum(rows) == 1L) "" else "s"), class = "tapestry_warning"))
   }
   if (all(codes != 0L) && !isTRUE(raw$interrupted)) {
@@ -169,6 +183,8 @@ sample_chains_over_ranks <- function(context, config, inits, a, pool) {
     cfg$stepsize <- config$stepsize[mine]
     if (!is.null(config$inv_metric)) cfg$inv_metric <- config$inv_metric[mine]
     cfg$mpi_session <- 0L
+    cfg$progress <- progress_display(a$chain_ids[mine], a$iter_warmup, a$iter_sampling,
+                                     a$refresh, interactive())
     show <- a$show_messages && rank == 0
     raw <- .Call(C_tp_sample, context_ptr(context), cfg, inits[mine], a$chain_ids[mine], a$seed,
                  min(a$parallel_chains, length(mine)), pool, if (rank == 0) a$refresh else 0L,

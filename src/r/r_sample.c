@@ -3,7 +3,8 @@
 ** main thread.
 **
 ** Everything R-related happens here, on the main thread: reading the
-** arguments, printing progress and the chains' messages, noticing Ctrl-C
+** arguments, handing the chains' progress to R (R/ux-progress.R formats
+** it) and printing the chains' messages, noticing Ctrl-C
 ** (R_ToplevelExec around R_CheckUserInterrupt, so the interrupt is caught
 ** here instead of jumping out while workers run), and building the result.
 ** The chains write only their own C memory (src/nuts/nuts_run.c); the R
@@ -75,13 +76,15 @@ typedef struct sampling {
   int nchains, parallel, refresh, show_messages, interactive;
   int trace_every;     /* profiles: trace every k-th evaluation, 0 none */
   nuts_run *runs;
-  int *submitted, *reported, *last_printed;
+  int *submitted, *reported;
   double *started;
-  int total_iter;
   char *drain;
   SEXP *kept;          /* per chain: character vectors of messages, protected by `keep` */
   int *nkept;
+  SEXP progress;       /* R function showing progress, or R_NilValue (config's `progress`) */
 } sampling;
+
+static int show_progress(sampling *s, int final);
 
 static void show_messages(sampling *s, int k, SEXP keep) {
   nuts_run *r = &s->runs[k];
@@ -91,6 +94,8 @@ static void show_messages(sampling *s, int k, SEXP keep) {
     const char *m = s->drain + off;
     off += strlen(m) + 1;
     if (s->show_messages) {
+      /* the progress line is cleared first (final NA), so a message starts a line */
+      if (off == strlen(m) + 1 && s->interactive) show_progress(s, NA_LOGICAL);
       /* one "Chain k" prefix per line, as cmdstanr shows messages */
       const char *p = m;
       while (*p) {
@@ -108,50 +113,35 @@ static void show_messages(sampling *s, int k, SEXP keep) {
     Rprintf("Chain %d: %ld messages not shown (too many at once)\n", r->chain_id, dropped);
 }
 
-static void progress_line(sampling *s, int k, int it) {
-  nuts_run *r = &s->runs[k];
-  int width = snprintf(NULL, 0, "%d", s->total_iter);
-  int pct = s->total_iter ? (int)(100.0 * it / s->total_iter) : 100;
-  Rprintf("Chain %d Iteration: %*d / %d [%3d%%]  (%s)  %.1f s\n", r->chain_id, width, it,
-          s->total_iter, pct, it <= r->cfg.num_warmup ? "Warmup" : "Sampling",
-          now() - s->started[k]);
-}
-
-/* Non-interactive: CmdStan's lines at iteration 1, every refresh-th, the
-** first of sampling and the last.  Interactive: one line for all chains,
-** rewritten in place. */
-static void show_progress(sampling *s) {
-  if (s->refresh <= 0) return;
-  if (!s->interactive) {
-    for (int k = 0; k < s->nchains; k++) {
-      if (!s->submitted[k]) continue;
-      nuts_run *r = &s->runs[k];
-      int it = atomic_load(&r->iteration);
-      for (int m = s->last_printed[k] + 1; m <= it; m++) {
-        if (m == 1 || m % s->refresh == 0 || m == r->cfg.num_warmup + 1 || m == s->total_iter)
-          progress_line(s, k, m);
-      }
-      if (it > s->last_printed[k]) s->last_printed[k] = it;
-    }
-    return;
-  }
-  char line[1024];
-  size_t len = 0;
-  for (int k = 0; k < s->nchains && len + 64 < sizeof line; k++) {
+/* Progress: the state of every chain handed to an R function (config's
+** `progress`, made by R/ux-progress.R's progress_display()), which formats
+** and prints it: progress(iteration, phase, elapsed, final) with, per chain,
+** the iterations done, the phase (0 waiting, 1 warmup, 2 sampling, 3
+** finished, 4 stopped: failed or interrupted) and the seconds it has run.
+** Called on the main thread every poll and once at the end (final TRUE).
+** An R error inside is caught by the function itself; what escapes it is
+** an interrupt (Ctrl-C while it ran), returned here as 1 so the run stops
+** as for any Ctrl-C. */
+static int show_progress(sampling *s, int final) {
+  if (s->refresh <= 0 || isNull(s->progress)) return 0;
+  int n = s->nchains;
+  SEXP it = PROTECT(allocVector(INTSXP, n));
+  SEXP ph = PROTECT(allocVector(INTSXP, n));
+  SEXP el = PROTECT(allocVector(REALSXP, n));
+  for (int k = 0; k < n; k++) {
     nuts_run *r = &s->runs[k];
-    if (!s->submitted[k]) continue;
-    int it = atomic_load(&r->iteration);
-    int ph = atomic_load(&r->phase);
-    int pct = s->total_iter ? (int)(100.0 * it / s->total_iter) : 100;
-    len += (size_t)snprintf(line + len, sizeof line - len, "%sChain %d %3d%% %s %.1fs",
-                            len ? " | " : "", r->chain_id, pct,
-                            ph == NUTS_PHASE_DONE ? "done" : ph == NUTS_PHASE_SAMPLING
-                            ? "Sampling" : "Warmup",
-                            ph == NUTS_PHASE_DONE ? r->t_warmup + r->t_sampling
-                            : now() - s->started[k]);
+    int p = atomic_load(&r->phase), done = p == NUTS_PHASE_DONE;
+    INTEGER(it)[k] = s->submitted[k] ? atomic_load(&r->iteration) : 0;
+    INTEGER(ph)[k] = !s->submitted[k] ? 0 : done ? (r->status == AD_OK ? 3 : 4)
+                     : p == NUTS_PHASE_SAMPLING ? 2 : 1;
+    REAL(el)[k] = !s->submitted[k] ? 0.0 : done ? r->t_warmup + r->t_sampling
+                  : now() - s->started[k];
   }
-  Rprintf("\r%s   ", line);
-  R_FlushConsole();
+  SEXP call = PROTECT(lang5(s->progress, it, ph, el, ScalarLogical(final)));   /* final: 0, 1 or NA (clear) */
+  int err = 0;
+  R_tryEvalSilent(call, R_GlobalEnv, &err);
+  UNPROTECT(4);
+  return err != 0;
 }
 
 /* A chain that cannot be queued ends at once, with the reason. */
@@ -285,8 +275,14 @@ static SEXP sample_body(SEXP ctx, SEXP config, SEXP inits, SEXP chain_ids, SEXP 
   s.refresh = asInteger(refresh);
   s.show_messages = asLogical(show_msgs) == TRUE;
   s.interactive = asLogical(interactive) == TRUE;
-  s.total_iter = cfg.num_warmup + cfg.num_samples;
   s.trace_every = opt_int_elt(config, "profile_trace_every");
+  s.progress = R_NilValue;
+  {
+    SEXP names = getAttrib(config, R_NamesSymbol);
+    for (R_xlen_t i = 0; i < XLENGTH(config); i++)
+      if (!strcmp(CHAR(STRING_ELT(names, i)), "progress") && isFunction(VECTOR_ELT(config, i)))
+        s.progress = VECTOR_ELT(config, i);     /* protected by config */
+  }
   int pool_n = asInteger(threads), cores = pp_cores();
   if (pool_n > cores) pool_n = cores;
   if (pool_n < 1) pool_n = 1;
@@ -297,13 +293,11 @@ static SEXP sample_body(SEXP ctx, SEXP config, SEXP inits, SEXP chain_ids, SEXP 
   /* R memory first (it is reclaimed if anything below raises an error) */
   s.submitted = (int *)R_alloc((size_t)nchains, sizeof(int));
   s.reported = (int *)R_alloc((size_t)nchains, sizeof(int));
-  s.last_printed = (int *)R_alloc((size_t)nchains, sizeof(int));
   s.nkept = (int *)R_alloc((size_t)nchains, sizeof(int));
   s.started = (double *)R_alloc((size_t)nchains, sizeof(double));
   s.drain = R_alloc(NUTS_RUN_MSGQ_SIZE, 1);
   memset(s.submitted, 0, (size_t)nchains * sizeof(int));
   memset(s.reported, 0, (size_t)nchains * sizeof(int));
-  memset(s.last_printed, 0, (size_t)nchains * sizeof(int));
   memset(s.nkept, 0, (size_t)nchains * sizeof(int));
   SEXP keep = PROTECT(allocVector(VECSXP, nchains));
   for (int k = 0; k < nchains; k++) SET_VECTOR_ELT(keep, k, allocVector(STRSXP, KEEP_MESSAGES));
@@ -386,16 +380,12 @@ static SEXP sample_body(SEXP ctx, SEXP config, SEXP inits, SEXP chain_ids, SEXP 
         s.reported[k] = 1;
         done++;
         running--;
-        show_progress(&s);
         show_messages(&s, k, keep);
-        if (s.refresh > 0 && !s.interactive && s.runs[k].status == AD_OK)
-          Rprintf("Chain %d finished in %.1f seconds.\n", s.runs[k].chain_id,
-                  s.runs[k].t_warmup + s.runs[k].t_sampling);
         if (next < nchains && !interrupted) { submit(&s, &sh->g, next); next++; running++; }
       }
     }
-    show_progress(&s);
-    if (!interrupted && !R_ToplevelExec(check_interrupt, NULL)) {
+    int stop = show_progress(&s, 0);
+    if (!interrupted && (stop || !R_ToplevelExec(check_interrupt, NULL))) {
       interrupted = 1;
       atomic_store(&sh->stop, 1);
     }
@@ -415,7 +405,7 @@ static SEXP sample_body(SEXP ctx, SEXP config, SEXP inits, SEXP chain_ids, SEXP 
      give it back the workers it counts on if the run shrank the pool.  A
      failure here only means fewer helpers: the draws are made, keep them */
   if (pp_threads() - 1 > pp_pool_size()) pp_pool_resize(pp_threads() - 1);
-  if (s.refresh > 0 && s.interactive) Rprintf("\n");
+  show_progress(&s, 1);
 
   static const char *const top[] = { "chains", "interrupted" };
   SEXP out = PROTECT(rc_named_list(2, top, NULL));

@@ -1,0 +1,125 @@
+# The interrupt rule (?TapestryFit, "Chains that did not finish"): every
+# chain that finished is kept whole; the interrupted chains' partial draws
+# are left out when any chain finished, and are the draws (cut to the
+# shortest) when none did.
+
+test_that("finished chains are kept whole; interrupted chains' partial draws are left out", {
+  ff <- fake_fit(chains = 4L)
+  ch <- ff$raw$chains
+  ch[[3]]$draws <- ch[[3]]$draws[1:12, ]
+  ch[[4]]$draws <- ch[[4]]$draws[1:5, ]
+  ch[[3]]$return_code <- ch[[4]]$return_code <- 2L
+  raw <- list(chains = ch, interrupted = TRUE)
+  expect_snapshot(fit <- TapestryFit$new(raw, ff$model, ff$ctx, fake_args(4L)))
+  d <- fit$draws()
+  # the two finished chains, all 30 draws each: nothing of them is cut
+  expect_identical(dim(d), c(30L, 2L, 11L))
+  for (k in 1:2) {
+    expect_identical(unname(unclass(d)[, k, ]), unname(ch[[k]]$draws[, posterior::variables(d)]))
+  }
+  expect_identical(dim(fit$sampler_diagnostics()), c(30L, 2L, 6L))
+  expect_identical(names(fit$inv_metric()), c("1", "2"))
+  expect_identical(fit$return_codes(), c(0L, 0L, 2L, 2L))
+  expect_length(fit$diagnostic_summary(quiet = TRUE)$num_divergent, 2L)
+  # the summary is that of the finished chains
+  expect_equal(as.double(fit$summary("mu")$mean),
+               mean(c(ch[[1]]$draws[, "mu"], ch[[2]]$draws[, "mu"])))
+})
+
+test_that("one finished chain is enough; warmup draws of the kept chains stay whole too", {
+  ff <- fake_fit(chains = 3L, save_warmup = TRUE)
+  ch <- ff$raw$chains
+  ch[[1]]$draws <- ch[[1]]$draws[1:45, ]   # interrupted after 25 sampling draws
+  ch[[1]]$return_code <- 2L
+  ch[[3]]$draws <- ch[[3]]$draws[1:12, ]   # interrupted in warmup
+  ch[[3]]$num_warmup_draws <- 12L
+  ch[[3]]$return_code <- 2L
+  raw <- list(chains = ch, interrupted = TRUE)
+  w <- character()
+  fit <- withCallingHandlers(
+    TapestryFit$new(raw, ff$model, ff$ctx, fake_args(3L, save_warmup = TRUE)),
+    warning = function(c) { w <<- c(w, conditionMessage(c)); invokeRestart("muffleWarning") })
+  expect_identical(w, c("Chain 3 made no post-warmup draws and is left out of the draws.",
+                        paste("Chain 1, interrupted, is left out of the draws (25 post-warmup",
+                              "draws); the 1 chain that finished is kept whole.")))
+  expect_identical(dim(fit$draws(inc_warmup = TRUE)), c(50L, 1L, 11L))
+  expect_identical(unname(unclass(fit$draws(inc_warmup = TRUE))[, 1, ]),
+                   unname(ch[[2]]$draws[, posterior::variables(fit$draws())]))
+})
+
+test_that("no chain finished: the interrupted chains are the draws, cut to the shortest", {
+  ff <- fake_fit(chains = 2L)
+  ch <- ff$raw$chains
+  ch[[1]]$draws <- ch[[1]]$draws[1:17, ]
+  for (k in 1:2) ch[[k]]$return_code <- 2L
+  expect_warning(fit <- TapestryFit$new(list(chains = ch, interrupted = TRUE), ff$model, ff$ctx,
+                                        fake_args(2L)),
+                 "No chain finished, and the interrupted chains made different numbers",
+                 class = "tapestry_warning")
+  expect_identical(dim(fit$draws()), c(17L, 2L, 11L))
+  expect_identical(unname(unclass(fit$draws())[, 2, ]),
+                   unname(ch[[2]]$draws[1:17, posterior::variables(fit$draws())]))
+})
+
+test_that("Ctrl-C after two of four chains finished keeps those two whole", {
+  skip_on_os("windows")
+  skip_on_cran()
+  lib <- paste(.libPaths(), collapse = .Platform$path.sep)
+  dir <- withr_tempdir()
+  script <- file.path(dir, "run.R")
+  out <- file.path(dir, "out.rds")
+  log <- file.path(dir, "log.txt")
+  pidfile <- file.path(dir, "pid")
+  # two chains at a time: chains 1 and 2 run first and finish, then 3 and 4
+  # start; the test waits (reading the progress lines) until 3 and 4 are
+  # sampling, then interrupts
+  writeLines(c(
+    "library(tapestry)",
+    sprintf("writeLines(as.character(Sys.getpid()), %s)", deparse(pidfile)),
+    "mod <- tapestry_model(code = 'parameters { real x; } model {",
+    "  for (i in 1:3000) target += normal_lpdf(x | 0, 1); }')",
+    "w <- NULL",
+    "fit <- withCallingHandlers(mod$sample(chains = 4, parallel_chains = 2,",
+    "  iter_warmup = 100, iter_sampling = 40000, refresh = 1000, seed = 1, diagnostics = NULL),",
+    "  warning = function(c) { w <<- c(w, conditionMessage(c)); invokeRestart('muffleWarning') })",
+    sprintf("saveRDS(list(w = w, dim = dim(fit$draws()), codes = fit$return_codes(),
+      x = fit$draws('x'), rows = vapply(fit$.__enclos_env__$private$chains_,
+      function(ch) nrow(ch$draws), 0L)), %s)", deparse(out))
+  ), script)
+  system2(file.path(R.home("bin"), "Rscript"), script, wait = FALSE, stdout = log, stderr = log,
+          env = paste0("R_LIBS=", lib))
+  ready <- FALSE
+  for (i in 1:1200) {
+    txt <- if (file.exists(log)) readLines(log, warn = FALSE) else character()
+    if (any(grepl("^Chain 3 Iteration: .*\\(Sampling\\)", txt)) &&
+        any(grepl("^Chain 4 Iteration: .*\\(Sampling\\)", txt))) {
+      ready <- TRUE
+      break
+    }
+    Sys.sleep(0.05)
+  }
+  expect_true(ready)
+  expect_true(any(grepl("^Chain 1 finished in", txt)))
+  expect_true(any(grepl("^Chain 2 finished in", txt)))
+  pid <- as.integer(readLines(pidfile))
+  tools::pskill(pid, tools::SIGINT)
+  for (i in 1:400) if (file.exists(out)) break else Sys.sleep(0.05)
+  expect_true(file.exists(out))
+  Sys.sleep(0.2)
+  res <- readRDS(out)
+  # chains 1 and 2 had finished: kept whole, 40000 draws each, nothing cut;
+  # chains 3 and 4 were sampling (one may have finished since the test looked)
+  expect_identical(res$codes[1:2], c(0L, 0L))
+  expect_true(any(res$codes == 2L))
+  done <- which(res$codes == 0L)
+  expect_identical(res$dim, c(40000L, length(done), 2L))
+  expect_true(all(res$rows[done] == 40000L))
+  expect_true(all(res$rows[res$codes == 2L] < 40000L))
+  expect_true(any(grepl("Sampling was interrupted", res$w)))
+  cut <- which(res$codes == 2L)
+  expect_true(any(grepl(sprintf("%s %s, interrupted, %s left out of the draws",
+                                if (length(cut) == 1L) "Chain" else "Chains",
+                                paste(cut, collapse = ", "), if (length(cut) == 1L) "is" else "are"),
+                        res$w, fixed = TRUE)))
+  expect_false(anyNA(res$x))
+})
