@@ -18,15 +18,16 @@ arg_diagnostics <- function(diagnostics) {
 }
 
 # The lines of the warnings, from the post-warmup sampler diagnostics
-# (a draws object), the chain ids of its chains, the maximum tree depth and
+# (`sd`: a list of iterations x chains matrices named divergent__,
+# treedepth__ and energy__), the chain ids of its chains, the maximum tree depth and
 # (for R-hat and ESS) the summary of the draws (a data frame with columns
 # variable, rhat, ess_bulk, ess_tail; NULL to skip).  Pure: the tests call
 # it on made-up diagnostics.  A character vector, one element per message.
 diagnostics_report <- function(sd, chain_ids, max_depth, diagnostics, summary = NULL) {
   out <- character()
   see <- "See https://mc-stan.org/misc/warnings for details."
-  pct <- function(n, total) paste0(format(round(100 * n / total, 1), nsmall = 1), "%")
-  column <- function(name) unclass(posterior::extract_variable_matrix(sd, name))
+  pct <- function(n, total) sprintf("%.1f%%", 100 * n / total)
+  column <- function(name) sd[[name]]
   per_chain <- function(n, per) {
     hit <- which(n > 0)
     if (length(chain_ids) < 2L) return(NULL)
@@ -110,8 +111,15 @@ diagnostics_report <- function(sd, chain_ids, max_depth, diagnostics, summary = 
 report_diagnostics <- function(fit, diagnostics, rhat_ess = TRUE) {
   priv <- fit$.__enclos_env__$private
   if (!length(diagnostics) || !length(priv$used_) || priv$n_sampling_ < 1L) return(invisible(character()))
-  sd <- fit$sampler_diagnostics()
-  ids <- priv$chain_ids()[priv$used_]
+  # the matrices straight from the chains (posterior is not loaded for this:
+  # loading it takes a second, and an interrupted run must return at once)
+  used <- priv$used_
+  rows <- function(ch) ch$num_warmup_draws + seq_len(priv$n_sampling_)
+  sd <- lapply(c(divergent__ = "divergent__", treedepth__ = "treedepth__", energy__ = "energy__"),
+               function(v) vapply(priv$chains_[used], function(ch) as.double(ch$draws[rows(ch), v]),
+                                  double(priv$n_sampling_)))
+  sd <- lapply(sd, function(m) matrix(m, nrow = priv$n_sampling_))
+  ids <- priv$chain_ids()[used]
   summary <- NULL
   if (rhat_ess && priv$n_sampling_ >= 4L) {
     d <- fit$draws()

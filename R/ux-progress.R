@@ -92,7 +92,6 @@ progress_display <- function(ids, num_warmup, num_samples, refresh, interactive,
           out("\n")
           drawn <<- 0L
         }
-        flush.console()
       } else {
         if (is.na(final)) return(invisible(NULL))
         text <- character()
@@ -108,8 +107,7 @@ progress_display <- function(ids, num_warmup, num_samples, refresh, interactive,
           }
         }
         if (length(text)) {
-          out(paste0(text, "\n", collapse = ""))
-          flush.console()   # lines reach a log file as they are made
+          out(paste0(text, "\n", collapse = ""))   # r_sample.c flushes the console after
         }
       }
     }, error = function(e) NULL)

@@ -140,6 +140,7 @@ static int show_progress(sampling *s, int final) {
   SEXP call = PROTECT(lang5(s->progress, it, ph, el, ScalarLogical(final)));   /* final: 0, 1 or NA (clear) */
   int err = 0;
   R_tryEvalSilent(call, R_GlobalEnv, &err);
+  R_FlushConsole();    /* the line shows at once; a log file gets lines as they are made */
   UNPROTECT(4);
   return err != 0;
 }

@@ -78,6 +78,26 @@ test_that("diagnostics = NULL silences the warnings; a subset selects them", {
   expect_error(mod$sample(data = schools_data, diagnostics = 1), class = "tapestry_argument_error")
 })
 
+test_that("the report reads the chains' own diagnostics", {
+  ff <- fake_fit(chains = 3L, save_warmup = TRUE,
+                 chain_args = list(list(n_divergent = 2L), list(), list(n_divergent = 5L, n_max_depth = 4L)))
+  msgs <- character()
+  lines <- withCallingHandlers(report_diagnostics(ff$fit, hmc_diagnostics, rhat_ess = FALSE),
+                               message = function(m) { msgs <<- c(msgs, m$message); invokeRestart("muffleMessage") })
+  s <- ff$fit$diagnostic_summary(quiet = TRUE)
+  expect_identical(s$num_divergent, c(2L, 0L, 5L))
+  expect_identical(lines, diagnostics_report(
+    list(divergent__ = unclass(posterior::extract_variable_matrix(ff$fit$sampler_diagnostics(), "divergent__")),
+         treedepth__ = unclass(posterior::extract_variable_matrix(ff$fit$sampler_diagnostics(), "treedepth__")),
+         energy__ = unclass(posterior::extract_variable_matrix(ff$fit$sampler_diagnostics(), "energy__"))),
+    1:3, 10, hmc_diagnostics))
+  expect_match(lines[1], "Warning: 7 of 90 (7.8%) transitions ended with a divergence.\n  chain 1: 2 (6.7%), chain 3: 5 (16.7%).",
+               fixed = TRUE)
+  expect_match(lines[2], "Warning: 4 of 90 (4.4%) transitions hit the maximum treedepth limit of 10.", fixed = TRUE)
+  expect_identical(msgs, paste0(lines, "\n\n"))   # a blank line after each, as cmdstanr
+  expect_length(report_diagnostics(ff$fit, NULL), 0L)
+})
+
 test_that("a well-behaved run prints no warning", {
   mod <- tapestry_model(code = "parameters { real x; } model { x ~ normal(0, 1); }")
   r <- run_collecting(mod$sample(seed = 2, chains = 2, refresh = 0))
@@ -87,12 +107,8 @@ test_that("a well-behaved run prints no warning", {
 test_that("diagnostics_report: counts per chain, NaN and low E-BFMI, R-hat and ESS", {
   n <- 100L
   mk <- function(div, depth, energy) {
-    arr <- array(0, c(n, 2L, 3L), dimnames = list(NULL, NULL,
-                                                  c("divergent__", "treedepth__", "energy__")))
-    arr[, , 1] <- div
-    arr[, , 2] <- depth
-    arr[, , 3] <- energy
-    posterior::as_draws_array(arr)
+    list(divergent__ = matrix(div, n, 2), treedepth__ = matrix(depth, n, 2),
+         energy__ = matrix(energy, n, 2))
   }
   div <- matrix(0, n, 2)
   div[1:3, 2] <- 1
