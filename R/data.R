@@ -26,7 +26,6 @@ data_arg <- function(x) {
 #'   and `all_int` (logical: every value was written as an integer in JSON,
 #'   or came from an R integer or logical vector).
 #' @keywords internal
-#' @export
 tp_data_read <- function(x) {
   .Call(C_tp_data_read, data_arg(x))
 }
@@ -51,7 +50,6 @@ tp_data_read <- function(x) {
 #' @return The value as [tp_call()] returns values: arrays as lists (or atomic
 #'   vectors for arrays of scalars), matrices as matrices.
 #' @keywords internal
-#' @export
 tp_data_bind <- function(x, name, decl, base, dims = integer(), rows = 1L, cols = 1L,
                          lower = NULL, upper = NULL) {
   bound <- function(b) {

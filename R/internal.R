@@ -28,7 +28,6 @@ tapestry_raise <- function(message, class) {
 #'   argument, rows for output elements, `NULL` for data arguments) and
 #'   `nodes` (chain and no-chain node counts).
 #' @keywords internal
-#' @export
 tp_call <- function(fn, args, types, ad = rep(FALSE, length(args)),
                     propto = FALSE, seed = 1) {
   stopifnot(is.character(fn), length(fn) == 1L, is.list(args),
@@ -43,7 +42,6 @@ tp_call <- function(fn, args, types, ad = rep(FALSE, length(args)),
 #' @param n Number of draws, all from one generator seeded by `seed`.
 #' @return A list of `n` draws.
 #' @keywords internal
-#' @export
 tp_rng <- function(fn, args, types, n = 1L, seed = 1) {
   .Call(C_tp_rng, fn, args, as.character(types), as.integer(n), as.numeric(seed))
 }
@@ -52,7 +50,6 @@ tp_rng <- function(fn, args, types, n = 1L, seed = 1) {
 #'
 #' @return A data frame with columns `name` and `signatures`.
 #' @keywords internal
-#' @export
 tp_functions <- function() {
   x <- .Call(C_tp_functions)
   data.frame(name = x[[1]], signatures = x[[2]], stringsAsFactors = FALSE)
@@ -66,7 +63,6 @@ tp_functions <- function() {
 #' @param which Scenario name.
 #' @return A named numeric vector (some scenarios attach a `message`).
 #' @keywords internal
-#' @export
 tp_ad_selftest <- function(which) {
   .Call(C_tp_ad_selftest, as.character(which))
 }
@@ -80,7 +76,6 @@ tp_ad_selftest <- function(which) {
 #' @param n Number of gradient evaluations (at least 10).
 #' @return A named numeric vector.
 #' @keywords internal
-#' @export
 tp_ad_memory <- function(n) {
   stopifnot(n >= 10)
   .Call(C_tp_ad_memory, as.integer(n))
@@ -100,7 +95,6 @@ tp_ad_memory <- function(n) {
 #' @return Nanoseconds per element or operation (forward plus reverse), and a
 #'   check value.
 #' @keywords internal
-#' @export
 tp_bench <- function(which, n, reps = 5L) {
   r <- .Call(C_tp_bench, as.character(which), as.integer(n), as.integer(reps))
   c(ns_per_unit = r[1], check = r[2])

@@ -176,9 +176,14 @@ TapestryModel <- R6::R6Class("TapestryModel",
     #'   process and share one data context; chain `k` draws from the
     #'   generator seeded with `(seed, k)`, so a chain's draws do not depend
     #'   on which chains run beside it. Progress is shown every `refresh`
-    #'   iterations (a one-line display in interactive sessions); Ctrl-C stops
-    #'   every chain within a second and returns the draws made so far, with
-    #'   a warning. Arguments left `NULL` take the defaults shown.
+    #'   iterations: in interactive sessions one line redrawn in place, never
+    #'   wider than `getOption("width")`; otherwise 'CmdStan''s lines
+    #'   (`Chain 1 Iteration:  100 / 2000 [  5%]  (Warmup)`). Ctrl-C stops
+    #'   every chain within a second and returns a fit, with a warning: the
+    #'   chains that had finished are kept whole (see [TapestryFit], "Chains
+    #'   that did not finish", for the interrupted chains' draws). After the
+    #'   run, 'cmdstanr''s warnings are printed (see `diagnostics`).
+    #'   Arguments left `NULL` take the defaults shown.
     #' @param data A named list or the path of a CmdStan JSON data file.
     #' @param seed Seed of the run (a non-negative whole number); `NULL`
     #'   draws one from R's generator.

@@ -10,7 +10,6 @@
 #' @return A list with `dump` (the tree, one string) and `warnings` (a
 #'   character vector of deprecation warnings, one per element).
 #' @keywords internal
-#' @export
 tp_parse <- function(code, filename = "string") {
   stopifnot(is.character(code), is.character(filename), length(filename) == 1L)
   code <- paste(code, collapse = "\n")

@@ -28,7 +28,6 @@
 #'   `nodes` (chain and no-chain node counts). For `"free"`: the
 #'   unconstrained vector. For `"size"`: the number of unconstrained values.
 #' @keywords internal
-#' @export
 tp_transform <- function(name, x = numeric(), params = list(), shape = "real",
                          ad = FALSE, direction = "constrain", types = NULL) {
   stopifnot(is.character(name), length(name) == 1L, is.list(params))

@@ -159,9 +159,9 @@ for (m in names(models)) {
 tapestry_set_num_threads(old_threads)
 
 overhead <- do.call(rbind, lapply(1:2, function(n) {
-  reg <- tp_bench("region", n, reps = 20)
-  chk <- tp_bench("chunk", n, reps = 20)
-  join <- tp_bench("join", n, reps = 20)
+  reg <- tapestry:::tp_bench("region", n, reps = 20)
+  chk <- tapestry:::tp_bench("chunk", n, reps = 20)
+  join <- tapestry:::tp_bench("join", n, reps = 20)
   data.frame(threads = n, empty_region_ns = reg[["ns_per_unit"]],
              region_threads_used = reg[["check"]], joined_region_ns = join[["ns_per_unit"]],
              empty_chunk_ns = chk[["ns_per_unit"]], chunk_threads_used = chk[["check"]])

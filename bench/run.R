@@ -3,10 +3,10 @@
 # and the ratios to the targets, all measured in this one run.
 library(tapestry)
 
-vec <- tp_bench("normal_vec", 1e6, reps = 10)
-vec_small <- tp_bench("normal_vec", 1e4, reps = 200)
-tape <- tp_bench("chain_tape", 1e6, reps = 10)
-kern <- tp_bench("chain_kernels", 1e6, reps = 10)
+vec <- tapestry:::tp_bench("normal_vec", 1e6, reps = 10)
+vec_small <- tapestry:::tp_bench("normal_vec", 1e4, reps = 200)
+tape <- tapestry:::tp_bench("chain_tape", 1e6, reps = 10)
+kern <- tapestry:::tp_bench("chain_kernels", 1e6, reps = 10)
 
 fmt <- function(label, ns, target) {
   cat(sprintf("%-62s %7.2f ns   target %5.1f ns   ratio %.2f\n", label, ns, target, ns / target))

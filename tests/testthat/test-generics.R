@@ -73,3 +73,25 @@ test_that("a real run through bayesplot's NUTS plots", {
   expect_true(all(bayesplot::rhat(fit) < 1.1))
   expect_s3_class(bayesplot::mcmc_trace(posterior::as_draws_array(fit), pars = "mu", np = np), "ggplot")
 })
+
+test_that("the help index holds no test helpers: tp_* are unexported and internal", {
+  ex <- getNamespaceExports("tapestry")
+  # tp_check stays exported: the signature coverage script calls it after library(tapestry)
+  expect_identical(sort(grep("^tp_", ex, value = TRUE)), "tp_check")
+  for (f in c("tp_call", "tp_rng", "tp_functions", "tp_parse", "tp_data_read", "tp_bench")) {
+    expect_true(exists(f, envir = asNamespace("tapestry"), inherits = FALSE))
+  }
+  db <- tryCatch(tools::Rd_db("tapestry"), error = function(e) list())
+  skip_if(length(db) == 0L, "the package was installed without its help pages")
+  kw <- function(rd) {
+    tags <- vapply(rd, function(x) attr(x, "Rd_tag"), "")
+    unlist(lapply(rd[tags == "\\keyword"], as.character))
+  }
+  tp <- grep("^tp_", names(db), value = TRUE)
+  expect_gt(length(tp), 5L)
+  for (f in tp) expect_true("internal" %in% kw(db[[f]]), info = f)
+  # what the index lists: the pages without the internal keyword
+  listed <- names(db)[!vapply(db, function(rd) "internal" %in% kw(rd), TRUE)]
+  expect_false(any(grepl("^tp_", listed)))
+  expect_true("tapestry-generics.Rd" %in% listed)
+})
