@@ -110,7 +110,13 @@ diagnostics_report <- function(sd, chain_ids, max_depth, diagnostics, summary = 
 # and the session should get control back at once.
 report_diagnostics <- function(fit, diagnostics, rhat_ess = TRUE) {
   priv <- fit$.__enclos_env__$private
-  if (!length(diagnostics) || !length(priv$used_) || priv$n_sampling_ < 1L) return(invisible(character()))
+  # a fixed_param run has no sampler to diagnose (cmdstanr checks nothing)
+  if (!length(diagnostics) || !length(priv$used_) || priv$n_sampling_ < 1L ||
+      isTRUE(priv$args_$fixed_param)) return(invisible(character()))
+  need <- c("divergent__", "treedepth__", "energy__")
+  if (!all(vapply(priv$chains_[priv$used_], function(ch) all(need %in% colnames(ch$draws)), TRUE))) {
+    return(invisible(character()))
+  }
   # the matrices straight from the chains (posterior is not loaded for this:
   # loading it takes a second, and an interrupted run must return at once)
   used <- priv$used_

@@ -96,6 +96,9 @@ test_that("the report reads the chains' own diagnostics", {
   expect_match(lines[2], "Warning: 4 of 90 (4.4%) transitions hit the maximum treedepth limit of 10.", fixed = TRUE)
   expect_identical(msgs, paste0(lines, "\n\n"))   # a blank line after each, as cmdstanr
   expect_length(report_diagnostics(ff$fit, NULL), 0L)
+  # a fixed_param run: nothing to diagnose
+  fp <- fake_fit(chains = 2L, chain_args = list(list(n_divergent = 2L)), fixed_param = TRUE)
+  expect_length(report_diagnostics(fp$fit, hmc_diagnostics), 0L)
 })
 
 test_that("a well-behaved run prints no warning", {
