@@ -27,6 +27,8 @@ test_that("posterior's as_draws() and as_draws_*() give the fit's draws in their
 
 test_that("bayesplot's nuts_params(), log_posterior(), rhat() and neff_ratio() as for cmdstanr's fits", {
   skip_if_not_installed("bayesplot")
+  grDevices::pdf(NULL)   # the grid of mcmc_nuts_divergence() measures text on the open device
+  dev <- grDevices::dev.cur()
   ff <- fake_fit(chains = 2L, chain_args = list(list(n_divergent = 3L), list()))
   fit <- ff$fit
   np <- bayesplot::nuts_params(fit)
@@ -58,10 +60,13 @@ test_that("bayesplot's nuts_params(), log_posterior(), rhat() and neff_ratio() a
   expect_identical(names(r)[is.na(r)], "k")
   expect_s3_class(bayesplot::mcmc_rhat(r[!is.na(r)]), "ggplot")
   expect_s3_class(bayesplot::mcmc_neff(n[!is.na(n)]), "ggplot")
+  grDevices::dev.off(dev)
 })
 
 test_that("a real run through bayesplot's NUTS plots", {
   skip_if_not_installed("bayesplot")
+  grDevices::pdf(NULL)
+  dev <- grDevices::dev.cur()
   mod <- tapestry_model(code = "parameters { real mu; vector[2] z; } model { mu ~ normal(0, 1); z ~ normal(mu, 1); }")
   fit <- mod$sample(seed = 3, chains = 2, iter_warmup = 200, iter_sampling = 200, refresh = 0,
                     show_messages = FALSE, diagnostics = NULL)
@@ -72,6 +77,7 @@ test_that("a real run through bayesplot's NUTS plots", {
   expect_s3_class(bayesplot::mcmc_nuts_energy(np), "ggplot")
   expect_true(all(bayesplot::rhat(fit) < 1.1))
   expect_s3_class(bayesplot::mcmc_trace(posterior::as_draws_array(fit), pars = "mu", np = np), "ggplot")
+  grDevices::dev.off(dev)
 })
 
 test_that("the help index holds no test helpers: tp_* are unexported and internal", {
