@@ -223,6 +223,13 @@ TapestryModel <- R6::R6Class("TapestryModel",
     #'   intervals at every k-th gradient evaluation of each chain, for the
     #'   fit's `$save_trace()`; `NULL` or 0 (the default) records none. The
     #'   profiles themselves (`$profiles()`) are always recorded.
+    #' @param save_latent_dynamics,output_dir,output_basename,sig_figs,opencl_ids,metric_file,fixed_param,show_exceptions,diagnostics,save_metric,save_cmdstan_config
+    #'   'cmdstanr''s arguments of the same names; see
+    #'   [sample_cmdstanr_arguments] for what each does here (CSV files
+    #'   written to `output_dir` as CmdStan names them, draws rounded to
+    #'   `sig_figs` significant digits, the inverse metric read from
+    #'   `metric_file`...) and which cannot apply (`opencl_ids`,
+    #'   `save_latent_dynamics`).
     #' @param mpi Under `mpirun` (see [tapestry_mpi_rank()]): `"map_rect"`
     #'   (the default) samples on rank 0 and spreads its `map_rect` jobs over
     #'   the ranks; `"chains"` runs each rank's share of the chains on its own
@@ -231,13 +238,21 @@ TapestryModel <- R6::R6Class("TapestryModel",
     #'   with the same seed. Outside `mpirun` it changes nothing.
     #' @return A [TapestryFit] object (`NULL` on the ranks other than 0 of an
     #'   MPI job).
-    sample = function(data = NULL, seed = NULL, refresh = NULL, init = NULL, chains = 4,
+    sample = function(data = NULL, seed = NULL, refresh = NULL, init = NULL,
+                      save_latent_dynamics = FALSE,
+                      output_dir = getOption("cmdstanr_output_dir"), output_basename = NULL,
+                      sig_figs = NULL, chains = 4,
                       parallel_chains = getOption("mc.cores", 1), chain_ids = seq_len(chains),
-                      threads_per_chain = NULL, iter_warmup = NULL, iter_sampling = NULL,
+                      threads_per_chain = NULL, opencl_ids = NULL, iter_warmup = NULL,
+                      iter_sampling = NULL,
                       save_warmup = FALSE, thin = NULL, max_treedepth = NULL,
                       adapt_engaged = TRUE, adapt_delta = NULL, step_size = NULL,
-                      metric = NULL, inv_metric = NULL, init_buffer = NULL,
-                      term_buffer = NULL, window = NULL, show_messages = TRUE,
+                      metric = NULL, metric_file = NULL, inv_metric = NULL, init_buffer = NULL,
+                      term_buffer = NULL, window = NULL, fixed_param = FALSE,
+                      show_messages = TRUE, show_exceptions = TRUE,
+                      diagnostics = c("divergences", "treedepth", "ebfmi"),
+                      save_metric = getOption("cmdstanr_save_metric", FALSE),
+                      save_cmdstan_config = getOption("cmdstanr_save_config", FALSE),
                       profile_trace_every = NULL, mpi = c("map_rect", "chains")) {
       sample_model(self, data = data, seed = seed, refresh = refresh, init = init,
                    chains = chains, parallel_chains = parallel_chains,
@@ -248,7 +263,14 @@ TapestryModel <- R6::R6Class("TapestryModel",
                    step_size = step_size, metric = metric, inv_metric = inv_metric,
                    init_buffer = init_buffer, term_buffer = term_buffer, window = window,
                    show_messages = show_messages, profile_trace_every = profile_trace_every,
-                   mpi = mpi)
+                   mpi = mpi,
+                   extra = list(save_latent_dynamics = save_latent_dynamics,
+                                output_dir = output_dir, output_basename = output_basename,
+                                sig_figs = sig_figs, opencl_ids = opencl_ids,
+                                metric_file = metric_file, fixed_param = fixed_param,
+                                show_exceptions = show_exceptions, diagnostics = diagnostics,
+                                save_metric = save_metric,
+                                save_cmdstan_config = save_cmdstan_config))
     },
 
     #' @description Times `n` evaluations of the log density and its
