@@ -232,3 +232,74 @@ test_that("R dump data files are read as CmdStan reads them, without running the
   writeLines("m <- structure(c(1, 2, 3), .Dim = c(2, 2))", bad)
   expect_error(mod$bind(bad), "does not match")
 })
+
+pedantic17 <- function(code) {
+  mod <- suppressWarnings(tapestry_model(code = code))
+  w <- NULL
+  withCallingHandlers(mod$check_syntax(pedantic = TRUE, quiet = TRUE),
+                      warning = function(c) {
+                        if (inherits(c, "tapestry_pedantic_warning")) w <<- conditionMessage(c)
+                        invokeRestart("muffleWarning")
+                      })
+  if (is.null(w)) character() else strsplit(w, "\n", fixed = TRUE)[[1]]
+}
+
+test_that("check_syntax(pedantic = TRUE): unused parameters and priors", {
+  w <- pedantic17("data { int N; vector[N] y; }
+    parameters { real mu; real<lower=0> sigma; real unused; real<lower=0> g; }
+    model { y ~ normal(mu, sigma); sigma ~ exponential(1); g ~ exponential(1);
+            target += normal_lpdf(g | 0, 1); }")
+  expect_true(any(grepl(paste0("^Warning in 'string', line 2, column [0-9]+: The parameter ",
+                               "unused was declared but was not used in the density ",
+                               "calculation\\.$"), w)))
+  expect_true(any(grepl("The parameter mu has no priors. This means either no prior is provided",
+                        w, fixed = TRUE)))
+  expect_true(any(grepl("The parameter g has 2 priors.", w, fixed = TRUE)))
+  expect_false(any(grepl("parameter sigma has", w)))
+  # a clean program has none
+  expect_identical(pedantic17("data { int N; vector[N] y; }
+    parameters { real mu; real<lower=0> sigma; }
+    model { y ~ normal(mu, sigma); mu ~ normal(0, 1); sigma ~ exponential(1); }"), character())
+  # a prior through a transformed parameter counts
+  expect_identical(pedantic17("parameters { real z; }
+    transformed parameters { real t = 2 * z; }
+    model { t ~ normal(0, 1); }"), character())
+  # without pedantic: no pedantic warning
+  mod <- tapestry_model(code = "parameters { real a; real b; } model { a ~ normal(0, 1); }")
+  expect_silent(mod$check_syntax(quiet = TRUE))
+  expect_warning(mod$check_syntax(pedantic = TRUE, quiet = TRUE), "parameter b was declared",
+                 class = "tapestry_pedantic_warning")
+  expect_warning(mod$compile(pedantic = TRUE), "parameter b was declared")
+})
+
+test_that("check_syntax(pedantic = TRUE): bounds, supports and distributions", {
+  w <- pedantic17("parameters { real<lower=-5, upper=5> b; real<lower=3, upper=1> bad;
+      real s; real<lower=0> u; cov_matrix[2] S; real<lower=0> g; real<lower=0, upper=1> p; }
+    model { b ~ uniform(-4, 5); bad ~ normal(2, 1); u ~ uniform(0, 1);
+            S ~ lkj_corr(2); g ~ gamma(0.1, 0.1); p ~ uniform(0, 1); s ~ lognormal(0, 1);
+            target += normal_lpdf(p | 0, s); b ~ normal(0, -1); }")
+  has <- function(x) any(grepl(x, w, fixed = TRUE))
+  expect_true(has("Your Stan program has a parameter b with a lower and upper bound in its declaration."))
+  expect_false(has("Your Stan program has a parameter p with"))
+  expect_true(has("Parameter bad has constraints that don't make sense. The lower bound should be strictly less than the upper bound."))
+  expect_true(has("Parameter b is given a uniform distribution. The uniform distribution is not recommended"))
+  expect_true(has("Parameter u is given a uniform distribution."))
+  expect_false(has("Parameter p is given a uniform distribution."))
+  expect_true(has("It is suggested to reparameterize your model to replace lkj_corr with lkj_corr_cholesky"))
+  expect_true(has("There is a gamma or inverse-gamma distribution with parameters that are equal to each other and set to values less than 1."))
+  expect_true(has("Parameter s is given a lognormal distribution, which has strictly positive support, but s was not constrained to be strictly positive."))
+  expect_true(has("A normal distribution is given parameter s as a scale parameter (argument 2), but s was not constrained to be strictly positive."))
+  expect_true(has("A normal distribution is given value -1 as a scale parameter (argument 2), but a scale parameter is not strictly positive."))
+  expect_true(has("The parameter b is on the left-hand side of more than one tilde statement."))
+})
+
+test_that("check_syntax(pedantic = TRUE): control flow on parameters, int division", {
+  w <- pedantic17("data { int N; } parameters { real mu; }
+    transformed parameters { real t = mu * 2; }
+    model { mu ~ normal(0, 1); if (t > 0) target += 1; for (i in 1:N) target += 0; }
+    generated quantities { int k = N / 2; }")
+  expect_true(any(w == "Warning: A control flow statement depends on parameter(s): mu."))
+  expect_identical(sum(grepl("control flow", w)), 1L)
+  mod <- suppressWarnings(tapestry_model(code = "data { int N; } generated quantities { int k = N / 2; }"))
+  expect_warning(mod$check_syntax(pedantic = TRUE, quiet = TRUE), "found int division")
+})
