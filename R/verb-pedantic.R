@@ -111,7 +111,7 @@ pedantic_warnings <- function(code, name = "string") {
   chk <- tp_check(code, name)
   params <- sx_decls(sx_block(prog, "parameters"))
   if (!length(params) && !length(sx_block(prog, "model"))) {
-    return(pedantic_format(character(), integer(), integer(), name, chk))
+    return(character())
   }
   data <- c(sx_decls(sx_block(prog, "data")), sx_decls(sx_block(prog, "transformed_data")))
   tparams <- sx_decls(sx_block(prog, "transformed_parameters"))
