@@ -303,3 +303,62 @@ test_that("check_syntax(pedantic = TRUE): control flow on parameters, int divisi
   mod <- suppressWarnings(tapestry_model(code = "data { int N; } generated quantities { int k = N / 2; }"))
   expect_warning(mod$check_syntax(pedantic = TRUE, quiet = TRUE), "found int division")
 })
+
+test_that("format() prints the program canonically, reading back to the same tree", {
+  code <- "functions { real f(real x, data int n) { return x * n; } }
+data { int N; real y[N]; matrix[2, 2] M; }
+transformed data { real s = -(1 - 2) ^ 2; complex z = 3 + 2i; }
+parameters { real<lower=0> sigma; vector<offset=1, multiplier=2>[2] om; simplex[3] th; }
+model { for (i in 1:N) y[i] ~ normal(f(om[1], 2), sigma) T[-10, ];
+  if (sigma > 1) target += 1; else if (sigma > 0) target += (2 - 3) - (4 - 5); else { target += 3; }
+  th ~ dirichlet(rep_vector(1, 3)); target += M[1, :][2] + 2 ^ 3 ^ 2 + (2 ^ 3) ^ 2; }"
+  mod <- suppressWarnings(tapestry_model(code = code))
+  out <- capture.output(mod$format())
+  expect_true("  array[N] real y;" %in% out)
+  expect_true("  vector<offset=1, multiplier=2>[2] om;" %in% out)
+  expect_true("  simplex[3] th;" %in% out)
+  expect_true("  real s = -(1 - 2) ^ 2;" %in% out)
+  expect_true("  complex z = 3 + 2i;" %in% out)
+  expect_true("transformed data {" %in% out)
+  expect_true("  real f(real x, data int n) {" %in% out)
+  expect_true("    y[i] ~ normal(f(om[1], 2), sigma) T[-10, ];" %in% out)
+  expect_true("  } else if (sigma > 0) {" %in% out || "  else if (sigma > 0)" %in% out)
+  expect_true(any(grepl("target += 2 - 3 - (4 - 5);", out, fixed = TRUE)))
+  expect_true(any(grepl("2 ^ 3 ^ 2 + (2 ^ 3) ^ 2", out, fixed = TRUE)))
+  # same tree, new array syntax, no deprecation warning
+  expect_identical(tp_parse(out)$dump, gsub(" old-syntax", "", tp_parse(code)$dump))
+  expect_length(tp_parse(out)$warnings, 0L)
+  # stable: formatting the formatted program changes nothing
+  expect_identical(capture.output(tapestry_model(code = out)$format()), out)
+  expect_silent(mod$format(quiet = TRUE))
+  b <- capture.output(mod$format(canonicalize = "braces"))
+  expect_true("    for (i in 1:N) {" %in% b || "  for (i in 1:N) {" %in% b)
+  expect_error(mod$format(canonicalize = "nope"), "canonicalize")
+  expect_error(mod$format(overwrite_file = TRUE), "needs a model made from a file")
+})
+
+test_that("format() round-trips the shared models", {
+  files <- c(Sys.glob("/work/shared/models/*.stan"), Sys.glob("/work/shared/models/stan221/*.stan"))
+  skip_if(length(files) == 0L, "shared models not on this machine")
+  for (f in files) {
+    code <- readLines(f)
+    out <- capture.output(suppressWarnings(tapestry_model(code = code))$format())
+    expect_identical(tp_parse(out)$dump, gsub(" old-syntax", "", tp_parse(code)$dump), label = f)
+  }
+})
+
+test_that("format(overwrite_file = TRUE) rewrites the file, with a backup", {
+  dir <- withr_tempdir()
+  f <- file.path(dir, "m.stan")
+  writeLines("parameters { real y; } model { y ~ normal(0,1); }", f)
+  mod <- tapestry_model(f)
+  mod$format(overwrite_file = TRUE)
+  expect_identical(readLines(f), c("parameters {", "  real y;", "}", "", "model {",
+                                   "  y ~ normal(0, 1);", "}"))
+  expect_length(Sys.glob(paste0(f, ".bak-*")), 1L)
+  expect_identical(mod$code(), readLines(f))
+  g <- file.path(dir, "c.stan")
+  writeLines("parameters { real y; } // a comment\nmodel { y ~ normal(0,1); }", g)
+  expect_error(tapestry_model(g)$format(overwrite_file = TRUE), "comments")
+  expect_identical(readLines(g)[1], "parameters { real y; } // a comment")
+})
