@@ -122,9 +122,15 @@ TapestryModel <- R6::R6Class("TapestryModel",
     },
 
     #' @description Prints the Stan program.
+    #' @param line_numbers Number the lines (default
+    #'   `getOption("cmdstanr_print_line_numbers", FALSE)`).
     #' @param ... Ignored.
-    print = function(...) {
-      cat(self$code(), sep = "\n")
+    print = function(line_numbers = getOption("cmdstanr_print_line_numbers", FALSE), ...) {
+      code <- self$code()
+      if (isTRUE(line_numbers)) {
+        code <- paste0(format(seq_along(code), width = nchar(length(code))), ": ", code)
+      }
+      cat(code, sep = "\n")
       invisible(self)
     },
 
@@ -145,13 +151,29 @@ TapestryModel <- R6::R6Class("TapestryModel",
 
     #' @description Parses and checks the program again, showing its
     #'   warnings.
+    #' @param pedantic Also show the warnings of stanc's pedantic mode (one
+    #'   warning of class `tapestry_pedantic_warning`, a line per problem):
+    #'   unused parameters, parameters with no prior or several, bounds and
+    #'   distributions whose supports do not match, uniform priors, `lkj_corr`,
+    #'   control flow that depends on parameters...
+    #' @param include_paths,stanc_options Accepted for 'cmdstanr''s
+    #'   interface; the model's own include paths are used.
     #' @param quiet When `FALSE`, a message says that the program is
     #'   correct.
     #' @return `TRUE`, invisibly; an error of class `tapestry_syntax_error`
     #'   or `tapestry_semantic_error` when the program is not correct.
-    check_syntax = function(quiet = FALSE) {
+    check_syntax = function(pedantic = FALSE, include_paths = NULL, stanc_options = list(),
+                            quiet = FALSE) {
       check_flag(quiet, "quiet")
+      check_flag(pedantic, "pedantic")
       private$parse(warn = TRUE)
+      if (pedantic) {
+        w <- pedantic_warnings(private$code_, private$name_)
+        if (length(w)) {
+          warning(warningCondition(paste(w, collapse = "\n"),
+                                   class = c("tapestry_pedantic_warning", "tapestry_warning")))
+        }
+      }
       if (!quiet) message("Stan program is syntactically correct")
       invisible(TRUE)
     },

@@ -64,15 +64,6 @@ TapestryModel$set("public", "sample_mpi", function(...) {
     "under mpirun"))
 })
 
-TapestryModel$set("public", "print", function(line_numbers = getOption("cmdstanr_print_line_numbers", FALSE), ...) {
-  code <- self$code()
-  if (isTRUE(line_numbers)) {
-    code <- paste0(format(seq_along(code), width = nchar(length(code))), ": ", code)
-  }
-  cat(code, sep = "\n")
-  invisible(self)
-}, overwrite = TRUE)
-
 # CmdStan's diagnose method: the gradient of the log density (with the
 # Jacobian, constants of `~` dropped) at the initial point against central
 # finite differences.
@@ -366,21 +357,3 @@ make_exposed_function <- function(sig, block, include_paths) {
   environment(f) <- environment()
   f
 }
-
-# check_syntax() with cmdstanr's arguments; `pedantic = TRUE` adds stanc's
-# pedantic-mode warnings (R/verb-pedantic.R).
-TapestryModel$set("public", "check_syntax", function(pedantic = FALSE, include_paths = NULL,
-                                                     stanc_options = list(), quiet = FALSE) {
-  check_flag(quiet, "quiet")
-  check_flag(pedantic, "pedantic")
-  private$parse(warn = TRUE)
-  if (pedantic) {
-    w <- pedantic_warnings(private$code_, private$name_)
-    if (length(w)) {
-      warning(warningCondition(paste(w, collapse = "\n"),
-                               class = c("tapestry_pedantic_warning", "tapestry_warning")))
-    }
-  }
-  if (!quiet) message("Stan program is syntactically correct")
-  invisible(TRUE)
-}, overwrite = TRUE)
