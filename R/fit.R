@@ -341,9 +341,12 @@ TapestryFit <- R6::R6Class("TapestryFit",
       vapply(private$chains_, function(ch) as.integer(ch$return_code), 0L)
     },
 
-    #' @description The CSV files `$save_output_files()` wrote.
+    #' @description The CSV files `$save_output_files()` (or `$sample()`'s
+    #'   `output_dir`) wrote.
+    #' @param include_failed Accepted for 'cmdstanr''s interface: files are
+    #'   written only for the chains of the draws.
     #' @return Their paths, or `NULL` when none were written.
-    output_files = function() {
+    output_files = function(include_failed = FALSE) {
       private$output_files_
     },
 

@@ -2,7 +2,7 @@
 # (R/sample_args.R checks those): where its CSV files go, how many digits
 # they keep, metric files, and the arguments that cannot apply here.
 
-#' 'cmdstanr''s `$sample()` arguments in tapestry
+#' The arguments of cmdstanr's `$sample()` in tapestry
 #'
 #' @description
 #' A model's `$sample()` takes every argument of 'cmdstanr''s `$sample()`.

@@ -362,3 +362,27 @@ test_that("format(overwrite_file = TRUE) rewrites the file, with a backup", {
   expect_error(tapestry_model(g)$format(overwrite_file = TRUE), "comments")
   expect_identical(readLines(g)[1], "parameters { real y; } // a comment")
 })
+
+test_that("every method of cmdstanr's CmdStanMCMC and CmdStanModel is a method here", {
+  mcmc <- c("num_procs", "print", "expose_functions", "materialize", "save_object", "draws",
+            "init", "init_model_methods", "log_prob", "grad_log_prob", "hessian",
+            "unconstrain_variables", "unconstrain_draws", "variable_skeleton",
+            "constrain_variables", "lp", "summary", "cmdstan_summary", "cmdstan_diagnose",
+            "save_output_files", "save_latent_dynamics_files", "save_profile_files",
+            "save_data_file", "save_config_files", "save_metric_files", "output_files",
+            "profile_files", "latent_dynamics_files", "data_file", "config_files",
+            "metric_files", "time", "output", "metadata", "return_codes", "profiles", "code",
+            "loo", "sampler_diagnostics", "diagnostic_summary", "inv_metric", "num_chains")
+  for (m in mcmc) expect_true(is.function(fit17[[m]]), label = m)
+  expect_true(is.environment(fit17$functions))
+  expect_null(fit17$output_files(include_failed = TRUE))
+  mod <- tapestry_model(code = code17)
+  model <- c("include_paths", "code", "print", "stan_file", "has_stan_file", "model_name",
+             "exe_file", "cmdstan_version", "cpp_options", "hpp_file", "save_hpp_file",
+             "compile", "variables", "check_syntax", "format", "sample", "sample_mpi",
+             "diagnose", "expose_functions")
+  for (m in model) expect_true(is.function(mod[[m]]), label = m)
+  expect_true(is.environment(mod$functions))
+  expect_error(mod$sample_mpi(), "not available in tapestry because")
+  expect_identical(mod$cmdstan_version(), "2.33.0")
+})
