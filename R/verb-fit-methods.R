@@ -205,11 +205,16 @@ cmdstan_diagnose_text <- function(fit, priv) {
   c(out, if (problems) "Processing complete." else "Processing complete, no problems detected.")
 }
 
-# The data file of the run (a JSON or R dump path), or NULL for data given
-# as a list and not saved.
+# The data file of the run: the JSON or R dump file given, or (as cmdstanr
+# writes one for data given as a list) a JSON file written to tempdir() on
+# first call; NULL for a program run without data.
 TapestryFit$set("public", "data_file", function() {
   d <- private$args_$data
-  private$data_file_ %||% (if (is.character(d)) d else attr(d, "data_file"))
+  f <- private$data_file_ %||% (if (is.character(d)) d else attr(d, "data_file"))
+  if (is.null(f) && is.list(d) && length(d)) {
+    f <- self$save_data_file(tempdir(), timestamp = TRUE, random = TRUE)
+  }
+  f
 })
 
 # The data as a CmdStan JSON file (a data file given as a path is copied).

@@ -153,7 +153,11 @@ test_that("output(), num_procs(), code(), data_file(), save_data_file(), save_ob
   expect_error(fit17$output(7), "chain ids")
   expect_identical(fit17$num_procs(), 2L)
   expect_identical(fit17$code(), strsplit(code17, "\n")[[1]])
-  expect_null(fit17$data_file())
+  # data given as a list: written to a JSON file, as cmdstanr does
+  tf <- fit17$data_file()
+  expect_identical(dirname(tf), normalizePath(tempdir()))
+  expect_identical(tp_data_read(tf)$y$values, c(1, 2, 3))
+  expect_identical(fit17$data_file(), tf)
   dir <- withr_tempdir()
   p <- fit17$save_data_file(dir)
   expect_identical(fit17$data_file(), p)
