@@ -5,7 +5,7 @@
 # the parameter that reaches no data except through it), a parameter on the
 # left of several `~`, hard and nonsensical bounds, uniform distributions
 # whose bounds differ from the parameter's, lkj_corr, gamma/inv_gamma with
-# equal arguments below 1, parameters given to distributions whose support
+# equal arguments below 1, constants far from unit scale, parameters given to distributions whose support
 # or argument needs a constraint they lack, control flow depending on
 # parameters; integer division comes from the checker itself.
 
@@ -237,6 +237,18 @@ pedantic_warnings <- function(code, name = "string") {
     }
   }
   for (d in dists) for (m in pedantic_dist_warnings(d, params)) add(m)
+  # constants far from unit scale given to distributions
+  for (d in dists) {
+    for (a in d$args) {
+      v <- sx_number(a)
+      if (!is.na(v) && v != 0 && (abs(v) < 0.1 || abs(v) > 10)) {
+        add(sprintf(paste0("Argument %s suggests there may be parameters that are not unit ",
+                           "scale; consider rescaling with a multiplier, see: ",
+                           "https://mc-stan.org/docs/stan-users-guide/efficiency-tuning.html",
+                           "#standardizing-predictors"), sx_number_text(a)))
+      }
+    }
+  }
   # control flow on parameters (model block, transformed parameters)
   cf <- sx_find(c(list("block"), tp_block, model), function(x) sx_head(x) %in% c("if", "while", "for", "foreach"))
   for (s in cf) {

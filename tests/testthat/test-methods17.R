@@ -295,6 +295,16 @@ test_that("check_syntax(pedantic = TRUE): bounds, supports and distributions", {
   expect_true(has("A normal distribution is given parameter s as a scale parameter (argument 2), but s was not constrained to be strictly positive."))
   expect_true(has("A normal distribution is given value -1 as a scale parameter (argument 2), but a scale parameter is not strictly positive."))
   expect_true(has("The parameter b is on the left-hand side of more than one tilde statement."))
+  expect_false(has("Argument 0.1 suggests"))  # stanc: |x| < 0.1 or > 10
+  expect_false(has("Argument 5 suggests"))
+  expect_false(has("Argument 0 suggests"))
+  w2 <- pedantic17("parameters { real a; } model { a ~ normal(100, 1); }")
+  w3 <- pedantic17("parameters { real a; } model { a ~ normal(0, 0.01); }")
+  expect_match(w3, "^Warning: Argument 0.01 suggests there may be parameters that are not unit scale")
+  expect_identical(w2, paste0("Warning: Argument 100 suggests there may be parameters that are ",
+                              "not unit scale; consider rescaling with a multiplier, see: ",
+                              "https://mc-stan.org/docs/stan-users-guide/efficiency-tuning.html",
+                              "#standardizing-predictors"))
 })
 
 test_that("check_syntax(pedantic = TRUE): control flow on parameters, int division", {
@@ -389,4 +399,20 @@ test_that("every method of cmdstanr's CmdStanMCMC and CmdStanModel is a method h
   expect_true(is.environment(mod$functions))
   expect_error(mod$sample_mpi(), "not available in tapestry because")
   expect_identical(mod$cmdstan_version(), "2.33.0")
+})
+
+test_that("exposed void functions run; unsupported argument types say so", {
+  mod <- tapestry_model(code = "functions {
+      void say(real x) { print(\"x=\", x); }
+      real re_of(complex z) { return get_real(z); }
+      array[] real halves(array[] int n) { return to_array_1d(to_vector(n) / 2.0); }
+      matrix ident(int n) { return identity_matrix(n); }
+    }
+    parameters { real y; } model { y ~ std_normal(); }")
+  mod$expose_functions()
+  out <- capture.output(r <- mod$functions$say(2), type = "output")
+  expect_null(r)
+  expect_identical(mod$functions$halves(c(1L, 3L)), c(0.5, 1.5))
+  expect_equal(mod$functions$ident(2), diag(2))
+  expect_error(mod$functions$re_of(1 + 2i), "can't take arguments of type complex")
 })
