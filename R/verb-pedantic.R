@@ -7,7 +7,8 @@
 # whose bounds differ from the parameter's, lkj_corr, gamma/inv_gamma with
 # equal arguments below 1, constants far from unit scale, parameters given to distributions whose support
 # or argument needs a constraint they lack, control flow depending on
-# parameters; integer division comes from the checker itself.
+# parameters, non-linear left-hand sides of ~, variables read before they
+# are assigned; integer division comes from the checker itself.
 
 # The S-expression as nested lists: a node is a list whose first element is
 # its head (a string); atoms are strings.
@@ -237,6 +238,22 @@ pedantic_warnings <- function(code, name = "string") {
     }
   }
   for (d in dists) for (m in pedantic_dist_warnings(d, params)) add(m)
+  # a non-linear transform on the left of a distribution (stanc's linearity test)
+  for (d in dists) {
+    if (!sx_is_linear(d$args[[1L]], TRUE)) {
+      add(paste0("Left-hand side of distribution statement (~) may contain a non-linear ",
+                 "transform of a parameter or local variable. If it does, you need to include ",
+                 "a target += statement with the log absolute determinant of the Jacobian of ",
+                 "the transform. You could also consider defining a transformed parameter and ",
+                 "using jacobian += in the transformed parameters block."))
+    }
+  }
+  # variables read before any assignment (straight-line order of a block)
+  for (b in c("transformed_data", "transformed_parameters", "model", "generated_quantities")) {
+    for (v in sx_uninitialized(sx_block(prog, b))) {
+      add(sprintf("The variable %s may not have been assigned a value before its first use.", v))
+    }
+  }
   # constants far from unit scale given to distributions
   for (d in dists) {
     for (a in d$args) {
@@ -384,4 +401,87 @@ pedantic_dist_warnings <- function(d, params) {
     }
   }
   out
+}
+
+linear_fnames <- c("add", "append_block", "append_row", "append_col", "block", "col", "cols",
+                   "row", "rows", "diagonal", "head", "tail", "minus", "negative_infinity",
+                   "not_a_number", "rep_matrix", "rep_vector", "rep_row_vector",
+                   "positive_infinity", "segment", "subtract", "sum", "to_vector",
+                   "to_row_vector", "to_matrix", "to_array_1d", "to_array_2d", "transpose")
+
+# stanc's test that an expression is linear in its variables (allow_var:
+# a variable may appear here; in a*b at most one side holds variables).
+sx_is_linear <- function(e, allow_var) {
+  if (!is.list(e)) return(TRUE)
+  all_lin <- function(args, allow) all(vapply(args, sx_is_linear, TRUE, allow_var = allow))
+  switch(sx_head(e),
+    var = allow_var,
+    int = , real = , string = TRUE,
+    index = sx_is_linear(e[[2L]], allow_var),
+    cond = all_lin(e[2:4], allow_var),
+    transpose = sx_is_linear(e[[2L]], allow_var),
+    array = , rowvec = all_lin(e[-1L], allow_var),
+    unop = sx_is_linear(e[[3L]], allow_var),
+    binop = {
+      op <- e[[2L]]
+      a <- e[[3L]]
+      b <- e[[4L]]
+      if (op %in% c("+", "-")) {
+        all_lin(list(a, b), allow_var)
+      } else if (all_lin(list(a, b), FALSE)) {
+        TRUE
+      } else if (op %in% c("*", "/", "%/%")) {
+        (sx_is_linear(a, allow_var) && sx_is_linear(b, FALSE)) ||
+          (sx_is_linear(a, FALSE) && sx_is_linear(b, allow_var))
+      } else {
+        FALSE
+      }
+    },
+    call = {
+      args <- Filter(is.list, e[-(1:2)])
+      if (e[[2L]] %in% linear_fnames) all_lin(args, allow_var) else all_lin(args, FALSE)
+    },
+    FALSE)
+}
+
+# Local variables declared without a value whose first mention, in the
+# statements' order, is not the left-hand side of an assignment.
+sx_uninitialized <- function(stmts) {
+  out <- character()
+  pending <- character()
+  first_use <- function(x) {
+    # preorder walk recording reads and writes of pending variables
+    if (!is.list(x)) return()
+    h <- sx_head(x)
+    if (h == "decl") {
+      has_init <- any(vapply(x[-(1:3)], function(p) is.list(p) && sx_head(p) == "init", TRUE))
+      for (p in x[-(1:3)]) if (is.list(p) && sx_head(p) != "init") first_use(p)
+      for (p in x[-(1:3)]) if (is.list(p) && sx_head(p) == "init") first_use(p)
+      if (!has_init && !grepl("tuple", x[[2L]])) pending <<- c(pending, x[[3L]])
+      return()
+    }
+    if (h == "assign") {
+      lhs <- x[[3L]]
+      base <- lhs
+      while (sx_head(base) %in% c("index", "proj")) {
+        for (i in base[-(1:2)]) first_use(i)
+        base <- base[[2L]]
+      }
+      if (x[[2L]] != "=") first_use(base)
+      first_use(x[[4L]])
+      if (sx_head(base) == "var") pending <<- setdiff(pending, base[[2L]])
+      return()
+    }
+    if (h == "var") {
+      v <- x[[2L]]
+      if (v %in% pending) {
+        out <<- c(out, v)
+        pending <<- setdiff(pending, v)
+      }
+      return()
+    }
+    for (y in x[-1L]) first_use(y)
+  }
+  for (s in stmts) first_use(s)
+  unique(out)
 }

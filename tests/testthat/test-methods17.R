@@ -416,3 +416,29 @@ test_that("exposed void functions run; unsupported argument types say so", {
   expect_equal(mod$functions$ident(2), diag(2))
   expect_error(mod$functions$re_of(1 + 2i), "can't take arguments of type complex")
 })
+
+test_that("check_syntax(pedantic = TRUE): non-linear left-hand sides, uninitialized variables", {
+  w <- pedantic17("data { int N; vector[N] y; } parameters { real mu; real<lower=0> s; }
+    model { real q; real r; r = 1;
+      log(y) ~ normal(mu, s); 2 * y - 1 ~ normal(mu, s); exp(mu) ~ normal(0, 1);
+      mu ~ normal(q, r); s ~ exponential(1); }")
+  jac <- grepl("^Warning: Left-hand side of distribution statement \\(~\\) may contain a non-linear transform", w)
+  expect_identical(sum(jac), 2L)
+  expect_true("Warning: The variable q may not have been assigned a value before its first use." %in% w)
+  expect_false(any(grepl("variable r may not", w)))
+  # indexed assignment in a loop counts as assigning
+  w2 <- pedantic17("data { int N; } parameters { real mu; }
+    model { vector[N] z; for (n in 1:N) z[n] = n; mu ~ normal(sum(z), 1); }")
+  expect_false(any(grepl("may not have been assigned", w2)))
+  expect_false(any(grepl("non-linear", w2)))
+})
+
+test_that("check_syntax(pedantic = TRUE) follows stanc's factor graph: int data are sizes", {
+  # stanc drops int data from the graph, so a Poisson likelihood is a 'prior'
+  w <- pedantic17("data { int N; array[N] int y; } parameters { real<lower=0> lam; }
+    model { lam ~ exponential(1); y ~ poisson(lam); }")
+  expect_true(any(grepl("The parameter lam has 2 priors.", w, fixed = TRUE)))
+  w <- pedantic17("data { int N; vector[N] y; } parameters { real mu; }
+    model { mu ~ normal(0, 1); y ~ normal(mu, 1); }")
+  expect_identical(w, character())
+})
