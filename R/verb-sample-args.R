@@ -234,12 +234,7 @@ json_text <- function(x) {
   if (length(x) == 1L) atom else paste0("[", paste(atom, collapse = ", "), "]")
 }
 
-json_string <- function(s) {
-  s <- gsub("\\\\", "\\\\\\\\", s)
-  s <- gsub("\"", "\\\\\"", s)
-  s <- gsub("\n", "\\\\n", s)
-  paste0("\"", s, "\"")
-}
+# (json_string() is R/profiles.R's.)
 
 write_json_text <- function(x, file) {
   writeLines(json_text(x), file)
