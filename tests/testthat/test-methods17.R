@@ -221,6 +221,10 @@ test_that("R dump data files are read as CmdStan reads them, without running the
     generated quantities { real t = sum(y) + sum(k) + m[2, 3] + s + sum(r); }")
   ctx <- mod$bind(f)
   expect_equal(ctx$constrain_variables(0)$t, 1.5 - 2 + 0.3 + 2 + 6 - 1 + 6)
+  # the same values as the list the R code would make, in the data layer's form
+  expect_identical(tp_data_read(f)$m, tp_data_read(list(m = matrix(1:6 + 0, 2, 3)))$m)
+  expect_identical(tp_data_read(f)$k$all_int, TRUE)
+  expect_identical(tp_data_read(f)$y$values, c(1.5, -2, 0.3))
   fit <- mod$sample(data = f, seed = 1, chains = 1, iter_warmup = 20, iter_sampling = 20,
                     refresh = 0, show_messages = FALSE)
   expect_identical(fit$data_file(), normalizePath(f))
