@@ -287,7 +287,14 @@ check_data <- function(data) {
     if (!file.exists(data) || dir.exists(data)) {
       abort_arg(sprintf("Data file '%s' does not exist.", data))
     }
-    return(normalizePath(data))
+    # an R dump file (R/rdump.R) is read here; the list keeps its path
+    if (is_rdump_file(data)) {
+      path <- normalizePath(data)
+      data <- read_rdump(path)
+      attr(data, "data_file") <- path
+    } else {
+      return(normalizePath(data))
+    }
   }
   if (!is.list(data)) {
     abort_arg(sprintf("`data` must be a named list or the path of a JSON file, not %s.",
@@ -300,7 +307,10 @@ check_data <- function(data) {
     abort_arg(sprintf("`data` has more than one element named '%s'.",
                       names(data)[anyDuplicated(names(data))]))
   }
-  complex_as_pairs(data)
+  file <- attr(data, "data_file")
+  data <- complex_as_pairs(data)
+  if (!is.null(file)) attr(data, "data_file") <- file
+  data
 }
 
 check_seed <- function(seed) {

@@ -106,7 +106,7 @@ csv_header <- function(meta, chain, file) {
     csv_setting(1, "file", basename(file)),
     csv_setting(1, "diagnostic_file", "", ""),
     csv_setting(1, "refresh", arg("refresh", 100), 100),
-    csv_setting(1, "sig_figs", 17),
+    csv_setting(1, "sig_figs", meta$sig_figs %||% 17),
     csv_setting(1, "profile_file", "profile.csv", "profile.csv"),
     csv_setting(0, "num_threads", arg("threads_per_chain", 1), 1),
     csv_setting(0, "stanc_version", paste0("tapestry ", meta$tapestry_version)),

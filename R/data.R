@@ -7,7 +7,8 @@ data_arg <- function(x) {
     if (length(x) != 1L || is.na(x)) {
       stop("data must be a named list or the path of a JSON file", call. = FALSE)
     }
-    return(path.expand(x))
+    x <- path.expand(x)
+    return(if (file.exists(x) && is_rdump_file(x)) read_rdump(x) else x)
   }
   x
 }

@@ -294,7 +294,7 @@ TapestryFit <- R6::R6Class("TapestryFit",
       a <- private$args_
       meta <- list(method = "sample", algorithm = "hmc", engine = "nuts")
       for (name in setdiff(names(a), c("data", "time_total"))) meta[name] <- list(a[[name]])
-      meta$data_file <- if (is.character(a$data)) a$data else NULL
+      meta$data_file <- if (is.character(a$data)) a$data else attr(a$data, "data_file")
       meta$chain_ids <- meta$chain_ids %||% private$chain_ids()
       meta$model_name <- meta$model_name %||% private$model_$model_name()
       meta$step_size_adaptation <- vapply(private$chains_, function(ch) {
@@ -348,9 +348,12 @@ TapestryFit <- R6::R6Class("TapestryFit",
       vapply(private$chains_, function(ch) as.integer(ch$return_code), 0L)
     },
 
-    #' @description The CSV files `$save_output_files()` wrote.
+    #' @description The CSV files `$save_output_files()` (or `$sample()`'s
+    #'   `output_dir`) wrote.
+    #' @param include_failed Accepted for 'cmdstanr''s interface: files are
+    #'   written only for the chains of the draws.
     #' @return Their paths, or `NULL` when none were written.
-    output_files = function() {
+    output_files = function(include_failed = FALSE) {
       private$output_files_
     },
 
@@ -546,6 +549,7 @@ TapestryFit <- R6::R6Class("TapestryFit",
       paths <- csv_file_names(normalizePath(dir), basename, private$chain_ids(),
                               timestamp, random)
       for (i in seq_along(frames)) write_profile_csv(paths[i], frames[[i]])
+      private$profile_files_ <- paths
       invisible(paths)
     },
 

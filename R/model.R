@@ -122,9 +122,15 @@ TapestryModel <- R6::R6Class("TapestryModel",
     },
 
     #' @description Prints the Stan program.
+    #' @param line_numbers Number the lines (default
+    #'   `getOption("cmdstanr_print_line_numbers", FALSE)`).
     #' @param ... Ignored.
-    print = function(...) {
-      cat(self$code(), sep = "\n")
+    print = function(line_numbers = getOption("cmdstanr_print_line_numbers", FALSE), ...) {
+      code <- self$code()
+      if (isTRUE(line_numbers)) {
+        code <- paste0(format(seq_along(code), width = nchar(length(code))), ": ", code)
+      }
+      cat(code, sep = "\n")
       invisible(self)
     },
 
@@ -145,13 +151,29 @@ TapestryModel <- R6::R6Class("TapestryModel",
 
     #' @description Parses and checks the program again, showing its
     #'   warnings.
+    #' @param pedantic Also show the warnings of stanc's pedantic mode (one
+    #'   warning of class `tapestry_pedantic_warning`, a line per problem):
+    #'   unused parameters, parameters with no prior or several, bounds and
+    #'   distributions whose supports do not match, uniform priors, `lkj_corr`,
+    #'   control flow that depends on parameters...
+    #' @param include_paths,stanc_options Accepted for 'cmdstanr''s
+    #'   interface; the model's own include paths are used.
     #' @param quiet When `FALSE`, a message says that the program is
     #'   correct.
     #' @return `TRUE`, invisibly; an error of class `tapestry_syntax_error`
     #'   or `tapestry_semantic_error` when the program is not correct.
-    check_syntax = function(quiet = FALSE) {
+    check_syntax = function(pedantic = FALSE, include_paths = NULL, stanc_options = list(),
+                            quiet = FALSE) {
       check_flag(quiet, "quiet")
+      check_flag(pedantic, "pedantic")
       private$parse(warn = TRUE)
+      if (pedantic) {
+        w <- pedantic_warnings(private$code_, private$name_)
+        if (length(w)) {
+          warning(warningCondition(paste(w, collapse = "\n"),
+                                   class = c("tapestry_pedantic_warning", "tapestry_warning")))
+        }
+      }
       if (!quiet) message("Stan program is syntactically correct")
       invisible(TRUE)
     },
@@ -228,6 +250,13 @@ TapestryModel <- R6::R6Class("TapestryModel",
     #'   intervals at every k-th gradient evaluation of each chain, for the
     #'   fit's `$save_trace()`; `NULL` or 0 (the default) records none. The
     #'   profiles themselves (`$profiles()`) are always recorded.
+    #' @param save_latent_dynamics,output_dir,output_basename,sig_figs,opencl_ids,metric_file,fixed_param,show_exceptions,diagnostics,save_metric,save_cmdstan_config
+    #'   'cmdstanr''s arguments of the same names; see
+    #'   [sample_cmdstanr_arguments] for what each does here (CSV files
+    #'   written to `output_dir` as CmdStan names them, draws rounded to
+    #'   `sig_figs` significant digits, the inverse metric read from
+    #'   `metric_file`...) and which cannot apply (`opencl_ids`,
+    #'   `save_latent_dynamics`).
     #' @param mpi Under `mpirun` (see [tapestry_mpi_rank()]): `"map_rect"`
     #'   (the default) samples on rank 0 and spreads its `map_rect` jobs over
     #'   the ranks; `"chains"` runs each rank's share of the chains on its own
@@ -242,15 +271,22 @@ TapestryModel <- R6::R6Class("TapestryModel",
     #'   prints none. The counts are those of `$diagnostic_summary()`.
     #' @return A [TapestryFit] object (`NULL` on the ranks other than 0 of an
     #'   MPI job).
-    sample = function(data = NULL, seed = NULL, refresh = NULL, init = NULL, chains = 4,
+    sample = function(data = NULL, seed = NULL, refresh = NULL, init = NULL,
+                      save_latent_dynamics = FALSE,
+                      output_dir = getOption("cmdstanr_output_dir"), output_basename = NULL,
+                      sig_figs = NULL, chains = 4,
                       parallel_chains = getOption("mc.cores", 1), chain_ids = seq_len(chains),
-                      threads_per_chain = NULL, iter_warmup = NULL, iter_sampling = NULL,
+                      threads_per_chain = NULL, opencl_ids = NULL, iter_warmup = NULL,
+                      iter_sampling = NULL,
                       save_warmup = FALSE, thin = NULL, max_treedepth = NULL,
                       adapt_engaged = TRUE, adapt_delta = NULL, step_size = NULL,
-                      metric = NULL, inv_metric = NULL, init_buffer = NULL,
-                      term_buffer = NULL, window = NULL, show_messages = TRUE,
-                      profile_trace_every = NULL, mpi = c("map_rect", "chains"),
-                      diagnostics = c("divergences", "treedepth", "ebfmi")) {
+                      metric = NULL, metric_file = NULL, inv_metric = NULL, init_buffer = NULL,
+                      term_buffer = NULL, window = NULL, fixed_param = FALSE,
+                      show_messages = TRUE, show_exceptions = TRUE,
+                      diagnostics = c("divergences", "treedepth", "ebfmi"),
+                      save_metric = getOption("cmdstanr_save_metric", FALSE),
+                      save_cmdstan_config = getOption("cmdstanr_save_config", FALSE),
+                      profile_trace_every = NULL, mpi = c("map_rect", "chains")) {
       sample_model(self, data = data, seed = seed, refresh = refresh, init = init,
                    chains = chains, parallel_chains = parallel_chains,
                    chain_ids = chain_ids, threads_per_chain = threads_per_chain,
@@ -260,7 +296,14 @@ TapestryModel <- R6::R6Class("TapestryModel",
                    step_size = step_size, metric = metric, inv_metric = inv_metric,
                    init_buffer = init_buffer, term_buffer = term_buffer, window = window,
                    show_messages = show_messages, profile_trace_every = profile_trace_every,
-                   mpi = mpi, diagnostics = diagnostics)
+                   mpi = mpi, diagnostics = diagnostics,
+                   extra = list(save_latent_dynamics = save_latent_dynamics,
+                                output_dir = output_dir, output_basename = output_basename,
+                                sig_figs = sig_figs, opencl_ids = opencl_ids,
+                                metric_file = metric_file, fixed_param = fixed_param,
+                                show_exceptions = show_exceptions, diagnostics = diagnostics,
+                                save_metric = save_metric,
+                                save_cmdstan_config = save_cmdstan_config))
     },
 
     #' @description Times `n` evaluations of the log density and its

@@ -15,9 +15,16 @@ sample_model <- function(model, data, seed, refresh, init, chains, parallel_chai
                          save_warmup, thin, max_treedepth, adapt_engaged, adapt_delta,
                          step_size, metric, inv_metric, init_buffer, term_buffer, window,
                          show_messages, profile_trace_every = NULL, mpi = "map_rect",
-                         diagnostics = hmc_diagnostics) {
+                         diagnostics = hmc_diagnostics, extra = list()) {
   mpi <- arg_mpi_mode(mpi)
   diagnostics <- arg_diagnostics(diagnostics)
+  # cmdstanr's other arguments (R/verb-sample-args.R): checked first; a
+  # metric_file becomes inv_metric (and metric)
+  extra <- check_extra_sample_args(extra, metric, inv_metric)
+  if (!is.null(extra$inv_metric)) {
+    inv_metric <- extra$inv_metric
+    metric <- extra$metric
+  }
   # cheap checks first, so a typo fails before the data are bound
   a <- validate_sample_args(
     data = data, seed = seed, chains = chains, chain_ids = chain_ids,
@@ -29,6 +36,7 @@ sample_model <- function(model, data, seed, refresh, init, chains, parallel_chai
     init_buffer = init_buffer, term_buffer = term_buffer, window = window,
     num_upars = NULL)
   a$profile_trace_every <- arg_trace_every(profile_trace_every, "profile_trace_every")
+  a <- add_extra_sample_args(a, extra)
   context <- model$bind(a$data, a$seed)
   a <- check_sample_args_model(a, context$num_upars())
   inits <- process_init(a$init, a$chains, a$chain_ids, context)
@@ -48,6 +56,14 @@ sample_model <- function(model, data, seed, refresh, init, chains, parallel_chai
     stepsize = as.double(a$step_size), inv_metric = a$inv_metric,
     threads_per_chain = a$threads_per_chain,
     profile_trace_every = a$profile_trace_every)
+  # HOOK(fixed_param): the fixed_param sampler (another part of issue 17)
+  # reads config$fixed_param; until it is there, fixed_param_supported()
+  # (R/verb-sample-args.R) is FALSE and `fixed_param = TRUE` is refused.
+  config$fixed_param <- as.integer(a$fixed_param)
+  if (a$fixed_param && !fixed_param_supported()) {
+    abort_arg(paste0("`fixed_param = TRUE` is not available in this build of tapestry: ",
+                     "its fixed_param sampler is not there yet. Leave `fixed_param = FALSE`."))
+  }
   chains_mode <- mpi == "chains" && tapestry_mpi_size() > 1L
   if (tapestry_mpi_rank() > 0 && !chains_mode) {
     # another rank of an MPI job: serve rank 0's map_rect jobs until its run ends
@@ -81,9 +97,11 @@ sample_model <- function(model, data, seed, refresh, init, chains, parallel_chai
   if (a$show_messages && isTRUE(getOption("tapestry.verbose"))) report_plans(context)
   a$time_total <- elapsed
   a$model_name <- model$model_name()
+  raw <- round_sig_figs(raw, a$sig_figs)
   # each chain of raw carries its profiles and trace (when one was asked
   # for); the fit keeps the chains as they are
   fit <- TapestryFit$new(raw, model, context, a)
+  save_sample_files(fit, a)
   # cmdstanr's warnings after the run (R/ux-diagnostics.R)
   report_diagnostics(fit, diagnostics, rhat_ess = !isTRUE(raw$interrupted))
   fit
