@@ -229,6 +229,11 @@ TapestryModel <- R6::R6Class("TapestryModel",
     #'   threads (any program, with or without `map_rect`) and gathers them
     #'   on rank 0 into one fit whose draws are those of a one-process run
     #'   with the same seed. Outside `mpirun` it changes nothing.
+    #' @param fixed_param Run CmdStan's fixed_param sampler: every draw is
+    #'   the initial point (`init`), only the transformed parameters and
+    #'   generated quantities change; no warmup, and the sampler columns are
+    #'   `lp__` and `accept_stat__`, both 0, as CmdStan writes them. Chosen
+    #'   automatically for a program without parameters (default `FALSE`).
     #' @return A [TapestryFit] object (`NULL` on the ranks other than 0 of an
     #'   MPI job).
     sample = function(data = NULL, seed = NULL, refresh = NULL, init = NULL, chains = 4,
@@ -238,7 +243,8 @@ TapestryModel <- R6::R6Class("TapestryModel",
                       adapt_engaged = TRUE, adapt_delta = NULL, step_size = NULL,
                       metric = NULL, inv_metric = NULL, init_buffer = NULL,
                       term_buffer = NULL, window = NULL, show_messages = TRUE,
-                      profile_trace_every = NULL, mpi = c("map_rect", "chains")) {
+                      profile_trace_every = NULL, mpi = c("map_rect", "chains"),
+                      fixed_param = FALSE) {
       sample_model(self, data = data, seed = seed, refresh = refresh, init = init,
                    chains = chains, parallel_chains = parallel_chains,
                    chain_ids = chain_ids, threads_per_chain = threads_per_chain,
@@ -248,7 +254,7 @@ TapestryModel <- R6::R6Class("TapestryModel",
                    step_size = step_size, metric = metric, inv_metric = inv_metric,
                    init_buffer = init_buffer, term_buffer = term_buffer, window = window,
                    show_messages = show_messages, profile_trace_every = profile_trace_every,
-                   mpi = mpi)
+                   mpi = mpi, fixed_param = fixed_param)
     },
 
     #' @description Times `n` evaluations of the log density and its

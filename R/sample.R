@@ -14,8 +14,10 @@ sample_model <- function(model, data, seed, refresh, init, chains, parallel_chai
                          chain_ids, threads_per_chain, iter_warmup, iter_sampling,
                          save_warmup, thin, max_treedepth, adapt_engaged, adapt_delta,
                          step_size, metric, inv_metric, init_buffer, term_buffer, window,
-                         show_messages, profile_trace_every = NULL, mpi = "map_rect") {
+                         show_messages, profile_trace_every = NULL, mpi = "map_rect",
+                         fixed_param = FALSE) {
   mpi <- arg_mpi_mode(mpi)
+  check_flag(fixed_param, "fixed_param")
   # cheap checks first, so a typo fails before the data are bound
   a <- validate_sample_args(
     data = data, seed = seed, chains = chains, chain_ids = chain_ids,
@@ -28,6 +30,10 @@ sample_model <- function(model, data, seed, refresh, init, chains, parallel_chai
     num_upars = NULL)
   a$profile_trace_every <- arg_trace_every(profile_trace_every, "profile_trace_every")
   context <- model$bind(a$data, a$seed)
+  # CmdStan's fixed_param sampler, chosen for a program without parameters
+  # as cmdstanr chooses it (R/verb-fixed-param.R)
+  a$fixed_param <- fixed_param || context$num_upars() == 0L
+  if (a$fixed_param) a <- fixed_param_args(a)
   a <- check_sample_args_model(a, context$num_upars())
   inits <- process_init(a$init, a$chains, a$chain_ids, context)
   # Stan's dual averaging constants and no step size jitter: not arguments
@@ -45,7 +51,7 @@ sample_model <- function(model, data, seed, refresh, init, chains, parallel_chai
     stepsize_jitter = a$stepsize_jitter,
     stepsize = as.double(a$step_size), inv_metric = a$inv_metric,
     threads_per_chain = a$threads_per_chain,
-    profile_trace_every = a$profile_trace_every)
+    profile_trace_every = a$profile_trace_every, fixed_param = as.integer(a$fixed_param))
   chains_mode <- mpi == "chains" && tapestry_mpi_size() > 1L
   if (tapestry_mpi_rank() > 0 && !chains_mode) {
     # another rank of an MPI job: serve rank 0's map_rect jobs until its run ends
@@ -70,6 +76,7 @@ sample_model <- function(model, data, seed, refresh, init, chains, parallel_chai
                  a$show_messages, interactive())
   }
   elapsed <- as.double(difftime(Sys.time(), start, units = "secs"))
+  if (a$fixed_param) raw <- fixed_param_raw(raw)
   report_chains(raw, elapsed, a$show_messages)
   if (a$show_messages && isTRUE(getOption("tapestry.verbose"))) report_plans(context)
   a$time_total <- elapsed
