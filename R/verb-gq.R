@@ -90,6 +90,15 @@ gq_points <- function(fitted_params, context) {
     })
     return(list(chains = chains, has_warmup = warm))
   }
+  if (inherits(fitted_params, "TapestryVB")) {
+    # the approximation's own points: one chain, as CmdStan's output
+    u <- fitted_params$unconstrained_draws()
+    if (ncol(u) != n) {
+      abort_arg("`fitted_params` is a fit of a program with other parameters than this one.")
+    }
+    return(list(chains = list(list(chain_id = 1L, warmup = matrix(0, 0, n),
+                                   sampling = unname(u))), has_warmup = FALSE))
+  }
   draws <- if (is.character(fitted_params)) {
     gq_read_csv(fitted_params)
   } else if (posterior::is_draws(fitted_params)) {

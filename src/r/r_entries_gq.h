@@ -3,6 +3,8 @@
 #define R_ENTRIES_GQ_H
 #include <Rinternals.h>
 SEXP tp_gq(SEXP ctx, SEXP upars, SEXP chain_id, SEXP seed, SEXP warmup);
+SEXP tp_log_prob_full(SEXP ctx, SEXP upars, SEXP jacobian);
 #define R_ENTRIES_GQ \
-  ENTRY(tp_gq, 5),
+  ENTRY(tp_gq, 5), \
+  ENTRY(tp_log_prob_full, 3),
 #endif

@@ -9,6 +9,10 @@
 ** its seed, the values are the fit's, bit for bit.  A draw whose generated
 ** quantities fail keeps its parameters and has NaN for the rest, as in the
 ** sampler; the messages are attribute "messages".  Runs on R's main thread.
+**
+** tp_log_prob_full(ctx, upars, jacobian): the log density with every
+** constant kept (Stan's log_prob<propto = false>) at each row of upars, NA
+** where the program rejects (ADVI's ELBO drops those draws, $variational()).
 */
 #include <math.h>
 #include <stdint.h>
@@ -69,5 +73,38 @@ SEXP tp_gq(SEXP ctx, SEXP upars, SEXP chain_id, SEXP seed, SEXP warmup) {
   for (int i = 0; i < nmsg; i++) SET_STRING_ELT(m, i, STRING_ELT(msgs, i));
   setAttrib(out, install("messages"), m);
   UNPROTECT(3);
+  return out;
+}
+
+SEXP tp_log_prob_full(SEXP ctx, SEXP upars, SEXP jacobian) {
+  const li_ctx *c = rm_ctx_of(ctx);
+  size_t n = li_num_upars(c);
+  SEXP dim = getAttrib(upars, R_DimSymbol);
+  if (TYPEOF(upars) != REALSXP || LENGTH(dim) != 2 || (size_t)INTEGER(dim)[1] != n)
+    rc_raise_msg("internal: upars must be a draws x num_upars matrix", "tapestry_argument_error");
+  size_t nd = (size_t)INTEGER(dim)[0];
+  int jac = asLogical(jacobian) == TRUE;
+  SEXP out = PROTECT(allocVector(REALSXP, (R_xlen_t)nd));
+  double *q = (double *)R_alloc(n ? n : 1, sizeof(double));
+  char *pbuf = R_alloc(GQ_PRINT_SIZE, 1);
+  li_print pr;
+  pr.buf = pbuf;
+  pr.size = GQ_PRINT_SIZE;
+  for (size_t i = 0; i < nd; i++) {
+    for (size_t j = 0; j < n; j++) q[j] = REAL(upars)[i + j * nd];
+    char err[1024];
+    err[0] = '\0';
+    pr.len = 0;
+    pbuf[0] = '\0';
+    double lp = NA_REAL;
+    int rc = li_log_prob_full(c, q, jac, &lp, &pr, err, sizeof err);
+    ad_stack_recover(ad_active);
+    if (pr.len > 0 && pbuf[0]) Rprintf("%s", pbuf);
+    if (rc == AD_EDOMAIN) lp = NA_REAL;
+    else if (rc != AD_OK) rc_raise_msg(err, rc_status_class(rc));
+    REAL(out)[i] = lp;
+    if (i % 256 == 255) R_CheckUserInterrupt();
+  }
+  UNPROTECT(1);
   return out;
 }
