@@ -47,15 +47,18 @@ int nuts_run_alloc(nuts_run *r) {
   ** memory budget first (a long run of a program with large generated
   ** quantities would otherwise get R killed when the pages are touched). */
   size_t rows = r->cap_rows ? r->cap_rows : 1;
-  if (r->ncol != 0 && rows > SIZE_MAX / sizeof(double) / r->ncol)
+  if (r->ncol + n != 0 && rows > SIZE_MAX / sizeof(double) / (r->ncol + n + 1))
     return ad_fail(AD_EMEMORY, "the draws of chain %d (%zu draws of %zu values) cannot be held in memory",
                    r->chain_id, rows, r->ncol);
   char what[96];
   snprintf(what, sizeof what, "keeping the draws of chain %d (%zu draws of %zu values)", r->chain_id, rows, r->ncol);
-  r->draws_bytes = rows * r->ncol * sizeof(double);
+  /* the draws' unconstrained points (for standalone generated quantities)
+     are counted with them */
+  size_t ubytes = rows * (n ? n : 1) * sizeof(double);
+  r->draws_bytes = rows * r->ncol * sizeof(double) + ubytes;
   if (ad_mem_take(r->draws_bytes, what) != AD_OK) { r->draws_bytes = 0; return AD_EMEMORY; }
-  r->draws = malloc(r->draws_bytes);
-  r->upars = malloc(rows * (n ? n : 1) * sizeof(double));
+  r->draws = malloc(r->draws_bytes - ubytes);
+  r->upars = malloc(ubytes);
   r->init_used = calloc(n ? n : 1, sizeof(double));
   r->inv_metric = calloc(m ? m : 1, sizeof(double));
   r->grad = calloc(n ? n : 1, sizeof(double));

@@ -122,6 +122,13 @@ test_that("a program with only generated quantities runs with fixed_param", {
   # and standalone generated quantities reproduce them
   gq <- mod$generate_quantities(fit, data = list(m = 5), seed = 1)
   expect_identical(unclass(gq$draws()), unclass(fit$draws(c("z", "b"))))
+  # CmdStan's CSV of a fixed_param run
+  dir <- tempfile("fp"); dir.create(dir); on.exit(unlink(dir, recursive = TRUE), add = TRUE)
+  files <- fit$save_output_files(dir, basename = "fp", timestamp = FALSE, random = FALSE)
+  lines <- readLines(files[1])
+  expect_true(any(lines == "#     algorithm = fixed_param"))
+  expect_false(any(grepl("engine = nuts", lines, fixed = TRUE)))
+  expect_true("lp__,accept_stat__,z,b.1,b.2" %in% lines)
 })
 
 test_that("fixed_param = TRUE keeps the initial values of a model with parameters", {
