@@ -186,6 +186,7 @@ gq_read_csv <- function(files) {
 #' the seed, the chain's id and the draw's index, and so does
 #' `$generate_quantities()`.
 #' @md
+#' @noRd
 TapestryGQ <- R6::R6Class("TapestryGQ",
   cloneable = FALSE,
   public = list(

@@ -391,6 +391,7 @@ advi_run <- function(context, a, inits, show, show_exceptions) {
 #' scale, with `lp__` (the log density at each draw) and `lp_approx__`
 #' (the approximation's log density, up to a constant).
 #' @md
+#' @noRd
 TapestryVB <- R6::R6Class("TapestryVB",
   cloneable = FALSE,
   public = list(
@@ -493,6 +494,13 @@ TapestryVB <- R6::R6Class("TapestryVB",
            stan_variables = c("lp__", "lp_approx__", stan_vars),
            stan_variable_sizes = variable_sizes(vars, stan_vars),
            time = a$time_total)
+    },
+
+    #' @description The initial values the run started from.
+    #' @return A named list of the parameters' values.
+    init = function() {
+      private$context_$constrain_variables(private$res_$init, transformed_parameters = FALSE,
+                                           generated_quantities = FALSE)
     },
 
     #' @description Return code of the run: 0 (a run that fails is an error).

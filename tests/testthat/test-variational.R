@@ -61,6 +61,8 @@ test_that("lp__ and lp_approx__ are Stan's log_p__ and log_g__", {
   s <- fit$summary()
   expect_identical(names(s), c("variable", "mean", "median", "sd", "mad", "q5", "q95"))
   expect_identical(fit$return_codes(), 0L)
+  expect_identical(names(fit$init()), "mu")
+  expect_equal(fit$init()$mu, m$init)
   expect_output(print(fit), "lp_approx__")
 })
 
