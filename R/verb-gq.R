@@ -73,14 +73,16 @@ gq_call <- function(context, upars, chain_id, seed, warmup) {
 # and matrices (draws x num_upars) of warmup and sampling points.
 gq_points <- function(fitted_params, context) {
   n <- context$num_upars()
-  if (inherits(fitted_params, "TapestryFit")) {
-    p <- fitted_params$.__enclos_env__$private
-    p$need_draws("generate quantities")
+  p <- if (inherits(fitted_params, "TapestryFit")) fitted_params$.__enclos_env__$private
+  has_points <- !is.null(p) && length(p$used_) &&
+    all(vapply(p$chains_[p$used_], function(ch) is.matrix(ch$upars), TRUE))
+  if (!is.null(p)) p$need_draws("generate quantities")
+  if (has_points) {
     warm <- isTRUE(p$args_$save_warmup)
     chains <- lapply(p$used_, function(i) {
       ch <- p$chains_[[i]]
       u <- ch$upars
-      if (is.null(u) || ncol(u) != n) {
+      if (ncol(u) != n) {
         abort_arg("`fitted_params` is a fit of a program with other parameters than this one.")
       }
       nw <- if (warm) p$n_warmup_ else 0L
@@ -113,8 +115,8 @@ gq_points <- function(fitted_params, context) {
   }
   arr <- posterior::as_draws_array(draws)
   u <- unconstrain_draw_array(arr, context)
-  ids <- suppressWarnings(as.integer(dimnames(arr)[[2]]))
-  if (anyNA(ids)) ids <- seq_len(dim(arr)[2])
+  # a fit's chains keep their ids; a draws object's chains are 1, 2, ...
+  ids <- if (!is.null(p)) p$chain_ids()[p$used_] else seq_len(dim(arr)[2])
   chains <- lapply(seq_len(dim(u)[2]), function(j) {
     list(chain_id = ids[j], warmup = matrix(0, 0, n),
          sampling = matrix(u[, j, ], dim(u)[1], n))

@@ -142,3 +142,16 @@ test_that("fixed_param = TRUE keeps the initial values of a model with parameter
   expect_identical(posterior::variables(fit$sampler_diagnostics()), "accept_stat__")
   expect_error(mod$sample(data = gq_data, fixed_param = NA), class = "tapestry_argument_error")
 })
+
+test_that("a fit without its draws' unconstrained points goes through its draws", {
+  # fake_fit() (helper-fit.R) makes chains as the sampler's contract has
+  # them, without the unconstrained points: the parameters are unconstrained
+  f <- fake_fit(chains = 2L)
+  gq <- f$model$generate_quantities(f$fit, seed = 1)
+  expect_identical(gq$metadata()$chain_ids, 1:2)
+  expect_equal(unclass(gq$draws("y")), unclass(f$fit$draws("mu")) + 1, tolerance = 1e-12,
+               ignore_attr = TRUE)
+  expect_true(all(gq$draws("k") == 3))
+  # matrices in Stan's column-major order
+  expect_equal(unclass(gq$draws("M")), unclass(f$fit$draws("M")), tolerance = 1e-12)
+})
