@@ -282,7 +282,8 @@ advi_run <- function(context, a, inits, show, show_exceptions) {
       diverged <- FALSE
       for (t in seq_len(a$adapt_iter)) {
         m <- (k - 1L) * a$adapt_iter + t
-        if (a$refresh > 0 && (m == 1L || m %% a$refresh == 0L || m == total)) {
+        # Stan shows the adaptation's progress every adapt_iter iterations
+        if (m == 1L || m %% a$adapt_iter == 0L || m == total) {
           say(sprintf("Iteration: %*d / %d [%3d%%]  (Adaptation)\n", nchar(total), m, total,
                       as.integer(100 * m / total)))
         }
@@ -356,7 +357,7 @@ advi_run <- function(context, a, inits, show, show_exceptions) {
         notes <- paste0(notes, "   MAY BE DIVERGING... INSPECT ELBO")
       }
       trace[nrow(trace) + 1L, ] <- list(t, elbo, d_mean, d_med)
-      say(sprintf("%6d %16.3f %17.3f %16.3f%s\n", t, elbo, d_mean, d_med, notes))
+      say(sprintf("  %4d  %15.3f  %16.3f  %15.3f%s\n", t, elbo, d_mean, d_med, notes))
       if (converged) break
     }
   }
