@@ -171,7 +171,10 @@ TapestryFit <- R6::R6Class("TapestryFit",
     sampler_diagnostics = function(inc_warmup = FALSE, format = "draws_array") {
       check_flag(inc_warmup, "inc_warmup")
       format <- check_draws_format(format)
-      private$build_draws(sampler_diagnostic_names, inc_warmup, format)
+      # the columns the run has (a fixed_param run has accept_stat__ only)
+      have <- if (length(private$used_)) colnames(private$chains_[[private$used_[1L]]]$draws)
+      cols <- if (is.null(have)) sampler_diagnostic_names else intersect(sampler_diagnostic_names, have)
+      private$build_draws(cols, inc_warmup, format)
     },
 
     #' @description Counts of divergent transitions and of transitions at
@@ -195,7 +198,7 @@ TapestryFit <- R6::R6Class("TapestryFit",
       }
       check_flag(quiet, "quiet")
       out <- list()
-      if (length(diagnostics) == 0L) return(out)
+      if (length(diagnostics) == 0L || isTRUE(private$args_$fixed_param)) return(out)
       sd <- self$sampler_diagnostics()
       column <- function(name) unclass(posterior::extract_variable_matrix(sd, name))
       say <- function(...) if (!quiet) message(...)
@@ -292,7 +295,8 @@ TapestryFit <- R6::R6Class("TapestryFit",
     #'   `tapestry_version`, `start_datetime` and `time` (as `$time()$chains`).
     metadata = function() {
       a <- private$args_
-      meta <- list(method = "sample", algorithm = "hmc", engine = "nuts")
+      meta <- if (isTRUE(a$fixed_param)) list(method = "sample", algorithm = "fixed_param")
+              else list(method = "sample", algorithm = "hmc", engine = "nuts")
       for (name in setdiff(names(a), c("data", "time_total"))) meta[name] <- list(a[[name]])
       meta$data_file <- if (is.character(a$data)) a$data else attr(a$data, "data_file")
       meta$chain_ids <- meta$chain_ids %||% private$chain_ids()
@@ -304,7 +308,7 @@ TapestryFit <- R6::R6Class("TapestryFit",
       stan_variables <- meta$stan_variables %||% unique(base_names(private$variables_[-1L]))
       meta$stan_variables <- c("lp__", setdiff(stan_variables, "lp__"))
       meta$stan_variable_sizes <- variable_sizes(private$variables_, meta$stan_variables)
-      meta$sampler_diagnostics <- sampler_diagnostic_names
+      meta$sampler_diagnostics <- if (isTRUE(a$fixed_param)) "accept_stat__" else sampler_diagnostic_names
       meta$stan_version_major <- stan_language_version[["major"]]
       meta$stan_version_minor <- stan_language_version[["minor"]]
       meta$stan_version_patch <- stan_language_version[["patch"]]

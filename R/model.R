@@ -269,6 +269,11 @@ TapestryModel <- R6::R6Class("TapestryModel",
     #'   warns when the largest R-hat is above 1.05 or the bulk or tail
     #'   effective sample size of a variable is below 100 per chain. `NULL`
     #'   prints none. The counts are those of `$diagnostic_summary()`.
+    #' @param fixed_param Run CmdStan's fixed_param sampler: every draw is
+    #'   the initial point (`init`), only the transformed parameters and
+    #'   generated quantities change; no warmup, and the sampler columns are
+    #'   `lp__` and `accept_stat__`, both 0, as CmdStan writes them. Chosen
+    #'   automatically for a program without parameters (default `FALSE`).
     #' @return A [TapestryFit] object (`NULL` on the ranks other than 0 of an
     #'   MPI job).
     sample = function(data = NULL, seed = NULL, refresh = NULL, init = NULL,

@@ -38,6 +38,10 @@ sample_model <- function(model, data, seed, refresh, init, chains, parallel_chai
   a$profile_trace_every <- arg_trace_every(profile_trace_every, "profile_trace_every")
   a <- add_extra_sample_args(a, extra)
   context <- model$bind(a$data, a$seed)
+  # CmdStan's fixed_param sampler, chosen for a program without parameters
+  # as cmdstanr chooses it (R/verb-fixed-param.R)
+  a$fixed_param <- isTRUE(a$fixed_param) || context$num_upars() == 0L
+  if (a$fixed_param) a <- fixed_param_args(a)
   a <- check_sample_args_model(a, context$num_upars())
   inits <- process_init(a$init, a$chains, a$chain_ids, context)
   # Stan's dual averaging constants and no step size jitter: not arguments
@@ -55,15 +59,7 @@ sample_model <- function(model, data, seed, refresh, init, chains, parallel_chai
     stepsize_jitter = a$stepsize_jitter,
     stepsize = as.double(a$step_size), inv_metric = a$inv_metric,
     threads_per_chain = a$threads_per_chain,
-    profile_trace_every = a$profile_trace_every)
-  # HOOK(fixed_param): the fixed_param sampler (another part of issue 17)
-  # reads config$fixed_param; until it is there, fixed_param_supported()
-  # (R/verb-sample-args.R) is FALSE and `fixed_param = TRUE` is refused.
-  config$fixed_param <- as.integer(a$fixed_param)
-  if (a$fixed_param && !fixed_param_supported()) {
-    abort_arg(paste0("`fixed_param = TRUE` is not available in this build of tapestry: ",
-                     "its fixed_param sampler is not there yet. Leave `fixed_param = FALSE`."))
-  }
+    profile_trace_every = a$profile_trace_every, fixed_param = as.integer(a$fixed_param))
   chains_mode <- mpi == "chains" && tapestry_mpi_size() > 1L
   if (tapestry_mpi_rank() > 0 && !chains_mode) {
     # another rank of an MPI job: serve rank 0's map_rect jobs until its run ends
@@ -93,6 +89,7 @@ sample_model <- function(model, data, seed, refresh, init, chains, parallel_chai
                  a$show_messages, interactive())
   }
   elapsed <- as.double(difftime(Sys.time(), start, units = "secs"))
+  if (a$fixed_param) raw <- fixed_param_raw(raw)
   report_chains(raw, elapsed, a$show_messages)
   if (a$show_messages && isTRUE(getOption("tapestry.verbose"))) report_plans(context)
   a$time_total <- elapsed

@@ -148,10 +148,6 @@ add_extra_sample_args <- function(a, extra) {
   a
 }
 
-# The fixed_param sampler lives in another part of issue 17; see the
-# HOOK(fixed_param) in R/sample.R.
-fixed_param_supported <- function() FALSE
-
 # Draws rounded to sig_figs significant digits, as CmdStan writes them.
 round_sig_figs <- function(raw, sig_figs) {
   if (is.null(sig_figs)) return(raw)

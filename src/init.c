@@ -14,6 +14,7 @@
 #include "r/r_entries_sample.h"
 #include "r/r_entries_threads.h"
 #include "r/r_entries_prof.h"
+#include "r/r_entries_gq.h"
 #include "par/pp.h"
 #include "tree/li.h"
 
@@ -30,6 +31,7 @@ static const R_CallMethodDef entries[] = {
   R_ENTRIES_SAMPLE
   R_ENTRIES_THREADS
   R_ENTRIES_PROF
+  R_ENTRIES_GQ
   {NULL, NULL, 0}
 };
 

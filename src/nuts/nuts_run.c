@@ -47,14 +47,18 @@ int nuts_run_alloc(nuts_run *r) {
   ** memory budget first (a long run of a program with large generated
   ** quantities would otherwise get R killed when the pages are touched). */
   size_t rows = r->cap_rows ? r->cap_rows : 1;
-  if (r->ncol != 0 && rows > SIZE_MAX / sizeof(double) / r->ncol)
+  if (r->ncol + n != 0 && rows > SIZE_MAX / sizeof(double) / (r->ncol + n + 1))
     return ad_fail(AD_EMEMORY, "the draws of chain %d (%zu draws of %zu values) cannot be held in memory",
                    r->chain_id, rows, r->ncol);
   char what[96];
   snprintf(what, sizeof what, "keeping the draws of chain %d (%zu draws of %zu values)", r->chain_id, rows, r->ncol);
-  r->draws_bytes = rows * r->ncol * sizeof(double);
+  /* the draws' unconstrained points (for standalone generated quantities)
+     are counted with them */
+  size_t ubytes = rows * (n ? n : 1) * sizeof(double);
+  r->draws_bytes = rows * r->ncol * sizeof(double) + ubytes;
   if (ad_mem_take(r->draws_bytes, what) != AD_OK) { r->draws_bytes = 0; return AD_EMEMORY; }
-  r->draws = malloc(r->draws_bytes);
+  r->draws = malloc(r->draws_bytes - ubytes);
+  r->upars = malloc(ubytes);
   r->init_used = calloc(n ? n : 1, sizeof(double));
   r->inv_metric = calloc(m ? m : 1, sizeof(double));
   r->grad = calloc(n ? n : 1, sizeof(double));
@@ -63,11 +67,11 @@ int nuts_run_alloc(nuts_run *r) {
   r->q.size = MSGQ_SIZE;
   r->q.len = 0;
   r->q.dropped = 0;
-  if (!r->draws || !r->init_used || !r->inv_metric || !r->grad || !r->print_buf || !r->q.buf ||
+  if (!r->draws || !r->upars || !r->init_used || !r->inv_metric || !r->grad || !r->print_buf || !r->q.buf ||
       pthread_mutex_init(&r->q.lock, NULL)) {
-    free(r->draws); free(r->init_used); free(r->inv_metric); free(r->grad);
+    free(r->draws); free(r->upars); free(r->init_used); free(r->inv_metric); free(r->grad);
     free(r->print_buf); free(r->q.buf);
-    r->draws = r->init_used = r->inv_metric = r->grad = NULL;
+    r->draws = r->upars = r->init_used = r->inv_metric = r->grad = NULL;
     r->print_buf = r->q.buf = NULL;
     ad_mem_give(r->draws_bytes);
     r->draws_bytes = 0;
@@ -93,10 +97,17 @@ void nuts_run_free(nuts_run *r) {
   if (r->q.buf) pthread_mutex_destroy(&r->q.lock);
   ad_mem_give(r->draws_bytes);
   r->draws_bytes = 0;
-  free(r->draws); free(r->init_used); free(r->inv_metric); free(r->grad);
+  free(r->draws); free(r->upars); free(r->init_used); free(r->inv_metric); free(r->grad);
   free(r->print_buf); free(r->q.buf);
-  r->draws = r->init_used = r->inv_metric = r->grad = NULL;
+  r->draws = r->upars = r->init_used = r->inv_metric = r->grad = NULL;
   r->print_buf = r->q.buf = NULL;
+}
+
+void nuts_run_gq_rng(tm_rng *rng, uint64_t seed, int chain_id, size_t index, int warmup) {
+  uint64_t stream = ((uint64_t)1 << 63) | ((uint64_t)(warmup != 0) << 62) |
+                    (((uint64_t)(uint32_t)chain_id & 0x3fffffffULL) << 32) |
+                    ((uint64_t)index & 0xffffffffULL);
+  tm_rng_seed(rng, seed, stream);
 }
 
 static void push(nuts_run *r, const char *s) {
@@ -228,9 +239,16 @@ static int on_draw(void *ctx, const nuts_draw *d) {
     row[4] = d->n_leapfrog;
     row[5] = d->divergent;
     row[6] = d->energy;
+    size_t n = li_num_upars(r->ctx);
+    if (n) memcpy(r->upars + r->nrows * n, d->q, n * sizeof(double));
+    /* the generated quantities draw from a generator of their own, seeded
+       for this draw (nuts_run_gq_rng), so they can be recomputed */
+    tm_rng gq;
+    nuts_run_gq_rng(&gq, r->seed, r->chain_id,
+                    d->warmup ? r->warmup_rows : r->nrows - r->warmup_rows, d->warmup);
     char err[1024];
     err[0] = '\0';
-    int rc = li_write_array(r->ctx, d->q, 1, 1, &r->rng, row + NUTS_RUN_NSAMPLER, &r->print,
+    int rc = li_write_array(r->ctx, d->q, 1, 1, &gq, row + NUTS_RUN_NSAMPLER, &r->print,
                             err, sizeof err);
     if (rc != AD_OK) {
       /* as Stan: the draw is kept, the outputs that failed are not numbers */
@@ -251,6 +269,25 @@ static int on_draw(void *ctx, const nuts_draw *d) {
   }
   atomic_store(&r->iteration, d->iteration + 1);
   return 0;
+}
+
+/* CmdStan's fixed_param sampler: every iteration keeps the initial point;
+** lp__ and accept_stat__ are 0 (stan::mcmc::sample(q, 0, 0)), the columns
+** NUTS has and fixed_param has not are 0 (R drops them). */
+static int fixed_param_run(nuts_run *r, nuts_result *res) {
+  nuts_draw d;
+  memset(&d, 0, sizeof d);
+  d.q = r->init_used;
+  d.stepsize = 0;
+  for (int it = 0; it < r->cfg.num_samples; it++) {
+    if (stopped(r)) { res->iterations = it; return NUTS_INTERRUPTED; }
+    d.iteration = it;
+    d.saved = it % r->cfg.thin == 0;
+    on_draw(r, &d);
+  }
+  res->iterations = r->cfg.num_samples;
+  res->stepsize = NAN;
+  return AD_OK;
 }
 
 void nuts_run_task(void *arg) {
@@ -285,7 +322,8 @@ void nuts_run_task(void *arg) {
   nuts_result res;
   memset(&res, 0, sizeof res);
   res.inv_metric = r->inv_metric;
-  rc = nuts_chain_run(&r->cfg, logp, r, (int)n, r->init_used, &r->rng, &sink, &res);
+  if (r->fixed_param) rc = fixed_param_run(r, &res);
+  else rc = nuts_chain_run(&r->cfg, logp, r, (int)n, r->init_used, &r->rng, &sink, &res);
   flush_print(r);
   double t = now();
   if (atomic_load(&r->phase) == NUTS_PHASE_WARMUP) r->t_warmup = t - r->t_phase;

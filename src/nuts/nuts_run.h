@@ -50,9 +50,14 @@ typedef struct nuts_run {
   int threads;                    /* threads of the chain's parallel regions (threads_per_chain) */
   pf_registry *prof;              /* the chain's profiles, or NULL; the caller makes and frees it
                                      (written by the chain's threads, read once the task ended) */
+  int fixed_param;                /* CmdStan's fixed_param sampler: the initial point is every
+                                     draw (num_samples of them, thinned; no warmup), lp__ and
+                                     accept_stat__ 0, the other sampler columns 0 */
 
   /* results: valid once the task has finished */
   double *draws;                  /* rows of ncol values, cap_rows of them */
+  double *upars;                  /* the unconstrained point of each row (num_upars values a row),
+                                     so that generated quantities can be recomputed exactly */
   size_t ncol, cap_rows, nrows, warmup_rows;
   size_t draws_bytes;         /* counted against the memory budget (ad_mem_take) */
   double *init_used;              /* num_upars */
@@ -84,6 +89,14 @@ int  nuts_run_alloc(nuts_run *r);
 void nuts_run_free(nuts_run *r);
 /* The task: runs the chain to its end (or its stop). */
 void nuts_run_task(void *arg);
+/* The generator of the generated quantities of one saved draw: seeded with
+** (seed, a stream made of the chain id, the draw's index among the chain's
+** saved draws of its phase, and the phase), fresh for every draw and apart
+** from the sampler's own generator.  Standalone generated quantities
+** (src/r/r_gq.c) seed theirs with the same function, so they reproduce a
+** fit's generated quantities bit for bit. */
+void nuts_run_gq_rng(tm_rng *rng, uint64_t seed, int chain_id, size_t index, int warmup);
+
 /* Moves the queued messages into out (size >= NUTS_RUN_MSGQ_SIZE bytes;
 ** NUL-terminated strings one after the other; returns the bytes used),
 ** empties the queue and reports how many messages were dropped since the

@@ -159,9 +159,9 @@ static void submit(sampling *s, pp_group *g, int k) {
 static SEXP chain_result(sampling *s, int k, size_t n, int dense, SEXP colnames, SEXP msgs) {
   static const char *const fields[] = { "chain_id", "draws", "num_warmup_draws", "init",
     "step_size", "inv_metric", "time", "return_code", "message", "n_grad", "messages",
-    "profiles", "trace" };
+    "profiles", "trace", "upars" };
   nuts_run *r = &s->runs[k];
-  SEXP out = PROTECT(rc_named_list(13, fields, NULL));
+  SEXP out = PROTECT(rc_named_list(14, fields, NULL));
   SET_VECTOR_ELT(out, 0, ScalarInteger(r->chain_id));
 
   /* rows of the chain's buffer become an R matrix, one column per output */
@@ -207,7 +207,13 @@ static SEXP chain_result(sampling *s, int k, size_t n, int dense, SEXP colnames,
   SET_VECTOR_ELT(out, 10, m);
   SET_VECTOR_ELT(out, 11, rp_profiles(r->prof));
   SET_VECTOR_ELT(out, 12, rp_trace(r->prof, s->trace_every > 0));
-  UNPROTECT(2);
+  /* the unconstrained point of each draw (one row each), for standalone
+     generated quantities that reproduce the draws' own */
+  SEXP u = PROTECT(allocMatrix(REALSXP, (int)nr, (int)n));
+  for (size_t i = 0; i < nr; i++)
+    for (size_t j = 0; j < n; j++) REAL(u)[i + j * nr] = r->upars[i * n + j];
+  SET_VECTOR_ELT(out, 13, u);
+  UNPROTECT(3);
   return out;
 }
 
@@ -259,7 +265,8 @@ static SEXP sample_body(SEXP ctx, SEXP config, SEXP inits, SEXP chain_ids, SEXP 
   double sd = asReal(seed);
   if (nchains < 1 || LENGTH(inits) != nchains || !(sd >= 0))
     rc_raise_msg("internal: bad sampler arguments", "tapestry_argument_error");
-  if (n == 0)
+  int fixed_param = opt_int_elt(config, "fixed_param");
+  if (n == 0 && !fixed_param)
     rc_raise_msg("Model contains no parameters to sample: a model without parameters can "
                  "run only its generated quantities, which tapestry does not do yet.",
                  "tapestry_argument_error");
@@ -338,6 +345,7 @@ static SEXP sample_body(SEXP ctx, SEXP config, SEXP inits, SEXP chain_ids, SEXP 
     r->seed = (uint64_t)sd;
     r->keep_messages = 1;
     r->threads = per_chain;
+    r->fixed_param = fixed_param;
     /* one registry per chain: its threads write only their own tables, and
        it is read here once the chain's task has returned */
     r->prof = pf_registry_new(s.trace_every);

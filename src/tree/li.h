@@ -65,6 +65,11 @@ size_t            li_num_outputs(const li_ctx *c, int tparams, int gqs);
 int li_log_prob(const li_ctx *c, const double *upars, int jacobian, double *lp, double *grad,
                 li_print *print, char *err, size_t errsize);
 
+/* The log density on doubles with every constant kept, `~` included: Stan's
+** log_prob<propto = false, jacobian> (what ADVI's ELBO and log_p__ use). */
+int li_log_prob_full(const li_ctx *c, const double *upars, int jacobian, double *lp,
+                     li_print *print, char *err, size_t errsize);
+
 /* Constrained values of the parameters, then (when asked) the transformed
 ** parameters and generated quantities, each variable flattened in Stan's
 ** output order (column-major over all its dimensions: the first index

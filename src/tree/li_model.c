@@ -113,6 +113,26 @@ int li_log_prob_traced(const li_ctx *c, const double *upars, int jacobian, doubl
   return AD_OK;
 }
 
+int li_log_prob_full(const li_ctx *c, const double *upars, int jacobian, double *lp,
+                     li_print *print, char *err, size_t errsize) {
+  li_run r;
+  size_t n = c->nupars;
+  int rc;
+  if ((rc = li_run_init(&r, c, 0, NULL, print))) return fail(rc, err, errsize);
+  r.jacobian = jacobian;
+  r.fn_propto = 0;
+  double *val = ad_alloc_doubles(n ? n : 1);
+  if (!val) return fail(ad_fail(AD_EMEMORY, "out of memory"), err, errsize);
+  memcpy(val, upars, n * sizeof(double));
+  tm_v total;
+  if ((rc = read_params(&r, val, NULL, jacobian)) || (rc = run_block(&r, LN_BLK_TPARAMS)) ||
+      (rc = run_block(&r, LN_BLK_MODEL)) || (rc = li_sum_terms(&r, &total)))
+    return fail(rc, err, errsize);
+  *lp = total.val[0];
+  ad_stack_recover(ad_active);
+  return AD_OK;
+}
+
 /* Stan's output order: column-major over all the variable's dimensions
 ** (array dimensions, then rows and columns), the first index fastest.
 ** Storage keeps arrays leading index first and matrices column-major. */

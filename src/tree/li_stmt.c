@@ -426,7 +426,9 @@ static int exec_tilde(li_run *r, const ln_stmt *s) {
   if ((rc = li_eval(r, s->e, &a[0]))) return rc;
   for (int i = 0; i < s->nargs; i++)
     if ((rc = li_eval(r, s->args[i], &a[i + 1]))) return rc;
-  if ((rc = call_density(r, s, s->fn, a, n, 1, &lp))) return rc;
+  /* `~` drops constants unless the whole evaluation keeps them
+     (li_log_prob_full: Stan's log_prob<propto = false>) */
+  if ((rc = call_density(r, s, s->fn, a, n, r->fn_propto, &lp))) return rc;
   if ((rc = li_add_term(r, &lp))) return rc;
   if (s->trunc && (s->lo || s->hi)) return add_truncation(r, s, a, n);
   return AD_OK;

@@ -118,13 +118,9 @@ test_that("fixed_param is accepted and passed on to the sampler", {
   expect_error(run_sa17(fixed_param = "yes"), "`fixed_param` must be TRUE or FALSE")
   fit <- run_sa17(fixed_param = FALSE)
   expect_false(fit$metadata()$fixed_param)
-  if (!tapestry:::fixed_param_supported()) {
-    expect_error(run_sa17(fixed_param = TRUE), "fixed_param sampler is not there yet")
-  } else {
-    fit <- run_sa17(fixed_param = TRUE, save_warmup = TRUE)
-    expect_true(fit$metadata()$fixed_param)
-    expect_false(fit$metadata()$save_warmup)
-  }
+  fit <- run_sa17(fixed_param = TRUE, save_warmup = TRUE)
+  expect_true(fit$metadata()$fixed_param)
+  expect_false(fit$metadata()$save_warmup)
 })
 
 test_that("the sampler's own cmdstanr arguments still work", {
