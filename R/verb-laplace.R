@@ -57,9 +57,7 @@ laplace_model <- function(model, data = NULL, seed = NULL, init = NULL, mode = N
   Z <- with_local_seed(seed, matrix(stats::rnorm(draws * n), draws, n))
   U <- sweep(Z %*% t(L), 2L, u_hat, "+")
   colnames(U) <- context$upar_names()
-  log_p <- apply(U, 1L, function(u) {
-    tryCatch(context$log_prob(u, jacobian = jacobian), error = function(e) -Inf)
-  })
+  log_p <- apply(U, 1L, opt_lp_fn(context, jacobian))
   log_g <- -0.5 * rowSums(Z * Z)
   vals <- opt_outputs(context, U, seed)
   out <- cbind(lp__ = 0, log_p__ = log_p, log_g__ = log_g, vals)

@@ -24,10 +24,11 @@ psis_smooth <- function(log_ratios) {
     ord <- order(lw, decreasing = TRUE)
     tail <- ord[seq_len(tail_len)]
     cutoff <- lw[ord[tail_len + 1L]]
-    if (max(lw[tail]) > cutoff) {
+    # (a tail no wider than rounding: equal weights, nothing to smooth or fit)
+    if (max(lw[tail]) - cutoff > 1e-12) {
       ecut <- exp(cutoff)
       fit <- gpd_fit(exp(lw[tail]) - ecut)
-      k <- fit$k
+      k <- if (is.finite(fit$k)) fit$k else NA_real_
       if (is.finite(k)) {
         p <- (seq_len(tail_len) - 0.5) / tail_len
         qq <- gpd_quantile(p, k, fit$sigma) + ecut
@@ -74,31 +75,61 @@ pf_form_diag <- function(alpha, y, s) {
   ys / (yay / alpha + y * y - (yay / sas) * (s / alpha)^2)
 }
 
-# The normal approximation at x (gradient g of the log density): mean and
-# Cholesky factor of the L-BFGS inverse Hessian from the diagonal alpha and
-# the columns of S and Y (compact representation, Byrd, Nocedal and Schnabel
-# 1994).
+# The normal approximation at x (gradient g of the log density): its mean
+# and a map from standard normal draws, with the covariance the L-BFGS
+# inverse Hessian from the diagonal alpha and the columns of S and Y (the
+# compact representation of Byrd, Nocedal and Schnabel 1994):
+#   H = diag(alpha) + [alpha Y, -S R^-T] M [alpha Y, -S R^-T]',
+#   M = [0 I; I D + Y' diag(alpha) Y], R the upper triangle of S'Y, D its
+# diagonal. When 2m >= n the n x n matrix is formed and factored; else, as
+# Stan does, a thin QR of the n x 2m factor keeps the cost O(n m^2).
 pf_approx <- function(x, g, alpha, S, Y) {
   m <- ncol(S)
+  n <- length(x)
   SY <- crossprod(S, Y)
   R <- SY
   R[lower.tri(R)] <- 0
-  Rinv <- backsolve(R, diag(m))
+  Rinv <- tryCatch(backsolve(R, diag(m)), error = function(e) NULL)
+  if (is.null(Rinv) || !all(is.finite(Rinv))) return(NULL)
   D <- diag(diag(SY), m)
   H0Y <- alpha * Y
-  mid <- t(Rinv) %*% (D + crossprod(Y, H0Y)) %*% Rinv
-  H <- diag(alpha, length(x)) + S %*% mid %*% t(S) - S %*% t(Rinv) %*% t(H0Y) -
-    H0Y %*% Rinv %*% t(S)
-  H <- (H + t(H)) / 2
-  L <- tryCatch(t(chol(H)), error = function(e) NULL)
+  B <- D + crossprod(Y, H0Y)
+  nSRt <- -S %*% t(Rinv)                      # -S R^-T, n x m
+  if (2L * m >= n) {
+    H <- diag(alpha, n) + nSRt %*% t(H0Y) + H0Y %*% t(nSRt) + nSRt %*% B %*% t(nSRt)
+    H <- (H + t(H)) / 2
+    L <- tryCatch(t(chol(H)), error = function(e) NULL)
+    if (is.null(L)) return(NULL)
+    return(list(mu = x + drop(H %*% g), logdet_half = sum(log(diag(L))),
+                draw = function(Z) Z %*% t(L)))
+  }
+  sa <- sqrt(alpha)
+  Wt <- cbind(sa * Y, nSRt / sa)              # n x 2m
+  M <- rbind(cbind(matrix(0, m, m), diag(m)), cbind(diag(m), B))
+  # Householder QR with column pivoting (LINPACK's default tolerance would
+  # call the columns, scaled by alpha and 1 / alpha, rank deficient)
+  q <- qr(Wt, LAPACK = TRUE)
+  Q <- qr.Q(q)
+  Rq <- qr.R(q)
+  Mp <- M[q$pivot, q$pivot]
+  K <- diag(2L * m) + Rq %*% Mp %*% t(Rq)
+  K <- (K + t(K)) / 2
+  L <- tryCatch(t(chol(K)), error = function(e) NULL)
   if (is.null(L)) return(NULL)
-  list(mu = x + drop(H %*% g), L = L, logdet_half = sum(log(diag(L))))
+  Hg <- alpha * g + sa * drop(Wt %*% (M %*% crossprod(Wt, sa * g)))
+  LmI <- L - diag(2L * m)
+  list(mu = x + Hg, logdet_half = sum(log(diag(L))) + 0.5 * sum(log(alpha)),
+       draw = function(Z) {
+         # rows of Z are draws: u = sa * (z + Q (L - I) Q' z)
+         A <- Z + (Z %*% Q) %*% t(LmI) %*% t(Q)
+         A * rep(sa, each = nrow(Z))
+       })
 }
 
 pf_draws <- function(a, n, lp_fn) {
   d <- length(a$mu)
   Z <- matrix(stats::rnorm(n * d), n, d)
-  U <- sweep(Z %*% t(a$L), 2L, a$mu, "+")
+  U <- sweep(a$draw(Z), 2L, a$mu, "+")
   lq <- -0.5 * d * log(2 * pi) - a$logdet_half - 0.5 * rowSums(Z * Z)
   lp <- if (is.null(lp_fn)) rep(NA_real_, n) else apply(U, 1L, lp_fn)
   list(U = U, lq = lq, lp = lp)
@@ -117,9 +148,7 @@ pf_single <- function(context, u0, a, ndraws, calculate_lp) {
                   tol_rel_obj = a$tol_rel_obj, tol_grad = a$tol_grad,
                   tol_rel_grad = a$tol_rel_grad, tol_param = a$tol_param,
                   iter = a$max_lbfgs_iters, trace = trace)
-  lp_fn <- function(u) {
-    tryCatch(context$log_prob(u, jacobian = TRUE), error = function(e) -Inf)
-  }
+  lp_fn <- opt_lp_fn(context, TRUE)
   n <- length(u0)
   alpha <- rep(1, n)
   Sbuf <- list(); Ybuf <- list()
