@@ -2,6 +2,49 @@
 # scale, its covariance the inverse of the negative Hessian (finite
 # differences of gradients, as Stan), draws mapped to the constrained scale.
 
+#' Laplace approximation: the model's `$laplace()` method
+#'
+#' @description
+#' `model$laplace()` draws from the normal approximation to the posterior
+#' at its mode on the unconstrained scale, as 'cmdstanr''s `$laplace()`:
+#' the covariance is the inverse of the negative Hessian of the log density
+#' at the mode, computed (as Stan does) by central finite differences of
+#' gradients; the draws are mapped to the constrained scale. The mode is
+#' found with `$optimize(jacobian = jacobian)` unless given.
+#'
+#' @section Usage:
+#' ```
+#' model$laplace(data = NULL, seed = NULL, init = NULL, mode = NULL,
+#'   opt_args = NULL, jacobian = TRUE, draws = NULL, refresh = NULL,
+#'   show_messages = TRUE, threads = NULL, ...)
+#' ```
+#'
+#' @section Arguments:
+#' \describe{
+#'   \item{`data`, `seed`, `init`}{As for `$optimize()`; `seed` also
+#'     seeds the draws.}
+#'   \item{`mode`}{A fit of `$optimize()` made with the same `jacobian`,
+#'     or `NULL` (default) to optimize first.}
+#'   \item{`opt_args`}{A named list of further arguments of `$optimize()`
+#'     when `mode` is `NULL`.}
+#'   \item{`jacobian`}{Approximate the density of the unconstrained
+#'     parameters, Jacobian included (default `TRUE`, the usual choice).}
+#'   \item{`draws`}{Number of draws (default 1000).}
+#'   \item{`refresh`, `show_messages`, `threads`, `...`}{As for
+#'     `$optimize()`.}
+#' }
+#'
+#' @return A [TapestryLaplaceFit]. An error when the negative Hessian at
+#'   the mode is not positive definite.
+#' @examples
+#' file <- system.file("extdata", "conjugate_normal.stan", package = "tapestry")
+#' data <- system.file("extdata", "conjugate_normal.data.json", package = "tapestry")
+#' fit <- tapestry_model(file)$laplace(data = data, seed = 1)
+#' fit$summary("mu")
+#' @name model-method-laplace
+#' @md
+NULL
+
 laplace_model <- function(model, data = NULL, seed = NULL, init = NULL, mode = NULL,
                           opt_args = NULL, jacobian = TRUE, draws = NULL, refresh = NULL,
                           show_messages = TRUE, threads = NULL, ...) {
@@ -81,21 +124,31 @@ TapestryModel$set("public", "laplace", function(data = NULL, seed = NULL, init =
 #' The fit of `$laplace()`
 #'
 #' @description
-#' What a model's `$laplace()` returns: draws from the normal approximation
-#' at the mode on the unconstrained scale, with the methods of 'cmdstanr''s
-#' `CmdStanLaplace`: `$draws(variables = NULL, format = "draws_matrix")`
-#' (columns `lp__` (0, as 'CmdStan' writes it), `log_p__` (the model's log
-#' density at the draw), `log_g__` (the approximation's log density, up to
-#' a constant: \eqn{-z^\top z / 2}) and the variables), `$summary()`,
-#' `$print()`, `$lp()`, `$mode()` (the [TapestryOptimizeFit] of the mode),
-#' `$hessian()` (the negative Hessian of the log density at the mode on the
-#' unconstrained scale, by finite differences of gradients),
-#' `$metadata()`, `$output()`, `$return_codes()`, `$time()`, and the
-#' model's functions at the data (`$log_prob()`, `$grad_log_prob()`,
-#' `$constrain_variables()`, `$unconstrain_variables()`).
-#' `$unconstrained_draws()` gives the draws on the unconstrained scale.
+#' What a model's `$laplace()` returns (see [model-method-laplace]): draws
+#' from the normal approximation at the mode, with the methods of
+#' 'cmdstanr''s `CmdStanLaplace`.
+#'
+#' @section Methods:
+#' \describe{
+#'   \item{`$draws(variables = NULL, format = "draws_matrix")`}{The draws:
+#'     `lp__` (0, as 'CmdStan' writes it), `log_p__` (the model's log
+#'     density at the draw, with the Jacobian when `jacobian = TRUE`),
+#'     `log_g__` (the approximation's log density up to a constant,
+#'     \eqn{-z^\top z / 2}), then the variables.}
+#'   \item{`$summary(variables = NULL, ...)`, `$print()`}{The summary of the
+#'     draws.}
+#'   \item{`$lp()`}{`log_p__`.}
+#'   \item{`$mode()`}{The [TapestryOptimizeFit] of the mode.}
+#'   \item{`$hessian()`}{The negative Hessian of the log density at the
+#'     mode on the unconstrained scale (the approximation's precision).}
+#'   \item{`$metadata()`, `$output()`, `$return_codes()`, `$time()`,
+#'     `$code()`}{As for [TapestryOptimizeFit].}
+#'   \item{`$log_prob()`, `$grad_log_prob()`, `$constrain_variables()`,
+#'     `$unconstrain_variables()`}{The model's functions at the data.}
+#'   \item{`$unconstrained_draws()`}{The draws on the unconstrained scale.}
+#' }
+#' The fit can be the `init` of `$sample()` (a random draw per chain).
 #' @name TapestryLaplaceFit
-#' @keywords internal
 #' @md
 NULL
 TapestryLaplaceFit <- R6::R6Class("TapestryLaplaceFit",

@@ -445,6 +445,77 @@ opt_number <- function(x, arg, default, lower = 0, strict = TRUE) {
   as.double(x)
 }
 
+#' Optimization: the model's `$optimize()` method
+#'
+#' @description
+#' `model$optimize()` finds a mode of the posterior (a penalized maximum
+#' likelihood estimate) with Stan's optimizers, as 'cmdstanr''s
+#' `$optimize()` does: L-BFGS (the default) or BFGS with Stan's Wolfe line
+#' search and convergence tests, or Newton's method with a Hessian from
+#' finite differences of gradients. The optimizer runs in R over the
+#' model's gradient (computed by the C core); the shared example models
+#' take from a few milliseconds to a tenth of a second.
+#'
+#' With `jacobian = FALSE` (the default) the log density is optimized
+#' without the Jacobian of the constraining transforms: the mode of the
+#' posterior density of the constrained parameters (Stan's MLE). With
+#' `jacobian = TRUE` the Jacobian is included: the mode of the density of
+#' the unconstrained parameters (the MAP that `$laplace()` uses).
+#'
+#' @section Usage:
+#' ```
+#' model$optimize(data = NULL, seed = NULL, refresh = NULL, init = NULL,
+#'   algorithm = NULL, jacobian = FALSE, init_alpha = NULL, iter = NULL,
+#'   tol_obj = NULL, tol_rel_obj = NULL, tol_grad = NULL,
+#'   tol_rel_grad = NULL, tol_param = NULL, history_size = NULL,
+#'   show_messages = TRUE, threads = NULL, ...)
+#' ```
+#'
+#' @section Arguments:
+#' \describe{
+#'   \item{`data`}{A named list or the path of a CmdStan JSON data file.}
+#'   \item{`seed`}{Seed of the random initial values and of the generated
+#'     quantities; `NULL` draws one from R's generator.}
+#'   \item{`refresh`}{Log every `refresh` iterations in `$output()`
+#'     (default 100; 0 logs none).}
+#'   \item{`init`}{Initial values, in any form `$sample()` takes (default:
+#'     uniform(-2, 2) on the unconstrained scale; up to 100 tries for a
+#'     point where the density is finite), or a fit of `$optimize()`,
+#'     `$laplace()` or `$pathfinder()`.}
+#'   \item{`algorithm`}{`"lbfgs"` (default), `"bfgs"` or `"newton"`.}
+#'   \item{`jacobian`}{Include the Jacobian adjustment (default `FALSE`).}
+#'   \item{`init_alpha`}{First step size of the line search (default
+#'     0.001).}
+#'   \item{`iter`}{Maximum number of iterations (default 2000).}
+#'   \item{`tol_obj`, `tol_rel_obj`, `tol_grad`, `tol_rel_grad`,
+#'     `tol_param`}{Stan's convergence tolerances (defaults 1e-12, 1e4,
+#'     1e-8, 1e7, 1e-8): absolute and relative change of the objective,
+#'     gradient norm and relative gradient (the relative ones in units of
+#'     the machine epsilon), parameter change. Not for `"newton"`, which
+#'     stops when the log density improves by less than 1e-8.}
+#'   \item{`history_size`}{Number of updates L-BFGS keeps (default 5).}
+#'   \item{`show_messages`}{Show the closing message (default `TRUE`).}
+#'   \item{`threads`, `...`}{'cmdstanr' arguments that have no meaning
+#'     here (`threads`, `output_dir`, `output_basename`, `sig_figs`,
+#'     `save_cmdstan_config`, `opencl_ids`, `show_exceptions`): a message
+#'     says they are ignored. Any other name is an error.}
+#' }
+#'
+#' @return A [TapestryOptimizeFit]. When the line search fails (no
+#'   progress is possible, as for an unbounded density) it warns, and the
+#'   fit's `$return_codes()` is 1.
+#'
+#' @examples
+#' file <- system.file("extdata", "eight_schools.stan", package = "tapestry")
+#' data <- system.file("extdata", "eight_schools.data.json", package = "tapestry")
+#' mod <- tapestry_model(file)
+#' fit <- mod$optimize(data = data, jacobian = TRUE, seed = 1)
+#' fit$mle()
+#' fit$lp()
+#' @name model-method-optimize
+#' @md
+NULL
+
 # ---------------------------------------------------------------------------
 # $optimize()
 
@@ -654,22 +725,41 @@ TapestryPointFit <- R6::R6Class("TapestryPointFit",
 #' The fit of `$optimize()`
 #'
 #' @description
-#' What a model's `$optimize()` returns: the mode found by Stan's L-BFGS,
-#' BFGS or Newton optimizer, with the methods of 'cmdstanr''s `CmdStanMLE`:
-#' `$mle(variables = NULL)` (a named vector of the estimates, `lp__` left
-#' out), `$draws(variables = NULL, format = "draws_matrix")` (one draw,
-#' `lp__` first), `$summary(variables = NULL, ...)`, `$print()`, `$lp()` (the
-#' log density at the mode: without the Jacobian unless `jacobian = TRUE`),
-#' `$return_codes()` (0 when the optimizer converged), `$metadata()` (the
-#' arguments with `iterations`, `gradient_evaluations`, `return_message`),
-#' `$init()` (the starting point, constrained), `$output()` (the log),
-#' `$time()`, `$code()`, and the model's functions at the data:
-#' `$log_prob()`, `$grad_log_prob()`, `$constrain_variables()`,
-#' `$unconstrain_variables()`. `$unconstrained_draws()` gives the mode on
-#' the unconstrained scale. A fit can be the `mode` of `$laplace()` and the
-#' `init` of `$sample()`, `$optimize()` and `$pathfinder()`.
+#' What a model's `$optimize()` returns (see [model-method-optimize]): the
+#' mode found by Stan's L-BFGS, BFGS or Newton optimizer, with the methods
+#' of 'cmdstanr''s `CmdStanMLE`.
+#'
+#' @section Methods:
+#' \describe{
+#'   \item{`$mle(variables = NULL)`}{Named vector of the estimates (`lp__`
+#'     left out).}
+#'   \item{`$draws(variables = NULL, format = "draws_matrix")`}{One draw,
+#'     `lp__` first, then the parameters, transformed parameters and
+#'     generated quantities; `format` as 'cmdstanr' (`"draws_matrix"`,
+#'     `"draws_array"`, `"draws_df"`, `"draws_list"`, `"draws_rvars"`).}
+#'   \item{`$summary(variables = NULL, ...)`, `$print()`}{The summary of
+#'     the draws ([posterior::summarise_draws()]).}
+#'   \item{`$lp()`}{The log density at the mode: without the Jacobian
+#'     unless `jacobian = TRUE` (constant terms of `~` statements dropped,
+#'     as Stan).}
+#'   \item{`$return_codes()`}{0 when the optimizer converged, 1 when it
+#'     failed.}
+#'   \item{`$metadata()`}{The arguments, with `iterations`,
+#'     `gradient_evaluations` and `return_message` (Stan's termination
+#'     message).}
+#'   \item{`$init()`}{The starting point, constrained.}
+#'   \item{`$output()`}{Prints (and returns invisibly) the run's log.}
+#'   \item{`$time()`, `$code()`, `$num_chains()`}{Run time, the program,
+#'     1.}
+#'   \item{`$log_prob()`, `$grad_log_prob()`, `$constrain_variables()`,
+#'     `$unconstrain_variables()`}{The model's functions at the data, as
+#'     for [TapestryFit].}
+#'   \item{`$unconstrained_draws()`}{The mode on the unconstrained scale (a
+#'     one-row matrix).}
+#' }
+#' A fit can be the `mode` of `$laplace()` and the `init` of `$sample()`,
+#' `$optimize()` and `$pathfinder()` (every chain starts at the mode).
 #' @name TapestryOptimizeFit
-#' @keywords internal
 #' @md
 NULL
 TapestryOptimizeFit <- R6::R6Class("TapestryOptimizeFit",

@@ -180,6 +180,71 @@ pf_single <- function(context, u0, a, ndraws, calculate_lp) {
        iterations = res$iterations, message = res$message, evals = obj$counter$n)
 }
 
+#' Pathfinder: the model's `$pathfinder()` method
+#'
+#' @description
+#' `model$pathfinder()` runs Pathfinder (Zhang, Carpenter, Gelman and
+#' Vehtari 2022) with Stan's algorithm and defaults, as 'cmdstanr''s
+#' `$pathfinder()`. Each path runs L-BFGS on the unconstrained log density
+#' (Jacobian included) from its own initial values; at every iterate the
+#' L-BFGS inverse Hessian (a diagonal, updated along the path, plus a
+#' low-rank update from the last `history_size` steps) and the local
+#' gradient define a normal approximation, whose ELBO is estimated from
+#' `num_elbo_draws` draws; the approximation with the largest ELBO gives the
+#' path's `single_path_draws` draws. With several paths, `draws` draws are
+#' resampled from all the paths' draws with Pareto-smoothed importance
+#' weights (PSIS, implemented in the package; 'loo' is not needed).
+#'
+#' The paths run one after another on R's thread (their gradients are the
+#' C core's); `num_threads` is accepted and has no effect.
+#'
+#' @section Usage:
+#' ```
+#' model$pathfinder(data = NULL, seed = NULL, refresh = NULL, init = NULL,
+#'   num_paths = 4, draws = NULL, single_path_draws = NULL,
+#'   max_lbfgs_iters = NULL, num_elbo_draws = NULL, history_size = NULL,
+#'   init_alpha = NULL, tol_obj = NULL, tol_rel_obj = NULL,
+#'   tol_grad = NULL, tol_rel_grad = NULL, tol_param = NULL,
+#'   psis_resample = TRUE, calculate_lp = TRUE, show_messages = TRUE,
+#'   num_threads = NULL, threads = NULL, ...)
+#' ```
+#'
+#' @section Arguments:
+#' \describe{
+#'   \item{`data`, `seed`}{As for `$optimize()`; path `k` draws from R's
+#'     generator seeded with `seed + k`.}
+#'   \item{`init`}{Initial values in any form `$sample()` takes, one per
+#'     path (default uniform(-2, 2) on the unconstrained scale).}
+#'   \item{`num_paths`}{Number of paths (default 4).}
+#'   \item{`draws`}{Draws resampled from the paths (default 1000).}
+#'   \item{`single_path_draws`}{Draws per path (default 1000; with one
+#'     path, the fit's draws).}
+#'   \item{`max_lbfgs_iters`}{L-BFGS iterations per path (default 1000).}
+#'   \item{`num_elbo_draws`}{Draws per ELBO estimate (default 25).}
+#'   \item{`history_size`, `init_alpha`, `tol_obj`, `tol_rel_obj`,
+#'     `tol_grad`, `tol_rel_grad`, `tol_param`}{L-BFGS's settings, as for
+#'     `$optimize()` (defaults 5, 0.001, 1e-12, 1e4, 1e-8, 1e7, 1e-8).}
+#'   \item{`psis_resample`}{Resample with PSIS weights (default `TRUE`);
+#'     `FALSE` returns every path's draws.}
+#'   \item{`calculate_lp`}{Compute the log density at the draws (default
+#'     `TRUE`); without it `lp__` is `NA` and there is no resampling.}
+#'   \item{`refresh`, `show_messages`, `num_threads`, `threads`, `...`}{As
+#'     for `$optimize()`; see above for `num_threads`.}
+#' }
+#'
+#' @return A [TapestryPathfinderFit]. A message reports a Pareto k above 0.7
+#'   (unreliable resampling); an error when every path fails.
+#' @examples
+#' file <- system.file("extdata", "eight_schools.stan", package = "tapestry")
+#' data <- system.file("extdata", "eight_schools.data.json", package = "tapestry")
+#' mod <- tapestry_model(file)
+#' pf <- mod$pathfinder(data = data, seed = 1)
+#' pf$summary(c("mu", "tau"))
+#' fit <- mod$sample(data = data, init = pf, chains = 2, refresh = 0, seed = 1)
+#' @name model-method-pathfinder
+#' @md
+NULL
+
 pathfinder_model <- function(model, data = NULL, seed = NULL, refresh = NULL, init = NULL,
                              num_paths = 4, draws = NULL, single_path_draws = NULL,
                              max_lbfgs_iters = NULL, num_elbo_draws = NULL,
@@ -295,19 +360,33 @@ TapestryModel$set("public", "pathfinder", function(data = NULL, seed = NULL, ref
 #' The fit of `$pathfinder()`
 #'
 #' @description
-#' What a model's `$pathfinder()` returns, with the methods of 'cmdstanr''s
-#' `CmdStanPathfinder`: `$draws(variables = NULL, format = "draws_matrix")`
-#' (columns `lp_approx__` (the approximation's log density at the draw),
-#' `lp__` (the model's, Jacobian included; `NA` when `calculate_lp =
-#' FALSE`) and the variables), `$summary()`, `$print()`, `$lp()`,
-#' `$lp_approx()`, `$metadata()` (the arguments with `pareto_k`, the
-#' Pareto k of the importance resampling), `$output()` (one line per path),
-#' `$return_codes()`, `$time()`, and the model's functions at the data
-#' (`$log_prob()`, `$grad_log_prob()`, `$constrain_variables()`,
-#' `$unconstrain_variables()`). `$unconstrained_draws()` gives the draws on
-#' the unconstrained scale. The fit can be the `init` of `$sample()`.
+#' What a model's `$pathfinder()` returns (see [model-method-pathfinder]),
+#' with the methods of 'cmdstanr''s `CmdStanPathfinder`.
+#'
+#' @section Methods:
+#' \describe{
+#'   \item{`$draws(variables = NULL, format = "draws_matrix")`}{The draws:
+#'     `lp_approx__` (the approximation's normalized log density at the
+#'     draw), `lp__` (the model's, Jacobian included, constant terms of `~`
+#'     statements dropped; `NA` when `calculate_lp = FALSE`), then the
+#'     variables.}
+#'   \item{`$summary(variables = NULL, ...)`, `$print()`}{The summary of the
+#'     draws.}
+#'   \item{`$lp()`, `$lp_approx()`}{`lp__` and `lp_approx__`.}
+#'   \item{`$metadata()`}{The arguments, with `pareto_k` (the Pareto k of
+#'     the importance weights; `NA` when not resampled or when the weights
+#'     are equal) and `paths_ok`.}
+#'   \item{`$output()`}{One line per path (best ELBO, its iteration, the
+#'     L-BFGS message) and the resampling's.}
+#'   \item{`$return_codes()`, `$time()`, `$code()`}{As for
+#'     [TapestryOptimizeFit].}
+#'   \item{`$log_prob()`, `$grad_log_prob()`, `$constrain_variables()`,
+#'     `$unconstrain_variables()`}{The model's functions at the data.}
+#'   \item{`$unconstrained_draws()`}{The draws on the unconstrained scale.}
+#' }
+#' The fit can be the `init` of `$sample()`: each chain starts at a
+#' different random draw (when there are enough), as in 'cmdstanr'.
 #' @name TapestryPathfinderFit
-#' @keywords internal
 #' @md
 NULL
 TapestryPathfinderFit <- R6::R6Class("TapestryPathfinderFit",
