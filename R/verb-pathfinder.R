@@ -211,8 +211,8 @@ pf_single <- function(context, u0, a, ndraws, calculate_lp) {
 #'
 #' @section Arguments:
 #' \describe{
-#'   \item{`data`, `seed`}{As for `$optimize()`; path `k` draws from R's
-#'     generator seeded with `seed + k`.}
+#'   \item{`data`, `seed`}{As for `$optimize()`; each path draws from R's
+#'     generator with its own seed, drawn from `seed`.}
 #'   \item{`init`}{Initial values in any form `$sample()` takes, one per
 #'     path (default uniform(-2, 2) on the unconstrained scale).}
 #'   \item{`num_paths`}{Number of paths (default 4).}
@@ -278,8 +278,11 @@ pathfinder_model <- function(model, data = NULL, seed = NULL, refresh = NULL, in
   n <- context$num_upars()
   inits <- process_init(init, a$num_paths, seq_len(a$num_paths), context)
   fn0 <- opt_objective(context, TRUE)$fn
+  # one seed per path from the run's seed (seed + k would share paths
+  # between runs with neighbouring seeds)
+  path_seeds <- with_local_seed(seed, sample.int(.Machine$integer.max, a$num_paths))
   paths <- lapply(seq_len(a$num_paths), function(k) {
-    with_local_seed(seed + k, {
+    with_local_seed(path_seeds[k], {
       s <- inits[[k]]
       u0 <- NULL
       for (t in seq_len(100L)) {
