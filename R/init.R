@@ -19,7 +19,10 @@
 #'   stands for `inits_<id>.json` per chain id when the file of the first
 #'   chain id exists (then every chain needs its file), and for itself in
 #'   every chain when it does not;
-#' * `chains` paths, one per chain.
+#' * `chains` paths, one per chain;
+#' * a fit of `$optimize()` (its mode for every chain), `$laplace()` or
+#'   `$pathfinder()` (a random draw per chain, distinct when there are
+#'   enough), as 'cmdstanr' does.
 #'
 #' A list or file may leave parameters out (they are drawn at random) and
 #' may hold other names (ignored, as CmdStan does).
@@ -38,6 +41,10 @@ process_init <- function(init, chains, chain_ids, context) {
   random <- function(radius) list(radius = radius, values = rep(0, n), given = rep(FALSE, n))
   if (is.null(init)) {
     return(rep(list(random(2)), chains))
+  }
+  if (inherits(init, "TapestryPointFit")) {
+    # a fit of $optimize(), $laplace() or $pathfinder(): its (random) draws
+    return(point_fit_inits(init, chains, context))
   }
   if (is.numeric(init) && is.null(dim(init))) {
     if (length(init) != 1L || is.na(init) || !is.finite(init) || init < 0) {
