@@ -451,7 +451,9 @@ TapestryVB <- R6::R6Class("TapestryVB",
       s <- self$summary(variables, ...)
       shown <- utils::head(s, max_rows)
       num <- vapply(shown, is.numeric, TRUE)
-      shown[num] <- lapply(shown[num], function(x) round(x, digits))
+      # posterior's columns are pillar_num vectors, whose round() keeps
+      # pillar's own digits: plain doubles first
+      shown[num] <- lapply(shown[num], function(x) round(as.double(unclass(x)), digits))
       base::print(as.data.frame(shown), row.names = FALSE)
       if (nrow(s) > max_rows) {
         cat("\n # showing", max_rows, "of", nrow(s), "rows (change via 'max_rows' argument)\n")

@@ -47,6 +47,8 @@ test_that("generate_quantities reproduces a fit's generated quantities bit for b
   s <- gq$summary()
   expect_identical(s$variable, c("y_rep", "k[1]", "k[2]", "s2"))
   expect_output(print(gq), "y_rep")
+  # the printed mean is the summary's, rounded as a double
+  expect_output(print(gq), sprintf("s2 +%s ", format(round(as.double(s$mean[4]), 2), nsmall = 2)))
 })
 
 test_that("the fit's parameters are independent of its generated quantities' draws", {

@@ -134,3 +134,14 @@ test_that("the progress is CmdStan's and bad arguments are refused", {
   bad <- tapestry_model(code = "parameters { real x; } model { target += negative_infinity(); }")
   expect_error(bad$variational(seed = 1, refresh = 0), "Initialization between")
 })
+
+test_that("print shows the summary's numbers (posterior's pillar columns rounded as doubles)", {
+  mod <- tapestry_model(code = "
+    data { int N; array[N] int<lower=0, upper=1> y; }
+    parameters { real<lower=0, upper=1> theta; }
+    model { theta ~ beta(1, 1); y ~ bernoulli(theta); }")
+  f <- mod$variational(data = list(N = 10, y = c(0, 1, 0, 0, 0, 0, 0, 0, 0, 1)), seed = 123,
+                       draws = 4000, refresh = 0)
+  m <- round(mean(f$draws("theta")), 2)
+  expect_output(f$print("theta"), sprintf("theta +%s ", format(m, nsmall = 2)))
+})
