@@ -778,12 +778,20 @@ TapestryOptimizeFit <- R6::R6Class("TapestryOptimizeFit",
       private$u0_ <- u0
       super$initialize(model, context, draws, U, args, output, time, code)
     },
+    # as cmdstanr's CmdStanMLE: one column, the estimate, unless summary
+    # functions are given
+    summary = function(variables = NULL, ...) {
+      if (...length()) return(super$summary(variables, ...))
+      s <- posterior::summarise_draws(self$draws(variables), estimate = function(x) x[1])
+      s$estimate <- as.double(s$estimate)
+      s
+    },
     mle = function(variables = NULL) {
-      d <- self$draws(variables)
-      v <- drop(unclass(d)[1L, , drop = TRUE])
-      v <- v[names(v) != "lp__"]
-      attributes(v) <- list(names = names(v))
-      v
+      m <- unclass(self$draws(variables))
+      # by column name: a one-column draws_matrix would lose its name to drop()
+      v <- as.numeric(m[1L, ])
+      names(v) <- colnames(m)
+      v[names(v) != "lp__"]
     },
     init = function() {
       private$context_$constrain_variables(private$u0_, FALSE, FALSE)

@@ -150,7 +150,7 @@ test_that("the fit has CmdStanMLE's shape", {
   expect_s3_class(f$draws(format = "df"), "draws_df")
   s <- f$summary(c("mu", "tau"))
   expect_equal(s$variable, c("mu", "tau"))
-  expect_equal(as.numeric(s$mean), unname(f$mle()[c("mu", "tau")]))
+  expect_equal(s$estimate, unname(f$mle()[c("mu", "tau")]))
   expect_equal(f$return_codes(), 0L)
   md <- f$metadata()
   expect_equal(md$seed, 2)
@@ -212,4 +212,26 @@ test_that("arguments are checked, and cmdstanr's that cannot apply say so", {
                  "`sig_figs` is ignored")
   f <- mod$optimize(data = d, seed = 1, iter = 1, init = 1, show_messages = FALSE)
   expect_equal(f$metadata()$iterations, 1L)
+})
+
+test_that("mle() of one variable is that variable's named value, as cmdstanr's", {
+  mod <- tapestry_model(code = "
+    data { int N; array[N] int<lower=0, upper=1> y; }
+    parameters { real<lower=0, upper=1> theta; }
+    model { theta ~ beta(1, 1); y ~ bernoulli(theta); }")
+  f <- mod$optimize(data = list(N = 10, y = c(0, 1, 0, 0, 0, 0, 0, 0, 0, 1)), seed = 123)
+  expect_equal(f$mle("theta"), c(theta = 0.2), tolerance = 1e-6)
+  expect_equal(f$mle(), c(theta = 0.2), tolerance = 1e-6)
+})
+
+test_that("summary() and print() show one estimate per variable, as cmdstanr's CmdStanMLE", {
+  mod <- tapestry_model(code = "
+    parameters { real<lower=0, upper=1> theta; }
+    model { theta ~ beta(3, 9); }")
+  f <- mod$optimize(seed = 1)
+  s <- f$summary()
+  expect_named(s, c("variable", "estimate"))
+  expect_equal(s$estimate[s$variable == "theta"], 2 / 10, tolerance = 1e-4)
+  expect_output(f$print(), "theta +0\\.20")
+  expect_true("mean" %in% names(f$summary(NULL, "mean")))
 })
