@@ -18,7 +18,6 @@
 #'   functions and their frame sizes) and `program` (the number of globals
 #'   and the local frame size of each block).
 #' @keywords internal
-#' @export
 tp_check <- function(code, filename = "string") {
   stopifnot(is.character(code), is.character(filename), length(filename) == 1L)
   code <- paste(code, collapse = "\n")
