@@ -3,9 +3,8 @@
 # brmsfit holds, renamed by brms::rename_pars() as brm() does.  brms and
 # rstan are Suggests: nothing here runs without them.
 
-brm_need_packages <- function() {
-  missing <- c("brms", "rstan")[!vapply(c("brms", "rstan"), requireNamespace, TRUE,
-                                        quietly = TRUE)]
+brm_need_packages <- function(pkgs = c("brms", "rstan")) {
+  missing <- pkgs[!vapply(pkgs, requireNamespace, TRUE, quietly = TRUE)]
   if (length(missing)) {
     tapestry_raise(sprintf(paste0(
       "tapestry_brm() needs the %s package%s: brms writes the Stan program and ",
@@ -140,6 +139,7 @@ brm_model <- function(code) {
 #' @param ... Other arguments of `$sample()` (e.g. `save_warmup`,
 #'   `output_dir`).
 #' @return A `brmsfit` of class `c("tapestry_brmsfit", "brmsfit")`.
+#' @md
 #' @examples
 #' \dontrun{
 #' d <- data.frame(x = rnorm(200), g = gl(10, 20))
@@ -150,7 +150,7 @@ brm_model <- function(code) {
 #' fit2 <- update(fit, newdata = d[1:100, ])
 #' }
 #' @export
-tapestry_brm <- function(formula, data, family = gaussian(), prior = NULL, autocor = NULL,
+tapestry_brm <- function(formula, data, family = stats::gaussian(), prior = NULL, autocor = NULL,
                          data2 = NULL, cov_ranef = NULL, sample_prior = "no", sparse = NULL,
                          knots = NULL, drop_unused_levels = TRUE, stanvars = NULL,
                          stan_funs = NULL, save_pars = NULL, normalize = TRUE,
@@ -191,12 +191,25 @@ tapestry_brm <- function(formula, data, family = gaussian(), prior = NULL, autoc
   if (length(warmup) != 1 || is.na(warmup) || warmup < 0 || warmup >= iter) {
     abort_arg("`warmup` must be a number of iterations from 0 to `iter` - 1.")
   }
+  control <- as.list(control)
+  ctl_known <- c("adapt_delta", "max_treedepth", "step_size", "metric", "inv_metric",
+                 "init_buffer", "term_buffer", "window", "adapt_engaged")
+  unknown <- setdiff(names(control), c(ctl_known, "stepsize", "adapt_gamma", "adapt_kappa",
+                                       "adapt_t0", "adapt_init_buffer", "adapt_term_buffer",
+                                       "adapt_window"))
+  if (length(unknown)) {
+    abort_arg(sprintf("`control` has %s, which tapestry's sampler does not take.",
+                      paste0("'", unknown, "'", collapse = ", ")))
+  }
+  if (any(c("adapt_gamma", "adapt_kappa", "adapt_t0") %in% names(control))) {
+    abort_arg("tapestry's sampler uses Stan's adaptation constants gamma, kappa and t0 as they are.")
+  }
   # brms checks the formula, family, priors and data and writes the program
   args <- list(formula = formula, data = data, family = family, prior = prior,
                data2 = data2, sample_prior = sample_prior, knots = knots,
                drop_unused_levels = drop_unused_levels, stanvars = stanvars,
                save_pars = save_pars, normalize = normalize, save_model = save_model,
-               threads = threads, init = init, control = control, silent = silent,
+               threads = threads, init = init, control = if (length(control)) control, silent = silent,
                chains = chains, iter = iter, warmup = warmup, thin = thin, empty = TRUE)
   if (!is.null(autocor)) args$autocor <- autocor
   if (!is.null(cov_ranef)) args$cov_ranef <- cov_ranef
@@ -212,7 +225,6 @@ tapestry_brm <- function(formula, data, family = gaussian(), prior = NULL, autoc
 
   sdata <- brm_standata(brms::standata(x))
   model <- brm_model(brms::stancode(x))
-  control <- as.list(control)
   sargs <- list(data = sdata, chains = as.integer(chains),
                 parallel_chains = as.integer(max(1, min(cores, chains))),
                 iter_warmup = warmup, iter_sampling = iter - warmup, thin = as.integer(thin),
@@ -226,23 +238,11 @@ tapestry_brm <- function(formula, data, family = gaussian(), prior = NULL, autoc
   if (!is.null(threads) && isTRUE(threads$threads > 1)) {
     sargs$threads_per_chain <- as.integer(threads$threads)
   }
-  ctl_known <- c("adapt_delta", "max_treedepth", "step_size", "metric", "inv_metric",
-                 "init_buffer", "term_buffer", "window", "adapt_engaged")
-  unknown <- setdiff(names(control), c(ctl_known, "stepsize", "adapt_gamma", "adapt_kappa",
-                                       "adapt_t0", "adapt_init_buffer", "adapt_term_buffer",
-                                       "adapt_window"))
-  if (length(unknown)) {
-    abort_arg(sprintf("`control` has %s, which tapestry's sampler does not take.",
-                      paste0("'", unknown, "'", collapse = ", ")))
-  }
   if (!is.null(control$stepsize)) sargs$step_size <- control$stepsize
   for (nm in c("adapt_init_buffer", "adapt_term_buffer", "adapt_window")) {
     if (!is.null(control[[nm]])) sargs[[sub("adapt_", "", nm)]] <- control[[nm]]
   }
   for (nm in intersect(names(control), ctl_known)) sargs[[nm]] <- control[[nm]]
-  if (any(c("adapt_gamma", "adapt_kappa", "adapt_t0") %in% names(control))) {
-    abort_arg("tapestry's sampler uses Stan's adaptation constants gamma, kappa and t0 as they are.")
-  }
   dots <- list(...)
   sargs[names(dots)] <- dots
   out_dir <- sargs$output_dir
@@ -274,6 +274,7 @@ brms_exclude_pars <- function(x) {
 #'   new `brms::brmsformula()`).
 #' @param newdata New data to fit the model to.
 #' @param recompile Ignored: nothing is compiled.
+#' @md
 #' @export
 update.tapestry_brmsfit <- function(object, formula., newdata = NULL, recompile = NULL, ...) {
   brm_need_packages()
