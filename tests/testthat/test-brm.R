@@ -160,6 +160,11 @@ test_that("update() of a tapestry_brm fit re-samples through tapestry: new data,
   expect_true(any(ps$prior == "normal(0, 5)" & ps$class == "Intercept"))
   expect_true("prior_b" %in% brms::variables(fb2))
   expect_equal(brms::ndraws(fb2), 200)
+
+  # kfold() refits through update(), so through tapestry
+  kf <- brms::kfold(fb, K = 2, silent = 2)
+  expect_s3_class(kf, "kfold")
+  expect_true(is.finite(kf$estimates["elpd_kfold", "Estimate"]))
 })
 
 test_that("tapestry_brm(): threads, init, control, empty and file", {
