@@ -93,10 +93,14 @@ brm_model <- function(code) {
 #' merges the new arguments with the fit's as brms's `update.brmsfit()`
 #' does (the formula updated with `formula.`, the data, the priors the user
 #' set with the new ones, `sample_prior`, `data2`, `stanvars`, `save_pars`,
-#' `iter`, `warmup`, `chains`, `thin` and the sampler's settings) and calls
-#' `tapestry_brm()` again: a changed model is written by brms and sampled with
-#' nothing to compile. `brms::update.brmsfit()` itself cannot be used on it,
-#' since it would call `brm()`, which compiles.
+#' `iter`, `warmup`, `chains`, `thin`, `cores`, `init`, `control`, `silent`,
+#' `refresh` and the `$sample()` arguments given in `...`, kept in the fit's
+#' element `tapestry_args`; not `seed`, which brms's update() does not keep
+#' either) and calls `tapestry_brm()` again: a changed model is written by
+#' brms and sampled with nothing to compile. `brms::update.brmsfit()` itself
+#' cannot be used on it, since it would call `brm()`, which compiles.
+#' `brms::kfold()`, which refits through `update()`, re-samples through
+#' tapestry too.
 #'
 #' Tested with 'brms' 2.18.0 and 'rstan' 2.21.7 (Debian's r-cran-brms).
 #' brms 2.18 writes Stan's old array syntax, which tapestry reads; newer brms
@@ -127,9 +131,12 @@ brm_model <- function(code) {
 #' @param refresh Progress every `refresh` iterations (0 for none).
 #' @param empty Return the brmsfit without draws, as brm(empty = TRUE).
 #' @param rename Rename the parameters as brm() does.
-#' @param file A path: when the file (with `.rds` added if missing) exists
-#'   the fit saved there is returned, otherwise the new fit is saved there
-#'   (brm()'s `file_refit = "never"`).
+#' @param file A path: the fit is saved there (with `.rds` added if
+#'   missing), and, as brm(), a fit saved there before is returned instead
+#'   of sampling again, as `file_refit` says.
+#' @param file_refit `"never"` (default: the saved fit is returned),
+#'   `"always"` (sample again), or `"on_change"` (sample again when the
+#'   program or the data brms writes differ from the saved fit's).
 #' @param algorithm Only `"sampling"` (NUTS).
 #' @param backend Ignored: tapestry is the backend (a message says so when
 #'   another one is asked for).
@@ -157,7 +164,8 @@ tapestry_brm <- function(formula, data, family = stats::gaussian(), prior = NULL
                          save_model = NULL, chains = 4, cores = getOption("mc.cores", 1),
                          threads = NULL, iter = 2000, warmup = floor(iter / 2), thin = 1,
                          seed = NA, init = NULL, control = NULL, silent = 1, refresh = NULL,
-                         empty = FALSE, rename = TRUE, file = NULL, algorithm = "sampling",
+                         empty = FALSE, rename = TRUE, file = NULL,
+                         file_refit = getOption("brms.file_refit", "never"), algorithm = "sampling",
                          backend = NULL, stan_model_args = list(), opencl = NULL,
                          future = FALSE, fit = NA, inits = NULL, ...) {
   brm_need_packages()
@@ -179,9 +187,10 @@ tapestry_brm <- function(formula, data, family = stats::gaussian(), prior = NULL
   if (length(stan_model_args) && silent < 2) {
     message("`stan_model_args` is ignored: there is nothing to compile.")
   }
+  file_refit <- match.arg(file_refit, c("never", "always", "on_change"))
   if (!is.null(file)) {
     if (!grepl("\\.rds$", file)) file <- paste0(file, ".rds")
-    if (file.exists(file)) return(readRDS(file))
+    if (file_refit == "never" && file.exists(file)) return(readRDS(file))
   }
   if (is.numeric(threads)) threads <- brms::threading(threads)
   data_name <- attr(data, "data_name")
@@ -224,6 +233,14 @@ tapestry_brm <- function(formula, data, family = stats::gaussian(), prior = NULL
   if (isTRUE(empty)) return(x)
 
   sdata <- brm_standata(brms::standata(x))
+  if (!is.null(file) && file_refit == "on_change" && file.exists(file)) {
+    old <- readRDS(file)
+    if (inherits(old, "brmsfit") && !is.null(old$fit) &&
+        identical(brms::stancode(old), brms::stancode(x)) &&
+        identical(brm_standata(brms::standata(old)), sdata)) {
+      return(old)
+    }
+  }
   model <- brm_model(brms::stancode(x))
   sargs <- list(data = sdata, chains = as.integer(chains),
                 parallel_chains = as.integer(max(1, min(cores, chains))),
@@ -247,13 +264,13 @@ tapestry_brm <- function(formula, data, family = stats::gaussian(), prior = NULL
   sargs[names(dots)] <- dots
   out_dir <- sargs$output_dir
   sargs$output_dir <- NULL
-  fit <- do.call(model$sample, sargs)
+  tfit <- do.call(model$sample, sargs)
   if (is.null(out_dir)) {
     out_dir <- tempfile("tapestry_brm")
     dir.create(out_dir)
     on.exit(unlink(out_dir, recursive = TRUE), add = TRUE)
   }
-  files <- fit$save_output_files(out_dir, basename = "tapestry_brm")
+  files <- tfit$save_output_files(out_dir, basename = "tapestry_brm")
   sf <- suppressMessages(rstan::read_stan_csv(files))
   sf <- brm_drop_pars(sf, brms_exclude_pars(x))
   x$fit <- sf
@@ -263,9 +280,11 @@ tapestry_brm <- function(formula, data, family = stats::gaussian(), prior = NULL
 }
 
 # brms's list of the parameters brm() does not keep (not exported by brms)
+# (if a brms version lacks it, the fit keeps them: nothing else changes)
 brms_exclude_pars <- function(x) {
-  f <- utils::getFromNamespace("exclude_pars", "brms")
-  f(x)
+  f <- tryCatch(utils::getFromNamespace("exclude_pars", "brms"), error = function(e) NULL)
+  if (is.null(f)) return(character(0))
+  tryCatch(f(x), error = function(e) character(0))
 }
 
 #' @rdname tapestry_brm
@@ -322,7 +341,8 @@ update.tapestry_brmsfit <- function(object, formula., newdata = NULL, recompile 
   for (nm in names(keep)) if (!nm %in% names(dots)) dots[nm] <- list(keep[[nm]])
   if (!is.null(dots$threads) && is.null(dots$threads$threads)) dots$threads <- NULL
   if (is.null(dots$iter) && is.null(dots$warmup)) dots$warmup <- old$warmup
-  for (nm in c("iter", "chains", "thin", "cores", "seed", "init", "silent", "refresh")) {
+  # (not the seed, as brms's update(): a new run draws a new one)
+  for (nm in c("iter", "chains", "thin", "cores", "init", "silent", "refresh")) {
     if (!nm %in% names(dots)) dots[nm] <- list(old[[nm]])
   }
   if (!is.null(old$control)) {

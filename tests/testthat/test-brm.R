@@ -189,6 +189,14 @@ test_that("tapestry_brm(): threads, init, control, empty and file", {
   expect_true(file.exists(path))
   f2 <- tapestry_brm(y ~ x1, data = d, family = "poisson", file = path)
   expect_identical(brms::fixef(f2), brms::fixef(f1))
+  # "on_change": the same program and data give the saved fit, other data a new one
+  f3 <- tapestry_brm(y ~ x1, data = d, family = "poisson", chains = 1, iter = 300,
+                     refresh = 0, silent = 2, file = path, file_refit = "on_change")
+  expect_identical(brms::fixef(f3), brms::fixef(f1))
+  f4 <- tapestry_brm(y ~ x1, data = d[1:200, ], family = "poisson", chains = 1, iter = 300,
+                     refresh = 0, silent = 2, file = path, file_refit = "on_change")
+  expect_equal(stats::nobs(f4), 200)
+  expect_equal(stats::nobs(readRDS(path)), 200)
 })
 
 test_that("tapestry_brm() refuses what it cannot do, with a clear message", {
