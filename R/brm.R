@@ -294,7 +294,7 @@ brms_exclude_pars <- function(x) {
 #' @param newdata New data to fit the model to.
 #' @param recompile Ignored: nothing is compiled.
 #' @md
-#' @export
+#' @exportS3Method stats::update tapestry_brmsfit
 update.tapestry_brmsfit <- function(object, formula., newdata = NULL, recompile = NULL, ...) {
   brm_need_packages()
   dots <- list(...)
