@@ -179,6 +179,15 @@ test_that("tapestry_brm(): threads, init, control, empty and file", {
   expect_equal(ft$fit@stan_args[[1]]$max_depth, 8)
   expect_true(all(is.finite(brms::fixef(ft))))
 
+  # save_pars(all = TRUE) keeps what brm() would drop (z_1, L_1)
+  dp <- brm_sim()$poisson$data
+  fa <- tapestry_brm(y ~ x1 + (1 + x1 | g), data = dp, family = "poisson", chains = 1,
+                     iter = 300, seed = 6, refresh = 0, silent = 2,
+                     save_pars = brms::save_pars(all = TRUE))
+  expect_true(any(grepl("^z_1\\[", brms::variables(fa))))
+  expect_true(any(grepl("^L_1\\[", brms::variables(fa))))
+  expect_equal(dim(brms::ranef(fa)$g), c(20, 4, 2))
+
   e <- tapestry_brm(y ~ x1, data = d, family = "poisson", empty = TRUE)
   expect_s3_class(e, "brmsfit")
   expect_null(e$fit)
