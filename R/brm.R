@@ -122,7 +122,8 @@ brm_model <- function(code) {
 #' @param init `NULL` or `"random"` (random inits in (-2, 2) on the
 #'   unconstrained scale), `0` or `"0"` (all zero), a number (the radius of
 #'   the random inits), a list with a list per chain, or a function, as
-#'   `$sample()` takes them. `inits` is the old name.
+#'   `$sample()` takes them.
+#' @param inits The old name of `init`, as brm() still takes it.
 #' @param control A list with `adapt_delta` (0.8) and `max_treedepth` (10);
 #'   the names of `$sample()`'s other arguments (`step_size`, `metric`,
 #'   `init_buffer`, `term_buffer`, `window`) are passed on too.
