@@ -80,14 +80,20 @@ for (nm in names(models)) {
                   mcse_t = a$mcse_mean, mcse_b = b$mcse_mean, z = z)
   print(r, digits = 3)
   rows[[nm]] <- r
-  timing <- rbind(timing, data.frame(model = nm, tapestry_brm_s = tt, brm_s = tb))
+  # the chains' own warmup + sampling times, added over chains (4 chains on
+  # 2 cores: the wall time of sampling is about half)
+  chain_s <- function(fit) sum(rstan::get_elapsed_time(fit$fit))
+  timing <- rbind(timing, data.frame(model = nm, tapestry_brm_s = tt, brm_s = tb,
+                                     tapestry_chains_s = chain_s(ft),
+                                     rstan_chains_s = chain_s(fb)))
 }
 res <- do.call(rbind, rows)
 rownames(res) <- NULL
 cat("\n===== fixef differences in combined MCSE =====\n")
 print(res, digits = 3)
 cat(sprintf("\nlargest: %.2f combined MCSE (acceptance: 4.5)\n", max(res$z)))
-cat("\n===== formula to summary(), seconds (chains = 4, cores = 2, iter = 2000) =====\n")
+cat("\n===== formula to summary(), seconds (chains = 4, cores = 2, iter = 2000);",
+    "chains_s: the chains' warmup + sampling, added over chains =====\n")
 print(timing, digits = 3)
 cat(sprintf("\nbrms %s, rstan %s, tapestry %s\n", packageVersion("brms"),
             packageVersion("rstan"), packageVersion("tapestry")))
