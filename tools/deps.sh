@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Installs what building, checking and running tapestry needs on a fresh
 # Debian machine with R: the Imports (R6, posterior), the Suggests used by
-# tests and the vignette (bayesplot, loo, jsonlite, knitr, rmarkdown), and pandoc
+# tests and the vignette (bayesplot, loo, jsonlite, knitr, rmarkdown, and brms,
+# which brings rstan, for tapestry_brm()'s tests), and pandoc
 # for the vignette, and the BLAS and LAPACK headers R links packages with
 # (libblas-dev, liblapack-dev), and OpenMPI (libopenmpi-dev, openmpi-bin) for
 # the MPI backend and its tests, SUNDIALS (libsundials-dev) for the ODE and
 # algebraic solvers, and GSL (libgsl-dev) for integrate_1d.  Skips apt when everything is present already.
 set -euo pipefail
 need=()
-for p in r-cran-r6 r-cran-posterior r-cran-bayesplot r-cran-loo r-cran-testthat r-cran-jsonlite r-cran-knitr r-cran-rmarkdown pandoc \
+for p in r-cran-r6 r-cran-posterior r-cran-bayesplot r-cran-loo r-cran-testthat r-cran-jsonlite r-cran-knitr r-cran-rmarkdown r-cran-brms pandoc \
          libblas-dev liblapack-dev libopenmpi-dev openmpi-bin libsundials-dev libgsl-dev; do
   dpkg -s "$p" >/dev/null 2>&1 || need+=("$p")
 done
