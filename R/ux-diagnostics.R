@@ -74,7 +74,7 @@ diagnostics_report <- function(sd, chain_ids, max_depth, diagnostics, summary = 
   }
   if (length(diagnostics) && !is.null(summary) && nrow(summary)) {
     nchains <- length(chain_ids)
-    rhat <- summary$rhat
+    rhat <- as.double(unclass(summary$rhat))   # posterior's pillar_num rounds with its own digits
     if (any(rhat > 1.05, na.rm = TRUE)) {
       worst <- which.max(rhat)
       out <- c(out, paste0(

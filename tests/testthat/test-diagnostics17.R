@@ -169,3 +169,20 @@ test_that("a short run with poor mixing warns about R-hat and ESS", {
   expect_identical(any(grepl("largest R-hat", r$messages)), any(s$rhat > 1.05, na.rm = TRUE))
   expect_true(any(s$ess_bulk < 200))
 })
+
+test_that("the R-hat warning prints the largest R-hat's value (posterior's summary columns as numbers)", {
+  n <- 100
+  mk <- function(div, depth, energy) list(divergent__ = div, treedepth__ = depth, energy__ = energy)
+  set.seed(2)
+  sd <- mk(matrix(0, n, 2), matrix(3, n, 2), matrix(rnorm(2 * n), n, 2))
+  # two chains around different means: R-hat far above 1.05
+  x <- posterior::as_draws_array(array(c(rnorm(n, 0), rnorm(n, 3)), c(n, 2, 1),
+                                      dimnames = list(NULL, NULL, "mu")))
+  summary <- as.data.frame(posterior::summarise_draws(x, rhat = posterior::rhat,
+                                                      ess_bulk = posterior::ess_bulk,
+                                                      ess_tail = posterior::ess_tail))
+  worst <- round(as.double(summary$rhat), 2)
+  expect_gt(worst, 1.5)
+  rep <- diagnostics_report(sd, 1:2, 10, hmc_diagnostics, summary)
+  expect_match(rep[1], sprintf("The largest R-hat is %s (mu)", format(worst, nsmall = 2)), fixed = TRUE)
+})
