@@ -143,7 +143,7 @@ int li_integrate_core(li_run *r, const ln_expr *e, tm_v *a, tm_v *out) {
     fargs[k + 2] = x[k];
     fad[k + 2] = r->ad && x[k].adj != NULL && (!old || k == 0);
   }
-  s.fn = (li_nested_fn){ r, e->args[0]->ufn, fargs, nx + 2, -1, 1, fad, fn, "the integrand", "a real" };
+  s.fn = (li_nested_fn){ r, e->args[0]->ufn, fargs, nx + 2, -1, 1, fad, fn, "the integrand", "a real", NULL };
   double rtol = sqrt(2.220446049250313e-16);
   if (old && e->nargs == 7) rtol = tm_get(&a[5], 0);
   if (tol) {

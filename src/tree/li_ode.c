@@ -353,7 +353,7 @@ int li_ode_core(li_run *r, const ln_expr *e, tm_v *a, tm_v *out) {
   fargs[0] = tm_real_view(&s.t, NULL);
   fargs[1] = old ? li_array_view(tm_real_view(NULL, NULL), 1, N, 0) : tm_vector_view(NULL, NULL, N);
   for (int k = 0; k < nx; k++) fargs[k + 2] = x[k];
-  s.fn = (li_nested_fn){ r, e->args[0]->ufn, fargs, nx + 2, 1, N, fad, fn, "the ODE function", "the state" };
+  s.fn = (li_nested_fn){ r, e->args[0]->ufn, fargs, nx + 2, 1, N, fad, fn, "the ODE function", "the state", NULL };
   int ad = r->ad;
   /* an initial time with derivatives needs y0's sensitivities too:
      d y(t) / d t0 = -S_y0(t) f(t0, y0) */

@@ -178,7 +178,7 @@ int li_solve_core(li_run *r, const ln_expr *e, tm_v *a, tm_v *out) {
     fargs[k + 1] = x[k];
     xad[k] = r->ad && x[k].adj != NULL;
   }
-  s.fn = (li_nested_fn){ r, e->args[0]->ufn, fargs, nx + 1, 0, N, fad, fn, "the algebraic system", "the guess" };
+  s.fn = (li_nested_fn){ r, e->args[0]->ufn, fargs, nx + 1, 0, N, fad, fn, "the algebraic system", "the guess", NULL };
   int P = (int)li_collect_adjoints(x, xad, nx, NULL);
   double *y = ad_alloc_doubles((size_t)N), *fy = ad_alloc_doubles((size_t)N);
   if (!y || !fy || !(s.jac = ad_scoped_new())) return ad_fail(AD_EMEMORY, "out of memory");
