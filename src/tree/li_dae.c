@@ -252,7 +252,7 @@ int li_dae_core(li_run *r, const ln_expr *e, tm_v *a, tm_v *out) {
   fargs[2] = tm_vector_view(NULL, yp_mark, N);
   fad[2] = 1;
   for (int k = 0; k < nx; k++) fargs[k + 3] = x[k];
-  s.fn = (li_nested_fn){ r, e->args[0]->ufn, fargs, nx + 3, 1, N, fad, fn, "the residual function", "the state" };
+  s.fn = (li_nested_fn){ r, e->args[0]->ufn, fargs, nx + 3, 1, N, fad, fn, "the residual function", "the state", NULL };
   int ad = r->ad;
   int yy_ad = ad && yy0->adj != NULL;
   /* y(t) is determined by yy0's differential components: consistent
