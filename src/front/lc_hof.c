@@ -62,6 +62,7 @@ int lc_hof_kind(const char *name) {
   if (!strcmp(name, "integrate_1d_gauss_kronrod") || !strcmp(name, "integrate_1d_gauss_kronrod_tol") ||
       !strcmp(name, "integrate_1d_double_exponential") || !strcmp(name, "integrate_1d_double_exponential_tol"))
     return LN_BI_INTEGRATE_V;
+  if (!strcmp(name, "dae") || !strcmp(name, "dae_tol")) return LN_BI_DAE;
   return 0;
 }
 
@@ -264,6 +265,43 @@ static int ode(lc_ctx *c, ln_expr *e, want *w) {
   w->t[0] = lc_mk(TM_REAL, 0); w->from[0] = 0;
   w->t[1] = lc_mk(TM_VECTOR, 0); w->from[1] = 0;
   for (int k = first; k < e->nargs; k++) { w->t[k - first + 2] = e->args[k]->type; w->from[k - first + 2] = k; }
+  e->type = lc_mk(TM_VECTOR, 1);
+  return AD_OK;
+}
+
+/* dae(F, vector yy0, vector yp0, data real t0, data array[] real ts, ...)
+** and dae_tol(F, yy0, yp0, t0, ts, data real rtol, data real atol, data int
+** max_num_steps, ...): F gets t, yy, yp and the rest. */
+static int dae(lc_ctx *c, ln_expr *e, want *w) {
+  int rc, tol = lc_ends_with(e->name, "_tol"), first = tol ? 8 : 5;
+  if (e->nargs < first)
+    return lc_error(c, e->line, e->col, tol ? "%s takes a residual function, the initial state, its derivative, the "
+                    "initial time, the output times, rtol, atol, max_num_steps and the function's other arguments: "
+                    "%s(F, yy0, yp0, t0, ts, rtol, atol, max_num_steps, ...)"
+                    : "%s takes a residual function, the initial state, its derivative, the initial time, the output "
+                    "times and the function's other arguments: %s(F, yy0, yp0, t0, ts, ...)", e->name, e->name);
+  if ((rc = need(c, e, 1, e->args[1]->type.base == TM_VECTOR && e->args[1]->type.narr == 0, "a vector (yy0)")) ||
+      (rc = need(c, e, 2, e->args[2]->type.base == TM_VECTOR && e->args[2]->type.narr == 0, "a vector (yp0)")) ||
+      (rc = need(c, e, 3, is_real_scalar(e->args[3]->type), "a real (t0)")) ||
+      (rc = need(c, e, 4, lc_assign_cost(lc_mk(TM_REAL, 1), e->args[4]->type) >= 0, "an array[] real (ts)")))
+    return rc;
+  if (tol &&
+      ((rc = need(c, e, 5, is_real_scalar(e->args[5]->type), "a real (rtol)")) ||
+       (rc = need(c, e, 6, is_real_scalar(e->args[6]->type), "a real (atol)")) ||
+       (rc = need(c, e, 7, e->args[7]->type.base == TM_INT && e->args[7]->type.narr == 0, "an int (max_num_steps)"))))
+    return rc;
+  static const char *const dname[8] = { "", "", "", "t0", "ts", "rtol", "atol", "max_num_steps" };
+  for (int k = 3; k < first; k++)
+    if (e->args[k]->dep)
+      return lc_error(c, e->args[k]->line, e->args[k]->col, "%s: argument %d (%s) must be data only, but it "
+                      "depends on parameters", e->name, k + 1, dname[k]);
+  if (e->nargs - first + 3 > MAXP) return lc_error(c, e->line, e->col, "%s: too many arguments", e->name);
+  w->ret = lc_mk(TM_VECTOR, 0);
+  w->n = e->nargs - first + 3;
+  w->t[0] = lc_mk(TM_REAL, 0); w->from[0] = 0;
+  w->t[1] = lc_mk(TM_VECTOR, 0); w->from[1] = 0;
+  w->t[2] = lc_mk(TM_VECTOR, 0); w->from[2] = 0;
+  for (int k = first; k < e->nargs; k++) { w->t[k - first + 3] = e->args[k]->type; w->from[k - first + 3] = k; }
   e->type = lc_mk(TM_VECTOR, 1);
   return AD_OK;
 }
@@ -614,7 +652,7 @@ static int hof_types(lc_ctx *c, ln_expr *e, int which) {
     rc = which == LN_BI_MAP_RECT ? map_rect(c, e, &w) : which == LN_BI_ODE ? ode(c, e, &w)
        : which == LN_BI_ODE_OLD ? ode_old(c, e, &w) : which == LN_BI_SOLVE ? solve(c, e, &w)
        : which == LN_BI_SOLVE_OLD ? solve_old(c, e, &w) : which == LN_BI_INTEGRATE ? integrate_1d(c, e, &w)
-       : which == LN_BI_INTEGRATE_V ? integrate_v(c, e, &w)
+       : which == LN_BI_INTEGRATE_V ? integrate_v(c, e, &w) : which == LN_BI_DAE ? dae(c, e, &w)
        : reduce_sum(c, e, &w);
     if (rc == AD_OK) rc = pick(c, e, e->args[0], &w);
   }

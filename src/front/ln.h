@@ -97,7 +97,8 @@ enum {
   LN_BI_SOLVE,         /* solve_newton, solve_powell and their _tol forms */
   LN_BI_SOLVE_OLD,     /* algebra_solver, algebra_solver_newton */
   LN_BI_INTEGRATE,     /* integrate_1d */
-  LN_BI_INTEGRATE_V    /* integrate_1d_gauss_kronrod, integrate_1d_double_exponential (and _tol) */
+  LN_BI_INTEGRATE_V,   /* integrate_1d_gauss_kronrod, integrate_1d_double_exponential (and _tol) */
+  LN_BI_DAE            /* dae, dae_tol */
 };
 
 typedef struct ln_decl ln_decl;

@@ -74,6 +74,8 @@ int li_call_builtin(li_run *r, const ln_expr *e, tm_v *out) {
   case LN_BI_ODE:
   case LN_BI_ODE_OLD:
     return li_ode(r, e, out);
+  case LN_BI_DAE:
+    return li_dae(r, e, out);
   case LN_BI_SOLVE:
   case LN_BI_SOLVE_OLD:
     return li_solve(r, e, out);

@@ -232,6 +232,9 @@ int li_hof_run(li_run *r, const ln_expr *e, tm_v *out, li_hof_core core);
 /* ode_* and integrate_ode_* (li_ode.c) */
 int li_ode(li_run *r, const ln_expr *e, tm_v *out);
 int li_ode_core(li_run *r, const ln_expr *e, tm_v *a, tm_v *out);
+/* dae, dae_tol (li_dae.c) */
+int li_dae(li_run *r, const ln_expr *e, tm_v *out);
+int li_dae_core(li_run *r, const ln_expr *e, tm_v *a, tm_v *out);
 /* solve_newton, solve_powell (and _tol), algebra_solver(_newton) (li_solve.c) */
 int li_solve(li_run *r, const ln_expr *e, tm_v *out);
 int li_solve_core(li_run *r, const ln_expr *e, tm_v *a, tm_v *out);

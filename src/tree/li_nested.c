@@ -265,6 +265,8 @@ int li_hof_apply(const li_ctx *c, const void *site, tm_v *args, int nargs, const
   case LN_BI_ODE:
   case LN_BI_ODE_OLD:
     return li_ode_core(&r, e, args, out);
+  case LN_BI_DAE:
+    return li_dae_core(&r, e, args, out);
   case LN_BI_SOLVE:
   case LN_BI_SOLVE_OLD:
     return li_solve_core(&r, e, args, out);

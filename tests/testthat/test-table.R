@@ -13,7 +13,7 @@ test_that("a Stan function tapestry lacks is named as such; a misspelt name is u
   expect_error(tp_check("parameters { real y; } model { target += nromal_lpdf(y | 0, 1); }"),
                "unknown function .nromal_lpdf.")
   # names spread over the sorted list the checker searches
-  for (n in c("dae", "laplace_latent_solve", "laplace_marginal_tol"))
+  for (n in c("generate_laplace_options", "laplace_latent_solve", "laplace_marginal_tol"))
     expect_error(tp_check(sprintf("parameters { real y; } model { target += %s(y); }", n)),
                  "is a Stan function that is not supported by tapestry yet")
 })
