@@ -250,14 +250,7 @@ TapestryGQ <- R6::R6Class("TapestryGQ",
     #' @param digits Number of decimal places shown.
     #' @param max_rows Largest number of rows shown.
     print = function(variables = NULL, ..., digits = 2, max_rows = 10) {
-      s <- self$summary(variables, ...)
-      shown <- utils::head(s, max_rows)
-      num <- vapply(shown, is.numeric, TRUE)
-      shown[num] <- lapply(shown[num], function(x) round(as.double(unclass(x)), digits))
-      base::print(as.data.frame(shown), row.names = FALSE)
-      if (nrow(s) > max_rows) {
-        cat("\n # showing", max_rows, "of", nrow(s), "rows (change via 'max_rows' argument)\n")
-      }
+      print_summary_rows(self$summary(variables, ...), digits, max_rows)
       invisible(self)
     },
 

@@ -209,6 +209,9 @@ int li_rows_node(size_t n, int M, const double *adj, const double *G, double **i
 /* Stan's check that every value of v is finite (AD_EDOMAIN naming fn, what
 ** and the element). */
 int li_check_finite(li_run *r, const char *fn, const char *what, const tm_v *v);
+/* The ODE and DAE solvers' output times: ts's values into *tsv (arena),
+** checked sorted and after t0 (*t0v), with Stan's messages. */
+int li_check_times(li_run *r, const char *fn, const tm_v *t0, const tm_v *ts, double *t0v, double **tsv);
 /* 1 for the _tol forms of the solvers (their name ends in _tol). */
 int li_is_tol_form(const char *name);
 /* The view v as an array of narr (1 or 2) dimensions, d0 (by d1) long. */

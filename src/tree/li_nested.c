@@ -35,6 +35,23 @@ int li_check_finite(li_run *r, const char *fn, const char *what, const tm_v *v) 
   return AD_OK;
 }
 
+int li_check_times(li_run *r, const char *fn, const tm_v *t0, const tm_v *ts, double *t0v, double **tsv) {
+  size_t T = tm_numel(ts);
+  double *v = ad_alloc_doubles(T ? T : 1);
+  if (!v) return ad_fail(AD_EMEMORY, "out of memory");
+  *t0v = tm_get(t0, 0);
+  for (size_t i = 0; i < T; i++) {
+    v[i] = tm_get(ts, i);
+    if (i > 0 && v[i] < v[i - 1])
+      return li_fail_at(r, AD_EDOMAIN, "%s: times is not a valid sorted vector. The element at %zu is %g, but should "
+                        "be greater than or equal to the previous element, %g", fn, i + 1, v[i], v[i - 1]);
+  }
+  if (!(v[0] > *t0v))
+    return li_fail_at(r, AD_EDOMAIN, "%s: initial time is %g, but must be less than %g", fn, *t0v, v[0]);
+  *tsv = v;
+  return AD_OK;
+}
+
 size_t li_collect_adjoints(const tm_v *x, const int *ad, int nx, double **in) {
   size_t n = 0;
   for (int k = 0; k < nx; k++) {

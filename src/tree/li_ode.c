@@ -328,17 +328,8 @@ int li_ode_core(li_run *r, const ln_expr *e, tm_v *a, tm_v *out) {
   if ((rc = li_check_finite(r, fn, "initial state", y0)) || (rc = li_check_finite(r, fn, "initial time", t0)) ||
       (rc = li_check_finite(r, fn, "times", ts)))
     return rc;
-  double t0v = tm_get(t0, 0);
-  double *tsv = ad_alloc_doubles((size_t)T);
-  if (!tsv) return ad_fail(AD_EMEMORY, "out of memory");
-  for (int i = 0; i < T; i++) {
-    tsv[i] = tm_get(ts, (size_t)i);
-    if (i > 0 && tsv[i] < tsv[i - 1])
-      return li_fail_at(r, AD_EDOMAIN, "%s: times is not a valid sorted vector. The element at %d is %g, but should "
-                        "be greater than or equal to the previous element, %g", fn, i + 1, tsv[i], tsv[i - 1]);
-  }
-  if (!(tsv[0] > t0v))
-    return li_fail_at(r, AD_EDOMAIN, "%s: initial time is %g, but must be less than %g", fn, t0v, tsv[0]);
+  double t0v, *tsv;
+  if ((rc = li_check_times(r, fn, t0, ts, &t0v, &tsv))) return rc;
   for (int k = 0; k < nx; k++)
     if ((rc = li_check_finite(r, fn, "ode parameters and data", &x[k]))) return rc;
 
