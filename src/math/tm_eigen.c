@@ -11,8 +11,19 @@
 **
 ** Reverse mode, A = V diag(lambda) V^T:
 **   eigenvalues:  Abar += V diag(lambdabar) V^T
-**   eigenvectors: Abar += V (F .* (V^T Vbar)) V^T, F[i,j] = 1 / (lambda_j - lambda_i)
-**                 off the diagonal, 0 on it (undefined for repeated eigenvalues).
+**   eigenvectors: Abar += V G V^T, G[i,j] = (C[i,j] - C[j,i]) / (2 (lambda_j - lambda_i))
+**                 off the diagonal, 0 on it, C = V^T Vbar.
+** G is the symmetric part of Stan Math's F .* C (F[i,j] = 1 / (lambda_j - lambda_i)):
+** A is symmetric, so only that part reaches any symmetric use of A, and forming it
+** before the products is what keeps the gradient right for clustered eigenvalues.
+** There F[i,j] C[i,j] and F[j,i] C[j,i] are both near C / (lambda gap), huge, and
+** almost cancel; summed after V G V^T, their rounding swamps the answer (a GP
+** kernel with eigenvalues bunched at its jitter got the wrong sign). Subtracting
+** C[j,i] from C[i,j] first loses only what C's own rounding holds. Stan 2.21
+** differentiates through Eigen's solver and gets the true gradient there too.
+** An exactly repeated eigenvalue (gap 0) contributes 0: any function of the
+** decomposition that is defined there cannot depend on the basis chosen in its
+** eigenspace, so C is symmetric in that block and the pair's share is 0.
 */
 #include <math.h>
 #include <string.h>
@@ -99,8 +110,14 @@ static void eig_chain(ad_node *self) {
   if (p->vectors) {
     memset(G, 0, nn * sizeof(double));
     tm_la_gemm_tn(n, n, n, 1.0, p->V, p->oadj, G);        /* V^T Vbar */
-    for (int j = 0; j < n; j++)
-      for (int i = 0; i < n; i++) AT(G, n, i, j) = i == j ? 0 : AT(G, n, i, j) / (p->w[j] - p->w[i]);
+    for (int j = 0; j < n; j++) {
+      AT(G, n, j, j) = 0;
+      for (int i = 0; i < j; i++) {
+        double gap = p->w[j] - p->w[i];
+        double g = gap == 0 ? 0 : 0.5 * (AT(G, n, i, j) - AT(G, n, j, i)) / gap;
+        AT(G, n, i, j) = AT(G, n, j, i) = g;
+      }
+    }
   } else {
     for (int j = 0; j < n; j++)
       for (int i = 0; i < n; i++) AT(G, n, i, j) = i == j ? p->oadj[i] : 0;
