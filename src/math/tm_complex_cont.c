@@ -12,6 +12,7 @@
 */
 #include <string.h>
 #include "tm_complex.h"
+#include "tm_tables.h"
 
 typedef struct gather_node {
   ad_node hdr;
@@ -95,23 +96,6 @@ static int k_size(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   default: r = a->cols; break;
   }
   return tm_set_int(out, r);
-}
-
-static int k_dims(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
-  if (nargs != 1) return tm_no_overload(c, a, nargs);
-  int d[TM_MAXARR + 2], n = 0;
-  for (int i = 0; i < a->narr; i++) d[n++] = a->dim[i];
-  if (a->base == TM_CVECTOR) d[n++] = a->rows;
-  else if (a->base == TM_CROW_VECTOR) d[n++] = a->cols;
-  else if (a->base == TM_CMATRIX) { d[n++] = a->rows; d[n++] = a->cols; }
-  memset(out, 0, sizeof *out);
-  out->base = TM_INT;
-  out->narr = 1;
-  out->dim[0] = n;
-  out->rows = out->cols = 1;
-  if (!(out->ival = ad_alloc((size_t)(n ? n : 1) * sizeof(int)))) return ad_fail(AD_EMEMORY, "out of memory");
-  memcpy(out->ival, d, (size_t)n * sizeof(int));
-  return AD_OK;
 }
 
 /* ---- builders ---- */
@@ -706,7 +690,7 @@ const tm_fn tm_fns_complex_cont[] = {
   {"num_elements", "int(Zx)", k_size, &s_numel},
   {"rows", "int(complex_vector); int(complex_row_vector); int(complex_matrix)", k_size, &s_rows},
   {"cols", "int(complex_vector); int(complex_row_vector); int(complex_matrix)", k_size, &s_cols},
-  {"dims", "array[] int(Zx)", k_dims, NULL},
+  {"dims", "array[] int(Zx)", tm_k_dims, NULL},
   {"rep_array",
    "array[] complex(complex, int); array[,] complex(complex, int, int); array[,,] complex(complex, int, "
    "int, int); array[,] complex(array[] complex, int); array[,,] complex(array[] complex, int, int); arr"

@@ -819,16 +819,17 @@ static int k_query(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   return int_result(c, (long long)r, out);
 }
 
-/* dims(x): the array dimensions, then a vector's length or a matrix's rows
-** and columns, as array[] int (empty for a scalar). */
-static int k_dims(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
+/* dims(x): the array dimensions, then the rows and columns of a vector,
+** row vector or matrix (real or complex), as array[] int (empty for a
+** scalar).  A vector has both, as in Stan Math: dims(vector[3]) is
+** {3, 1} and dims(row_vector[3]) is {1, 3}.  Shared with complex values. */
+int tm_k_dims(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   if (nargs != 1) return tm_no_overload(c, a, nargs);
   const tm_v *x = &a[0];
   int d[TM_MAXARR + 2], n = 0;
   for (int i = 0; i < x->narr; i++) d[n++] = x->dim[i];
-  if (x->base == TM_VECTOR) d[n++] = x->rows;
-  else if (x->base == TM_ROW_VECTOR) d[n++] = x->cols;
-  else if (x->base == TM_MATRIX) { d[n++] = x->rows; d[n++] = x->cols; }
+  if (x->base >= TM_VECTOR && x->base <= TM_MATRIX) { d[n++] = x->rows; d[n++] = x->cols; }
+  else if (x->base >= TM_CVECTOR && x->base <= TM_CMATRIX) { d[n++] = x->rows; d[n++] = x->cols; }
   memset(out, 0, sizeof *out);
   out->base = TM_INT;
   out->narr = 1;
@@ -854,13 +855,18 @@ static int k_dims(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
 #define SIG_HT "vector(vector, int); row_vector(row_vector, int)" EACH_BASE(HT3)
 #define SIG_SEG "vector(vector, int, int); row_vector(row_vector, int, int)" EACH_BASE(SEG3)
 
-/* rep_array(T x, dims): T of every base type with 0 to 2 array dimensions */
+/* rep_array(T x, dims): T of every base type with 0 to 5 array dimensions
+** (results of at most 8).  Without the deeper forms, an int or real array
+** of 3 dimensions promoted to complex and matched complex's rep_array. */
 #define REP_T(sep, t, a1, a2, a3) \
   sep a1 "(" t ", int); " a2 "(" t ", int, int); " a3 "(" t ", int, int, int)"
 #define REP3(sep, b) \
   REP_T(sep, b, "array[] " b, "array[,] " b, "array[,,] " b) \
   REP_T("; ", "array[] " b, "array[,] " b, "array[,,] " b, "array[,,,] " b) \
-  REP_T("; ", "array[,] " b, "array[,,] " b, "array[,,,] " b, "array[,,,,] " b)
+  REP_T("; ", "array[,] " b, "array[,,] " b, "array[,,,] " b, "array[,,,,] " b) \
+  REP_T("; ", "array[,,] " b, "array[,,,] " b, "array[,,,,] " b, "array[,,,,,] " b) \
+  REP_T("; ", "array[,,,] " b, "array[,,,,] " b, "array[,,,,,] " b, "array[,,,,,,] " b) \
+  REP_T("; ", "array[,,,,] " b, "array[,,,,,] " b, "array[,,,,,,] " b, "array[,,,,,,,] " b)
 #define SIG_REP_ARRAY REP3("", "int") REP3("; ", "real") REP3("; ", "vector") \
   REP3("; ", "row_vector") REP3("; ", "matrix")
 
@@ -924,7 +930,7 @@ const tm_fn tm_fns_container[] = {
   {"cols", "int(vector); int(row_vector); int(matrix)", k_query, &q_codes[Q_COLS]},
   {"size", "int(int); int(real); int(vector); int(row_vector); int(matrix)" EACH_BASE(ARRS), k_query, &q_codes[Q_SIZE]},
   {"dims", "array[] int(int); array[] int(real); array[] int(vector); array[] int(row_vector); array[] int(matrix)"
-           EACH_BASE(DIMS_OF), k_dims, NULL},
+           EACH_BASE(DIMS_OF), tm_k_dims, NULL},
   {"num_elements", "int(vector); int(row_vector); int(matrix)" EACH_BASE(ARRS), k_query, &q_codes[Q_NUMEL]},
   {NULL, NULL, NULL, NULL}
 };

@@ -49,5 +49,6 @@ extern const tm_fn tm_fns_wiener_cdf[];  /* tm_wiener_cdf.c: wiener_lcdf_unnorm,
 extern const tm_fn tm_fns_complex[];     /* tm_complex.c: complex scalars, elementwise functions, operators */
 extern const tm_fn tm_fns_complex_mat[]; /* tm_complex_mat.c: complex matrix product, fft, sum, prod, transpose */
 extern const tm_fn tm_fns_complex_eigen[]; /* tm_complex_eigen.c: eigenvalues, eigenvectors, complex Schur */
+int tm_k_dims(const tm_call *c, const tm_v *a, int nargs, tm_v *out);   /* tm_container.c: dims() of any value */
 extern const tm_fn tm_fns_complex_cont[]; /* tm_complex_cont.c: sizes, builders, slices, appends of complex values */
 #endif

@@ -102,23 +102,24 @@ test_that("#include: files found in the include paths, in order, nested, with th
   expect_s3_class(tapestry_model(file.path(d, "m.stan")), "TapestryModel")
 })
 
-test_that("dims gives the array dimensions, then a vector's length or a matrix's rows and columns", {
+test_that("dims gives the array dimensions, then the rows and columns of a vector, row vector or matrix", {
   mod <- tapestry_model(code = "
     data { int N; }
     transformed data { array[2, 3] vector[N] a; matrix[2, 5] m; real s; array[4] int k; row_vector[N] r; }
     parameters { real y; }
     model { y ~ std_normal(); }
     generated quantities {
-      array[3] int da = dims(a);
+      array[4] int da = dims(a);
       array[2] int dm = dims(m);
       int ns = size(dims(s));
       array[1] int dk = dims(k);
-      array[1] int dr = dims(r);
+      array[2] int dr = dims(r);
       array[3] int dy = dims(rep_array(y, 1, 2, 3));
     }")
   fit <- mod$sample(data = list(N = 7), chains = 1, iter_warmup = 10, iter_sampling = 2, refresh = 0, seed = 1)
   d <- posterior::as_draws_matrix(fit$draws(c("da", "dm", "ns", "dk", "dr", "dy")))
-  expect_equal(as.vector(unclass(d)[1, ]), c(2, 3, 7, 2, 5, 0, 4, 7, 1, 2, 3))
+  # as Stan Math's dims: a vector[N] is N x 1, a row_vector[N] 1 x N
+  expect_equal(as.vector(unclass(d)[1, ]), c(2, 3, 7, 1, 2, 5, 0, 4, 1, 7, 1, 2, 3))
 })
 
 test_that("a size that cannot be held is an error naming the variable; the session carries on", {
