@@ -612,6 +612,8 @@ const tm_fn tm_fns_matrix[] = {
   {"cholesky_decompose", "matrix(matrix)", k_cholesky, NULL},
   {"mdivide_left_tri_low", "vector(matrix, vector); matrix(matrix, matrix)", k_trisolve, NULL},
   {"gp_exp_quad_cov", GP_SIG "; " GP_ARD_SIG, k_gp_exp_quad, "ard"},
-  {"cov_exp_quad", GP_SIG, k_gp_exp_quad, NULL},
+  /* the deprecated name keeps Stan 2.21's arrays of row vectors too */
+  {"cov_exp_quad", GP_SIG "; matrix(array[] row_vector, real, real); "
+   "matrix(array[] row_vector, array[] row_vector, real, real)", k_gp_exp_quad, NULL},
   {NULL, NULL, NULL, NULL}
 };
