@@ -37,16 +37,7 @@ expect_gradient_linear <- function(fn, args, types, i, D, ad = rep(FALSE, length
     a[[i]] <- rebuild(args[[i]], offset + as.numeric(D %*% th))
     unlist(tp_call(fn, a, types, rep(FALSE, length(a)), propto)$value)
   }
-  Jfd <- matrix(0, length(f(theta)), length(theta))
-  for (j in seq_along(theta)) {
-    h <- hscale * max(abs(theta[j]), 1e-2)
-    d <- function(h) {
-      tp <- theta; tp[j] <- tp[j] + h
-      tm <- theta; tm[j] <- tm[j] - h
-      (f(tp) - f(tm)) / (2 * h)
-    }
-    Jfd[, j] <- (4 * d(h / 2) - d(h)) / 3
-  }
+  Jfd <- fd_jac(f, theta, hscale * pmax(abs(theta), 1e-2))
   err <- abs(Jad - Jfd) / pmax(abs(Jfd), 1e-3)
   expect_true(all(err < tol), label = sprintf("%s: argument %d along D (max rel err %.3g)", fn, i, max(err)))
   invisible(r)

@@ -11,15 +11,11 @@ with_threads <- function(n, code) {
   force(code)
 }
 
-# Central finite differences of ctx's log density at u; h is one step or a
-# step per coordinate.
-fd_grad <- function(ctx, u, h = 1e-6) {
-  h <- rep_len(h, length(u))
-  vapply(seq_along(u), function(i) {
-    up <- u
-    dn <- u
-    up[i] <- u[i] + h[i]
-    dn[i] <- u[i] - h[i]
-    (ctx$log_prob(up) - ctx$log_prob(dn)) / (2 * h[i])
-  }, 0)
+# The gradient of ctx's log density at u by Richardson's differences
+# (fd_jac in helper-math.R); h, the first step (one, or one per
+# coordinate), is raised to at least 1e-4 of the coordinate's size, which
+# the extrapolation makes accurate and keeps rounding small.
+fd_grad <- function(ctx, u, h = 1e-4) {
+  h <- pmax(rep_len(h, length(u)), 1e-4 * pmax(1, abs(u)))
+  as.numeric(fd_jac(function(x) ctx$log_prob(x), u, h))
 }

@@ -137,8 +137,7 @@ test_that("an HMM program: tree and plan agree, gradients match finite differenc
   expect_identical(r$plan, r$tree)
   u <- pts[[2]]
   g <- ctx$grad_log_prob(u)
-  f <- function(x) ctx$log_prob(x)
-  fd <- sapply(seq_along(u), function(j) { h <- 1e-5; e <- replace(numeric(length(u)), j, h); (f(u + e) - f(u - e)) / (2 * h) })
+  fd <- fd_grad(ctx, u)
   expect_equal(as.numeric(g), fd, tolerance = 1e-6)
   # sampling: the latent draws of generated quantities agree with the state probabilities
   fit <- m$sample(data = list(N = length(y), y = y), seed = 3, chains = 2, parallel_chains = 1,

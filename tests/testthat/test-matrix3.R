@@ -244,8 +244,7 @@ test_that("a program with the matrix functions: tree and plan agree, gradients m
   expect_identical(r$plan, r$tree)
   u <- pts[[2]]
   g <- ctx$grad_log_prob(u)
-  f <- function(x) ctx$log_prob(x)
-  fd <- sapply(seq_along(u), function(j) { h <- 1e-5; e <- replace(numeric(length(u)), j, h); (f(u + e) - f(u - e)) / (2 * h) })
+  fd <- fd_grad(ctx, u)
   expect_equal(as.numeric(g), fd, tolerance = 1e-6)
 })
 
@@ -311,7 +310,6 @@ test_that("a program with the CSR functions, to_array_2d and the ARD covariances
   expect_identical(r$plan, r$tree)
   u <- pts[[2]]
   g <- ctx$grad_log_prob(u)
-  f <- function(x) ctx$log_prob(x)
-  fd <- sapply(seq_along(u), function(j) { h <- 1e-5; e <- replace(numeric(length(u)), j, h); (f(u + e) - f(u - e)) / (2 * h) })
+  fd <- fd_grad(ctx, u)
   expect_equal(as.numeric(g), fd, tolerance = 1e-6)
 })

@@ -255,9 +255,6 @@ test_that("a model of the special functions: tree and plan gradients agree", {
   expect_identical(r$plan, r$tree)
   u <- pts[[2]]
   g <- as.vector(ctx$grad_log_prob(u))
-  fd <- vapply(seq_along(u), function(j) {
-    h <- 1e-5; up <- u; up[j] <- up[j] + h; um <- u; um[j] <- um[j] - h
-    (ctx$log_prob(up) - ctx$log_prob(um)) / (2 * h)
-  }, 0)
+  fd <- fd_grad(ctx, u)
   expect_equal(g, fd, tolerance = 1e-6)
 })

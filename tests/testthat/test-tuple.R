@@ -7,13 +7,6 @@ check_err <- function(code) {
   tryCatch({ tp_check(code); "" }, error = function(e) conditionMessage(e))
 }
 
-fd_grad <- function(ctx, u, h = 1e-6) {
-  vapply(seq_along(u), function(i) {
-    e <- replace(numeric(length(u)), i, h)
-    (ctx$log_prob(u + e) - ctx$log_prob(u - e)) / (2 * h)
-  }, numeric(1))
-}
-
 test_that("tuple types, literals and indexing parse", {
   d <- tp_parse("transformed data { tuple(real, array[2] tuple(int, vector[3])) x; real y = (1); real z = x.2[1].1; }")$dump
   expect_match(d, "(decl tuple x (elements (decl real ?) (decl \"array[] tuple\" ? (dims (int 2)) (elements (decl int ?) (decl vector ? (size (int 3)))))))", fixed = TRUE)
