@@ -126,13 +126,14 @@ static double d_lmgamma_x(double k, double x, double f) {
 }
 static double d_int_arg(double x, double y, double f) { (void)x; (void)y; (void)f; return 0; }
 
-/* log_falling_factorial(x, n) = lgamma(x + 1) - lgamma(x - n + 1) */
-static double f_lff(double x, double n) { return tm_lgamma(x + 1) - tm_lgamma(x - n + 1); }
-static double d_lff_x(double x, double n, double f) { (void)f; return tm_digamma(x + 1) - tm_digamma(x - n + 1); }
+/* log_falling_factorial(x, n) = lgamma(x + 1) - lgamma(x - n + 1), and
+** log_rising_factorial(x, n) = lgamma(x + n) - lgamma(x): differences of
+** lgamma and digamma that keep their digits when n is small (tm_special.c) */
+static double f_lff(double x, double n) { return -tm_lgamma_diff(x + 1, -n); }    /* x + 1 is often exact, x - n + 1 rarely */
+static double d_lff_x(double x, double n, double f) { (void)f; return -tm_digamma_diff(x + 1, -n); }
 static double d_lff_n(double x, double n, double f) { (void)f; return tm_digamma(x - n + 1); }
-/* log_rising_factorial(x, n) = lgamma(x + n) - lgamma(x) */
-static double f_lrf(double x, double n) { return tm_lgamma(x + n) - tm_lgamma(x); }
-static double d_lrf_x(double x, double n, double f) { (void)f; return tm_digamma(x + n) - tm_digamma(x); }
+static double f_lrf(double x, double n) { return tm_lgamma_diff(x, n); }
+static double d_lrf_x(double x, double n, double f) { (void)f; return tm_digamma_diff(x, n); }
 static double d_lrf_n(double x, double n, double f) { (void)f; return tm_digamma(x + n); }
 /* falling_factorial(x, n) = Gamma(x + 1) / Gamma(x - n + 1), n an int */
 static double f_ff(double x, double n) { return exp(f_lff(x, n)); }

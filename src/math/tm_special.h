@@ -28,6 +28,8 @@ static inline double tm_lfact(double n) {
 double tm_digamma(double x);
 double tm_trigamma(double x);
 double tm_lbeta(double a, double b);
+double tm_lgamma_diff(double x, double n);     /* lgamma(x + n) - lgamma(x), accurate for small n */
+double tm_digamma_diff(double x, double n);    /* digamma(x + n) - digamma(x), likewise */
 double tm_lchoose(double n, double k);
 double tm_log1p_exp(double a);         /* log(1 + exp(a)) */
 double tm_log1m_exp(double a);         /* log(1 - exp(a)), a <= 0 */
