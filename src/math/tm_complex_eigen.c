@@ -13,9 +13,10 @@
 ** eigenvalues_sym, eigenvectors_sym of a Hermitian matrix (its lower
 ** triangle) from the same Schur form.  Gradients: eigenvalues
 ** (d lambda_k = (V^-1 dA V)_kk, distinct eigenvalues), eigenvalues_sym
-** (v_k^H dA v_k) and singular_values (Re(u^H dA v)); eigenvectors,
-** eigenvectors_sym, the Schur factors and the singular vectors of a matrix
-** that depends on parameters are refused as not supported yet.
+** (v_k^H dA v_k), eigenvectors_sym (with each vector's phase fixed, below)
+** and singular_values (Re(u^H dA v)); eigenvectors, the Schur factors and
+** the singular vectors of a matrix that depends on parameters are refused
+** as not supported yet.
 */
 #include <float.h>
 #include <math.h>
@@ -409,14 +410,58 @@ static void symeig_chain(ad_node *self) {
   }
 }
 
+/* eigenvectors_sym of a Hermitian matrix.  An eigenvector is defined up to
+** a phase; the one returned has its largest element (the first of equal
+** ones) real and positive, a smooth choice wherever that element stays the
+** largest, and the derivative is that choice's.  With c_jk the coefficient
+** of v_j in dv_k (j != k): c_jk = v_j^H dA v_k / (lambda_k - lambda_j),
+** and the phase term i theta_k v_k keeping v_k[m_k] real.  Reverse:
+** a_jk = conj(V^H Vbar)_jk + i s_k v_j[m_k], s_k = Im((V^H Vbar)_kk) / v_k[m_k];
+** Abar = V H V^H with H the Hermitian part of conj(a) / (lambda_k - lambda_j),
+** formed before the products as (conj(a_jk) - a_kj) / (2 (lambda_k - lambda_j))
+** so that clustered eigenvalues keep their digits (tm_eigen.c says why). */
+typedef struct symvec_node {
+  ad_node hdr; const tm_v *a; const cx *V; const double *w; const int *m; const double *oadj; cx *C; int n;
+} symvec_node;
+static void symvec_chain(ad_node *self) {
+  symvec_node *p = (symvec_node *)self;
+  int n = p->n;
+  cx *C = p->C, *H = p->C + (size_t)n * n;
+  for (int k = 0; k < n; k++)           /* C = V^H Vbar */
+    for (int j = 0; j < n; j++) {
+      cx s = 0;
+      for (int i = 0; i < n; i++)
+        s += conj(p->V[IX(i, j, n)]) * cx_mk(p->oadj[2 * IX(i, k, n)], p->oadj[2 * IX(i, k, n) + 1]);
+      C[IX(j, k, n)] = s;
+    }
+  for (int k = 0; k < n; k++) {         /* C becomes a */
+    double sk = cimag(C[IX(k, k, n)]) / creal(p->V[IX(p->m[k], k, n)]);
+    for (int j = 0; j < n; j++) C[IX(j, k, n)] = conj(C[IX(j, k, n)]) + I * sk * p->V[IX(p->m[k], j, n)];
+  }
+  for (int k = 0; k < n; k++)
+    for (int j = 0; j < n; j++) {
+      double gap = p->w[k] - p->w[j];
+      H[IX(j, k, n)] = j == k || gap == 0 ? 0 : (conj(C[IX(j, k, n)]) - C[IX(k, j, n)]) / (2 * gap);
+    }
+  /* Abar = V H V^H, read back onto the lower triangle the matrix came from */
+  for (int jj = 0; jj < n; jj++)
+    for (int ii = jj; ii < n; ii++) {
+      cx s = 0;
+      for (int k = 0; k < n; k++) {
+        cx t = 0;
+        for (int j = 0; j < n; j++) t += p->V[IX(ii, j, n)] * H[IX(j, k, n)];
+        s += t * conj(p->V[IX(jj, k, n)]);
+      }
+      if (ii == jj) cx_add_adj(p->a, IX(ii, ii, n), creal(s), 0);
+      else cx_add_adj(p->a, IX(ii, jj, n), 2 * creal(s), 2 * cimag(s));
+    }
+}
+
 static int k_eigen_sym(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   if (nargs != 1) return tm_no_overload(c, a, nargs);
   const char *fn = c->fn->name;
   int vectors = c->fn->data != NULL, rc, n = a->rows;
   if ((rc = tm_check_nonzero_size(fn, "m", a)) || (rc = tm_check_square(fn, "m", a))) return rc;
-  if (a->adj && vectors)
-    return ad_fail(AD_EINVALID, "%s of a complex matrix that depends on parameters is not supported by tapestry "
-                   "yet (its derivatives are to come); it works on data and in generated quantities", fn);
   size_t nn = (size_t)n * n;
   cx *T = ad_alloc((nn ? nn : 1) * sizeof *T), *U = ad_alloc((nn ? nn : 1) * sizeof *U);
   int *ord = ad_alloc((size_t)(n > 0 ? n : 1) * sizeof *ord);
@@ -437,20 +482,40 @@ static int k_eigen_sym(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   shape.rows = n; shape.cols = vectors ? n : 1;
   int ad = a->adj != NULL;
   if ((rc = cx_new(out, &shape, vectors ? TM_CMATRIX : TM_CVECTOR, ad))) return rc;
-  cx *V = ad ? ad_alloc(nn * sizeof *V) : NULL;   /* the eigenvectors in the result's order */
-  if (ad && !V) return ad_fail(AD_EMEMORY, "out of memory");
+  /* the eigenvectors in the result's order (a Hermitian matrix's Schur
+     vectors), each with its largest element made real and positive */
+  cx *V = ad_alloc((nn ? nn : 1) * sizeof *V);
+  double *w = ad_alloc((size_t)(n > 0 ? n : 1) * sizeof *w);
+  int *mk = ad_alloc((size_t)(n > 0 ? n : 1) * sizeof *mk);
+  if (!V || !w || !mk) return ad_fail(AD_EMEMORY, "out of memory");
   for (int k = 0; k < n; k++) {
-    int j = ord[k];
-    if (V) for (int i = 0; i < n; i++) V[IX(i, k, n)] = U[IX(i, j, n)];
-    if (!vectors) { out->val[2 * k] = creal(T[IX(j, j, n)]); out->val[2 * k + 1] = 0; continue; }
-    /* a Hermitian matrix's Schur vectors are its eigenvectors */
+    int j = ord[k], big = 0;
+    w[k] = creal(T[IX(j, j, n)]);
     for (int i = 0; i < n; i++) {
-      out->val[2 * IX(i, k, n)] = creal(U[IX(i, j, n)]);
-      out->val[2 * IX(i, k, n) + 1] = cimag(U[IX(i, j, n)]);
+      V[IX(i, k, n)] = U[IX(i, j, n)];
+      if (cabs(V[IX(i, k, n)]) > cabs(V[IX(big, k, n)])) big = i;
+    }
+    mk[k] = big;
+    double r = cabs(V[IX(big, k, n)]);
+    cx ph = r > 0 ? conj(V[IX(big, k, n)]) / r : 1;
+    for (int i = 0; i < n; i++) V[IX(i, k, n)] *= ph;
+    V[IX(big, k, n)] = r;
+    if (!vectors) { out->val[2 * k] = w[k]; out->val[2 * k + 1] = 0; continue; }
+    for (int i = 0; i < n; i++) {
+      out->val[2 * IX(i, k, n)] = creal(V[IX(i, k, n)]);
+      out->val[2 * IX(i, k, n) + 1] = cimag(V[IX(i, k, n)]);
     }
   }
   out->dep = a->dep || ad;
   if (!ad) return AD_OK;
+  if (vectors) {
+    symvec_node *q = ad_node_new(sizeof *q, symvec_chain);
+    tm_v *acp = ad_alloc(sizeof *acp);
+    if (!q || !acp || !(q->C = ad_alloc(2 * (nn ? nn : 1) * sizeof *q->C))) return ad_fail(AD_EMEMORY, "out of memory");
+    *acp = *a;
+    q->a = acp; q->V = V; q->w = w; q->m = mk; q->oadj = out->adj; q->n = n;
+    return AD_OK;
+  }
   symeig_node *p = ad_node_new(sizeof *p, symeig_chain);
   tm_v *ac = ad_alloc(sizeof *ac);
   if (!p || !ac) return ad_fail(AD_EMEMORY, "out of memory");

@@ -472,6 +472,23 @@ test_that("eigenvalues, eigenvectors and the complex Schur decomposition of non-
     target += s[1] + 3 * s[2] + t[2] - 0.5 * dot_self(x);
   }"
   expect_grad_fd(cx_ctx(code), rnorm(6))
+  # eigenvectors_sym of a Hermitian matrix of parameters: each vector's
+  # largest element real and positive, and that choice's derivative
+  code <- "
+  parameters { vector[9] x; }
+  model {
+    complex_matrix[3, 3] H = to_matrix(to_complex(x, reverse(x) .* [0.3, -1, 0.7, 1.1, 0.2, -0.4, 0.9, 0.5, -0.8]'), 3, 3);
+    complex_matrix[3, 3] V = eigenvectors_sym(H);
+    complex_vector[3] w = [1.5 - 0.5i, 2 + 1i, -1 + 0.25i]';
+    target += get_real(sum(V * w)) + 0.7 * get_imag(V[2, 3]) - 0.3 * abs(V[1, 1]) - 0.5 * dot_self(x);
+  }"
+  ctx <- cx_ctx(code)
+  for (i in 1:3) expect_grad_fd(ctx, rnorm(9))
+  g <- cx_gq(cx_ctx("data { complex_matrix[3, 3] H; } generated quantities { complex_matrix[3, 3] V = eigenvectors_sym(H); }",
+                    list(H = matrix(complex(real = c(2, 1, 0.5, 1, 3, -1, 0.5, -1, 1), imaginary = c(0, 1, -2, -1, 0, 0.5, 2, -0.5, 0)), 3))))
+  big <- apply(Mod(g$V), 2, which.max)
+  expect_equal(Im(g$V[cbind(big, 1:3)]), c(0, 0, 0))
+  expect_true(all(Re(g$V[cbind(big, 1:3)]) > 0))
   bad <- cx_ctx("parameters { vector[4] x; } model { target += get_real(sum(eigenvectors(to_matrix(x, 2, 2)))); }")
   expect_snapshot(bad$grad_log_prob(c(1, 2, 3, 4)), error = TRUE)
 })
