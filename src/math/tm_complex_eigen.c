@@ -14,9 +14,9 @@
 ** triangle) from the same Schur form.  Gradients: eigenvalues
 ** (d lambda_k = (V^-1 dA V)_kk, distinct eigenvalues), eigenvalues_sym
 ** (v_k^H dA v_k), eigenvectors_sym (with each vector's phase fixed, below)
-** and singular_values (Re(u^H dA v)); eigenvectors, the Schur factors and
-** the singular vectors of a matrix that depends on parameters are refused
-** as not supported yet.
+** singular_values (Re(u^H dA v)) and svd_U, svd_V (the phases fixed as
+** eigenvectors_sym's, below); eigenvectors and the Schur factors of a matrix
+** that depends on parameters are refused as not supported yet.
 */
 #include <float.h>
 #include <math.h>
@@ -335,14 +335,111 @@ static void sv_chain(ad_node *self) {
   }
 }
 
+/* svd_U, svd_V of a complex matrix of parameters, A = U diag(s) V^H (m x n,
+** k = min(m, n) distinct positive singular values).  Each column of V has
+** its largest element real and positive and U's column the same phase, so
+** that A = U S V^H holds; V is then the eigenvector basis of B = A^H A with
+** that choice, U = A V S^-1 and s_k^2 = lambda_k, which gives the reverse
+** pass through eigenvectors_sym's (symvec_chain):
+**   Abar += Ubar S^-1 V^H,  Vbar' = Vbar + A^H Ubar S^-1,
+**   lambdabar_k = -Re(ubar_k^H u_k) / (2 s_k^2),
+**   Bbar = V (H + diag(lambdabar)) V^H + (P W + (P W)^H) / 2,   Abar += 2 A Bbar,
+** H from Vbar' as in symvec_chain over the k columns of V; the other
+** eigenvectors of B (its null space when m < n, eigenvalue 0) enter only
+** through P = I - V V^H: column k of W is (vbar'_k - i s'_k e_m) / lambda_k. */
+typedef struct svdvec_node {
+  ad_node hdr; const tm_v *a; const cx *A, *U, *V; const double *s; const int *mk;
+  const double *oadj; cx *work; int m, n, k, which;
+} svdvec_node;
+static void svdvec_chain(ad_node *self) {
+  svdvec_node *p = (svdvec_node *)self;
+  int m = p->m, n = p->n, k = p->k;
+  const cx *A = p->A, *U = p->U, *V = p->V;
+  cx *Vb = p->work, *C = Vb + (size_t)n * k, *H = C + (size_t)k * k, *B = H + (size_t)k * k;
+  double *lb = (double *)(B + (size_t)n * n);
+  for (int c = 0; c < k; c++) lb[c] = 0;
+  for (size_t i = 0; i < (size_t)n * k; i++) Vb[i] = 0;
+  if (p->which == SV_V)
+    for (size_t i = 0; i < (size_t)n * k; i++) Vb[i] = cx_mk(p->oadj[2 * i], p->oadj[2 * i + 1]);
+  else
+    for (int c = 0; c < k; c++) {
+      double ss = p->s[c];
+      cx uu = 0;
+      for (int i = 0; i < m; i++) {
+        cx ub = cx_mk(p->oadj[2 * IX(i, c, m)], p->oadj[2 * IX(i, c, m) + 1]);
+        uu += conj(ub) * U[IX(i, c, m)];
+        for (int j = 0; j < n; j++)               /* Abar += Ubar S^-1 V^H */
+          cx_add_adj(p->a, IX(i, j, m), creal(ub * conj(V[IX(j, c, n)]) / ss), cimag(ub * conj(V[IX(j, c, n)]) / ss));
+      }
+      lb[c] = -creal(uu) / (2 * ss * ss);
+      for (int j = 0; j < n; j++) {               /* Vbar' = A^H Ubar S^-1 */
+        cx t = 0;
+        for (int i = 0; i < m; i++) t += conj(A[IX(i, j, m)]) * cx_mk(p->oadj[2 * IX(i, c, m)], p->oadj[2 * IX(i, c, m) + 1]);
+        Vb[IX(j, c, n)] = t / ss;
+      }
+    }
+  /* a = conj(V^H Vbar') + i s_c v_j[m_c], then H (k x k) as in symvec_chain */
+  double *sk = lb + k;
+  for (int c = 0; c < k; c++)
+    for (int j = 0; j < k; j++) {
+      cx t = 0;
+      for (int i = 0; i < n; i++) t += conj(V[IX(i, j, n)]) * Vb[IX(i, c, n)];
+      C[IX(j, c, k)] = t;
+    }
+  for (int c = 0; c < k; c++) {
+    sk[c] = cimag(C[IX(c, c, k)]) / creal(V[IX(p->mk[c], c, n)]);
+    for (int j = 0; j < k; j++) C[IX(j, c, k)] = conj(C[IX(j, c, k)]) + I * sk[c] * V[IX(p->mk[c], j, n)];
+  }
+  for (int c = 0; c < k; c++)
+    for (int j = 0; j < k; j++) {
+      double gap = p->s[c] * p->s[c] - p->s[j] * p->s[j];
+      H[IX(j, c, k)] = j == c ? lb[c] : gap == 0 ? 0 : (conj(C[IX(j, c, k)]) - C[IX(c, j, k)]) / (2 * gap);
+    }
+  /* B = V H V^H (n x n) */
+  for (int j = 0; j < n; j++)
+    for (int i = 0; i < n; i++) {
+      cx t = 0;
+      for (int c = 0; c < k; c++) {
+        cx r = 0;
+        for (int d = 0; d < k; d++) r += V[IX(i, d, n)] * H[IX(d, c, k)];
+        t += r * conj(V[IX(j, c, n)]);
+      }
+      B[IX(i, j, n)] = t;
+    }
+  if (k < n) {   /* the null space of B, through P = I - V V^H */
+    for (int c = 0; c < k; c++) {
+      double lam = p->s[c] * p->s[c];
+      /* w = P (vbar'_c - i s_c e_m) / (2 lambda), then B += w v_c^H + v_c w^H */
+      for (int i = 0; i < n; i++) {
+        cx z = Vb[IX(i, c, n)] - (i == p->mk[c] ? I * sk[c] : 0);
+        cx proj = 0;
+        for (int d = 0; d < k; d++) {
+          cx vz = 0;
+          for (int l = 0; l < n; l++) vz += conj(V[IX(l, d, n)]) * (Vb[IX(l, c, n)] - (l == p->mk[c] ? I * sk[c] : 0));
+          proj += V[IX(i, d, n)] * vz;
+        }
+        cx wi = (z - proj) / (2 * lam);
+        for (int j = 0; j < n; j++) {
+          B[IX(i, j, n)] += wi * conj(V[IX(j, c, n)]);
+          B[IX(j, i, n)] += V[IX(j, c, n)] * conj(wi);
+        }
+      }
+    }
+  }
+  /* Abar += 2 A B */
+  for (int j = 0; j < n; j++)
+    for (int i = 0; i < m; i++) {
+      cx t = 0;
+      for (int l = 0; l < n; l++) t += A[IX(i, l, m)] * B[IX(l, j, n)];
+      cx_add_adj(p->a, IX(i, j, m), 2 * creal(t), 2 * cimag(t));
+    }
+}
+
 static int k_svd(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   if (nargs != 1) return tm_no_overload(c, a, nargs);
   const char *fn = c->fn->name;
   int op = *(const int *)c->fn->data, rc, m = a->rows, n = a->cols;
   if (op != SV_VALUES && (rc = tm_check_nonzero_size(fn, "m", a))) return rc;
-  if (a->adj && op != SV_VALUES)
-    return ad_fail(AD_EINVALID, "%s of a complex matrix that depends on parameters is not supported by tapestry "
-                   "yet (its derivatives are to come); it works on data and in generated quantities", fn);
   int tr = m < n, r = tr ? n : m, k = tr ? m : n;   /* work on A^H when wide */
   size_t rk = (size_t)r * k;
   cx *A = ad_alloc((rk ? rk : 1) * sizeof *A), *U = ad_alloc((rk ? rk : 1) * sizeof *U);
@@ -374,18 +471,47 @@ static int k_svd(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
     p->a = ac; p->U = tr ? V : U; p->V = tr ? U : V; p->oadj = out->adj; p->m = m; p->n = n; p->k = k;
     return AD_OK;
   }
-  /* A = U d V^H; for A^H = U' d V'^H: U = V', V = U' */
-  const cx *M = (op == SV_U) != tr ? U : V;
-  int rows = op == SV_U ? m : n;
+  /* A = U d V^H; for A^H = U' d V'^H: U = V', V = U'.  Each column of V
+     gets its largest element real and positive, U's column the same phase. */
+  cx *Uo = tr ? V : U, *Vo = tr ? U : V;
+  int *mk = ad_alloc((size_t)(k > 0 ? k : 1) * sizeof *mk);
+  if (!mk) return ad_fail(AD_EMEMORY, "out of memory");
+  for (int c = 0; c < k; c++) {
+    int big = 0;
+    for (int i = 1; i < n; i++) if (cabs(Vo[IX(i, c, n)]) > cabs(Vo[IX(big, c, n)])) big = i;
+    mk[c] = big;
+    double r = cabs(Vo[IX(big, c, n)]);
+    cx ph = r > 0 ? conj(Vo[IX(big, c, n)]) / r : 1;
+    for (int i = 0; i < n; i++) Vo[IX(i, c, n)] *= ph;
+    Vo[IX(big, c, n)] = r;
+    for (int i = 0; i < m; i++) Uo[IX(i, c, m)] *= ph;
+  }
+  const cx *M = op == SV_U ? Uo : Vo;
+  int rows = op == SV_U ? m : n, ad = a->adj != NULL;
   shape.rows = rows; shape.cols = k;
-  if ((rc = cx_new(out, &shape, TM_CMATRIX, 0))) return rc;
+  if ((rc = cx_new(out, &shape, TM_CMATRIX, ad))) return rc;
   for (int j = 0; j < k; j++)
     for (int i = 0; i < rows; i++) {
       cx z = M[IX(i, j, rows)];
       out->val[2 * IX(i, j, rows)] = creal(z);
       out->val[2 * IX(i, j, rows) + 1] = cimag(z);
     }
-  out->dep = a->dep;
+  out->dep = a->dep || ad;
+  if (!ad) return AD_OK;
+  for (int i = 0; i < k; i++)
+    for (int j = i + 1; j < k; j++)
+      if (d[i] == d[j] || d[j] == 0)
+        return ad_fail(AD_EDOMAIN, "%s: the gradient is undefined at repeated or zero singular values", fn);
+  svdvec_node *q = ad_node_new(sizeof *q, svdvec_chain);
+  tm_v *ac = ad_alloc(sizeof *ac);
+  cx *Ac = ad_alloc((size_t)(m * n > 0 ? m * n : 1) * sizeof *Ac);
+  size_t wn = (size_t)n * k + 2 * (size_t)k * k + (size_t)n * n + k;   /* Vb, C, H, B; then 2k doubles */
+  cx *work = ad_alloc((wn + k + 1) * sizeof *work);
+  if (!q || !ac || !Ac || !work) return ad_fail(AD_EMEMORY, "out of memory");
+  for (size_t i = 0; i < (size_t)m * n; i++) Ac[i] = cx_get(a, i);
+  *ac = *a;
+  q->a = ac; q->A = Ac; q->U = Uo; q->V = Vo; q->s = d; q->mk = mk; q->oadj = out->adj;
+  q->work = work; q->m = m; q->n = n; q->k = k; q->which = op;
   return AD_OK;
 }
 

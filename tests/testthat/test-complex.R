@@ -489,6 +489,20 @@ test_that("eigenvalues, eigenvectors and the complex Schur decomposition of non-
   big <- apply(Mod(g$V), 2, which.max)
   expect_equal(Im(g$V[cbind(big, 1:3)]), c(0, 0, 0))
   expect_true(all(Re(g$V[cbind(big, 1:3)]) > 0))
+  # svd_U and svd_V of a complex matrix of parameters (square, tall, wide):
+  # V's columns with their largest element real and positive, U's alike
+  for (dims in list(c(3, 3), c(4, 2), c(2, 4))) {
+    m <- dims[1]; n <- dims[2]
+    code <- sprintf("
+    parameters { vector[%d] x; }
+    model {
+      complex_matrix[%d, %d] A = to_matrix(to_complex(x, reverse(x) + 0.3), %d, %d);
+      complex_matrix[%d, %d] U = svd_U(A);
+      complex_matrix[%d, %d] V = svd_V(A);
+      target += get_real(sum(U)) + 0.7 * get_imag(sum(V)) + 0.4 * abs(U[1, 2]) - 0.3 * get_imag(V[2, 1]) - 0.5 * dot_self(x);
+    }", m * n, m, n, m, n, m, min(m, n), n, min(m, n))
+    expect_grad_fd(cx_ctx(code), rnorm(m * n))
+  }
   bad <- cx_ctx("parameters { vector[4] x; } model { target += get_real(sum(eigenvectors(to_matrix(x, 2, 2)))); }")
   expect_snapshot(bad$grad_log_prob(c(1, 2, 3, 4)), error = TRUE)
 })
