@@ -14,9 +14,10 @@
 ** triangle) from the same Schur form.  Gradients: eigenvalues
 ** (d lambda_k = (V^-1 dA V)_kk, distinct eigenvalues), eigenvalues_sym
 ** (v_k^H dA v_k), eigenvectors_sym (with each vector's phase fixed, below)
-** singular_values (Re(u^H dA v)) and svd_U, svd_V (the phases fixed as
-** eigenvectors_sym's, below); eigenvectors and the Schur factors of a matrix
-** that depends on parameters are refused as not supported yet.
+** singular_values (Re(u^H dA v)), svd_U, svd_V and eigenvectors (the
+** phases fixed as eigenvectors_sym's, below); the Schur factors of a matrix
+** that depends on parameters are refused as not supported yet (the Schur
+** vectors of a cluster are a basis chosen by the iteration).
 */
 #include <float.h>
 #include <math.h>
@@ -675,12 +676,60 @@ static void eig_chain(ad_node *self) {
 
 enum { E_VALUES = 0, E_VECTORS, E_SCHUR_T, E_SCHUR_U };
 
+/* eigenvectors of a general matrix: unit columns, each with its largest
+** element real and positive, which fixes the phase and scale every
+** eigenvector leaves free; the derivative is that choice's (distinct
+** eigenvalues).  dv_k = sum_{j != k} v_j c_jk + alpha_k v_k with
+** c_jk = (W dA V)_jk / (lambda_k - lambda_j), W = V^-1, and alpha_k keeping
+** |v_k| = 1 and v_k[m_k] real.  With g_k = vbar_k^H v_k, the reverse pass:
+** a_jk = vbar_k^H v_j - Re(g_k) v_k^H v_j - i Im(g_k) v_j[m_k] / v_k[m_k],
+** Abar = W^H conj(F .* a) V^H, F_jk = 1 / (lambda_k - lambda_j) off the
+** diagonal; a real A takes the real part. */
+typedef struct evec_node {
+  ad_node hdr; const tm_v *a; const cx *V, *W, *lam; const int *m; const double *oadj; cx *G; int n;
+} evec_node;
+static void evec_chain(ad_node *self) {
+  evec_node *p = (evec_node *)self;
+  int n = p->n;
+  const cx *V = p->V, *W = p->W;
+  cx *N = p->G, *T = p->G + (size_t)n * n;
+  for (int k = 0; k < n; k++) {
+    cx g = 0;          /* vbar_k^H v_k */
+    for (int i = 0; i < n; i++) g += conj(cx_mk(p->oadj[2 * IX(i, k, n)], p->oadj[2 * IX(i, k, n) + 1])) * V[IX(i, k, n)];
+    double vm = creal(V[IX(p->m[k], k, n)]);
+    for (int j = 0; j < n; j++) {
+      if (j == k) { N[IX(j, k, n)] = 0; continue; }
+      cx vbj = 0, vkj = 0;
+      for (int i = 0; i < n; i++) {
+        vbj += conj(cx_mk(p->oadj[2 * IX(i, k, n)], p->oadj[2 * IX(i, k, n) + 1])) * V[IX(i, j, n)];
+        vkj += conj(V[IX(i, k, n)]) * V[IX(i, j, n)];
+      }
+      cx ajk = vbj - creal(g) * vkj - I * (cimag(g) / vm) * V[IX(p->m[k], j, n)];
+      cx gap = p->lam[k] - p->lam[j];
+      N[IX(j, k, n)] = gap == 0 ? 0 : conj(ajk / gap);
+    }
+  }
+  /* T = N V^H, then Abar = W^H T */
+  for (int j = 0; j < n; j++)
+    for (int i = 0; i < n; i++) {
+      cx s = 0;
+      for (int k = 0; k < n; k++) s += N[IX(i, k, n)] * conj(V[IX(j, k, n)]);
+      T[IX(i, j, n)] = s;
+    }
+  for (int j = 0; j < n; j++)
+    for (int i = 0; i < n; i++) {
+      cx s = 0;
+      for (int k = 0; k < n; k++) s += conj(W[IX(k, i, n)]) * T[IX(k, j, n)];
+      cx_add_adj(p->a, IX(i, j, n), creal(s), cimag(s));
+    }
+}
+
 static int k_eigen(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   if (nargs != 1) return tm_no_overload(c, a, nargs);
   const char *fn = c->fn->name;
   int op = *(const int *)c->fn->data, rc, n = a->rows;
   if ((rc = tm_check_nonzero_size(fn, "m", a)) || (rc = tm_check_square(fn, "m", a))) return rc;
-  if (a->adj && op != E_VALUES)
+  if (a->adj && (op == E_SCHUR_T || op == E_SCHUR_U))
     return ad_fail(AD_EINVALID, "%s of a matrix that depends on parameters is not supported by tapestry yet "
                    "(its derivatives are to come); it works on data and in generated quantities", fn);
   size_t nn = (size_t)n * n;
@@ -703,7 +752,29 @@ static int k_eigen(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   if (!V) return ad_fail(AD_EMEMORY, "out of memory");
   if ((rc = eigvecs(T, U, n, V))) return rc;
   if (op == E_VECTORS) {
+    /* unit columns, each with its largest element real and positive */
+    int *mk = ad_alloc((size_t)(n > 0 ? n : 1) * sizeof *mk);
+    if (!mk) return ad_fail(AD_EMEMORY, "out of memory");
+    for (int c = 0; c < n; c++) {
+      int big = 0;
+      for (int i = 1; i < n; i++) if (cabs(V[IX(i, c, n)]) > cabs(V[IX(big, c, n)])) big = i;
+      mk[c] = big;
+      double r = cabs(V[IX(big, c, n)]);
+      cx ph = r > 0 ? conj(V[IX(big, c, n)]) / r : 1;
+      for (int i = 0; i < n; i++) V[IX(i, c, n)] *= ph;
+      V[IX(big, c, n)] = r;
+    }
     for (size_t k = 0; k < nn; k++) { out->val[2 * k] = creal(V[k]); out->val[2 * k + 1] = cimag(V[k]); }
+    if (!a->adj || n == 0) return AD_OK;
+    cx *W = ad_alloc(nn * sizeof *W), *lam = ad_alloc((size_t)n * sizeof *lam);
+    if (!W || !lam) return ad_fail(AD_EMEMORY, "out of memory");
+    if ((rc = inverse(fn, V, n, W))) return rc;
+    for (int k = 0; k < n; k++) lam[k] = T[IX(k, k, n)];
+    evec_node *q = ad_node_new(sizeof *q, evec_chain);
+    tm_v *ac = ad_alloc(sizeof *ac);
+    if (!q || !ac || !(q->G = ad_alloc(2 * nn * sizeof *q->G))) return ad_fail(AD_EMEMORY, "out of memory");
+    *ac = *a;
+    q->a = ac; q->V = V; q->W = W; q->lam = lam; q->m = mk; q->oadj = out->adj; q->n = n;
     return AD_OK;
   }
   for (int k = 0; k < n; k++) {

@@ -503,7 +503,19 @@ test_that("eigenvalues, eigenvectors and the complex Schur decomposition of non-
     }", m * n, m, n, m, n, m, min(m, n), n, min(m, n))
     expect_grad_fd(cx_ctx(code), rnorm(m * n))
   }
-  bad <- cx_ctx("parameters { vector[4] x; } model { target += get_real(sum(eigenvectors(to_matrix(x, 2, 2)))); }")
+  # eigenvectors of a general matrix of parameters, real and complex
+  code <- "
+  parameters { vector[9] x; }
+  model {
+    matrix[3, 3] A = to_matrix(x, 3, 3);
+    complex_matrix[3, 3] V = eigenvectors(A);
+    complex_matrix[3, 3] Vc = eigenvectors(to_complex(A, A' * 0.5));
+    target += get_real(sum(V)) + 0.6 * get_imag(sum(V)) + 0.3 * abs(V[2, 3]) + get_real(Vc[1, 2])
+              - 0.4 * get_imag(Vc[3, 1]) - 0.5 * dot_self(x);
+  }"
+  ctx <- cx_ctx(code)
+  for (i in 1:3) expect_grad_fd(ctx, rnorm(9))
+  bad <- cx_ctx("parameters { vector[4] x; } model { target += get_real(sum(complex_schur_decompose_t(to_matrix(x, 2, 2)))); }")
   expect_snapshot(bad$grad_log_prob(c(1, 2, 3, 4)), error = TRUE)
 })
 
