@@ -48,9 +48,13 @@ fd_jac <- function(f, x0, h = NULL) {
   J
 }
 
-# Finite-difference Jacobian of a library function in its argument i.
-fd_jacobian <- function(fn, args, types, i, propto = FALSE, ad = rep(FALSE, length(args))) {
-  fd_jac(function(x) value_at(fn, args, types, i, x, propto, ad), as.numeric(unlist(args[[i]])))
+# Finite-difference Jacobian of a library function in its argument i; h,
+# when given, is a step relative to each element (near a boundary of the
+# domain the default's floor of 1e-5 would step outside it).
+fd_jacobian <- function(fn, args, types, i, propto = FALSE, ad = rep(FALSE, length(args)), h = NULL) {
+  x0 <- as.numeric(unlist(args[[i]]))
+  fd_jac(function(x) value_at(fn, args, types, i, x, propto, ad), x0,
+         if (is.null(h)) NULL else h * ifelse(x0 == 0, 1, abs(x0)))
 }
 
 # Expect the autodiff Jacobian of every argument marked in `ad` to match
@@ -58,7 +62,7 @@ fd_jacobian <- function(fn, args, types, i, propto = FALSE, ad = rep(FALSE, leng
 # scale so that zero derivatives compare sensibly), and the value computed
 # with autodiff to equal the value computed on doubles.
 expect_gradient_fd <- function(fn, args, types, ad = !grepl("int", types),
-                               propto = FALSE, tol = 1e-6) {
+                               propto = FALSE, tol = 1e-6, h = NULL) {
   r <- tp_call(fn, args, types, ad, propto)
   if (!propto) {
     r0 <- tp_call(fn, args, types, rep(FALSE, length(args)), propto)
@@ -67,7 +71,7 @@ expect_gradient_fd <- function(fn, args, types, ad = !grepl("int", types),
   }
   for (i in which(ad)) {
     J <- r$jacobian[[i]]
-    fd <- fd_jacobian(fn, args, types, i, propto, ad)
+    fd <- fd_jacobian(fn, args, types, i, propto, ad, h)
     expect_true(!is.null(J), label = paste(fn, "has a Jacobian for argument", i))
     err <- abs(J - fd) / pmax(abs(fd), 1e-3)
     expect_true(all(err < tol),
