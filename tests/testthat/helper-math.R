@@ -30,7 +30,10 @@ value_at <- function(fn, args, types, i, x, propto = FALSE, ad = rep(FALSE, leng
 # is given: one step, or one per coordinate).  f maps a numeric vector to a
 # numeric vector; the result has one row per output.  Every finite
 # difference of the suite goes through here (fd_grad for log densities).
-fd_jac <- function(f, x0, h = NULL) {
+# extrapolate = FALSE gives plain central differences at h, for functions
+# smooth only piecewise (an adaptive ODE solver changes its steps with the
+# parameters, and extrapolation amplifies those jumps).
+fd_jac <- function(f, x0, h = NULL, extrapolate = TRUE) {
   f0 <- f(x0)
   J <- matrix(0, length(f0), length(x0))
   h <- if (is.null(h)) 1e-3 * pmax(abs(x0), 1e-2) else rep_len(h, length(x0))
@@ -40,7 +43,12 @@ fd_jac <- function(f, x0, h = NULL) {
       xm <- x0; xm[j] <- xm[j] - h
       (f(xp) - f(xm)) / (2 * h)
     }
-    d1 <- d(h[j]); d2 <- d(h[j] / 2); d4 <- d(h[j] / 4)
+    d1 <- d(h[j])
+    if (!extrapolate) {
+      J[, j] <- d1
+      next
+    }
+    d2 <- d(h[j] / 2); d4 <- d(h[j] / 4)
     r1 <- (4 * d2 - d1) / 3
     r2 <- (4 * d4 - d2) / 3
     J[, j] <- (16 * r2 - r1) / 15

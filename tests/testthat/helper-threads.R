@@ -14,8 +14,9 @@ with_threads <- function(n, code) {
 # The gradient of ctx's log density at u by Richardson's differences
 # (fd_jac in helper-math.R); h, the first step (one, or one per
 # coordinate), is raised to at least 1e-4 of the coordinate's size, which
-# the extrapolation makes accurate and keeps rounding small.
-fd_grad <- function(ctx, u, h = 1e-4) {
-  h <- pmax(rep_len(h, length(u)), 1e-4 * pmax(1, abs(u)))
-  as.numeric(fd_jac(function(x) ctx$log_prob(x), u, h))
+# the extrapolation makes accurate and keeps rounding small; without the
+# extrapolation (extrapolate = FALSE) h is the step as given.
+fd_grad <- function(ctx, u, h = 1e-4, extrapolate = TRUE) {
+  if (extrapolate) h <- pmax(rep_len(h, length(u)), 1e-4 * pmax(1, abs(u)))
+  as.numeric(fd_jac(function(x) ctx$log_prob(x), u, h, extrapolate))
 }
