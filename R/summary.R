@@ -114,6 +114,23 @@ summary_plan <- function(funs = NULL, calls = character(), env = parent.frame(),
   list(kinds = unname(kinds), probs = prob, cols = cols, mcse = mcse)
 }
 
+# An op's identity, to find it among a kept summary's.
+summary_keys <- function(plan) paste(plan$kinds, plan$probs, plan$mcse)
+
+# The ops that compute an ESS, which posterior may cap (with a warning).
+summary_can_cap <- function(plan) {
+  plan$mcse | plan$kinds %in% summary_kinds[c("ess_bulk", "ess_tail", "ess_mean", "ess_sd",
+                                                "ess_quantile", "mcse_mean", "mcse_sd")]
+}
+
+# The deparsed expressions of `...` (substitute(list(...))), as
+# summarise_draws() names unnamed functions.
+summary_calls <- function(call) {
+  vapply(as.list(call)[-1L], function(e) {
+    gsub("[ \t\r\n]+", " ", paste(deparse(e), collapse = ""), perl = TRUE)
+  }, "")
+}
+
 # Runs a plan on draws (an iterations x chains x variables double array,
 # or list(chains, first, n, cols) of a fit's chains): a matrix of variables
 # x columns, with attribute "capped" (per variable, how many ESS values
@@ -171,11 +188,8 @@ warn_capped <- function(capped) {
 summarise_draws_c <- function(.x, ..., .args = list(),
                               .num_args = getOption("posterior.num_args", list()),
                               threads = NULL) {
-  funs <- as.list(c(...))
-  calls <- vapply(as.list(substitute(list(...)))[-1L], function(e) {
-    gsub("[ \t\r\n]+", " ", paste(deparse(e), collapse = ""), perl = TRUE)
-  }, "")
-  plan <- summary_plan(funs, calls, parent.frame(), .args)
+  plan <- summary_plan(as.list(c(...)), summary_calls(substitute(list(...))), parent.frame(),
+                       .args)
   if (is.null(plan)) {
     return(posterior::summarise_draws(.x, ..., .args = .args, .num_args = .num_args))
   }

@@ -37,15 +37,17 @@ static double now(void) {
 
 static size_t rows_for(long n, int thin) { return n <= 0 ? 0 : (size_t)((n + thin - 1) / thin); }
 
-int nuts_run_alloc(nuts_run *r) {
-  size_t n = li_num_upars(r->ctx);
-  size_t m = r->cfg.metric == NUTS_DENSE_E ? n * n : n;
+void nuts_run_shape(nuts_run *r) {
   r->ncol = NUTS_RUN_NSAMPLER + li_num_outputs(r->ctx, 1, 1);
   r->cap_rows = rows_for(r->cfg.num_samples, r->cfg.thin) +
                 (r->cfg.save_warmup ? rows_for(r->cfg.num_warmup, r->cfg.thin) : 0);
-  /* The draws are the one large allocation of a run: counted against the
-  ** memory budget first (a long run of a program with large generated
-  ** quantities would otherwise get R killed when the pages are touched). */
+}
+
+/* The draws are the one large allocation of a run: counted against the
+** memory budget first (a long run of a program with large generated
+** quantities would otherwise get R killed when the pages are touched). */
+int nuts_run_reserve(nuts_run *r) {
+  size_t n = li_num_upars(r->ctx);
   size_t rows = r->cap_rows ? r->cap_rows : 1;
   if (r->ncol + n != 0 && rows > SIZE_MAX / sizeof(double) / (r->ncol + n + 1))
     return ad_fail(AD_EMEMORY, "the draws of chain %d (%zu draws of %zu values) cannot be held in memory",
@@ -54,11 +56,29 @@ int nuts_run_alloc(nuts_run *r) {
   snprintf(what, sizeof what, "keeping the draws of chain %d (%zu draws of %zu values)", r->chain_id, rows, r->ncol);
   /* the draws' unconstrained points (for standalone generated quantities)
      are counted with them */
-  size_t ubytes = rows * (n ? n : 1) * sizeof(double);
-  r->draws_bytes = rows * r->ncol * sizeof(double) + ubytes;
-  if (ad_mem_take(r->draws_bytes, what) != AD_OK) { r->draws_bytes = 0; return AD_EMEMORY; }
-  r->draws = malloc(r->draws_bytes - ubytes);
-  r->upars = malloc(ubytes);
+  size_t bytes = rows * (r->ncol + (n ? n : 1)) * sizeof(double);
+  if (ad_mem_take(bytes, what) != AD_OK) return AD_EMEMORY;
+  r->draws_bytes = bytes;
+  return AD_OK;
+}
+
+void nuts_run_release(nuts_run *r) {
+  ad_mem_give(r->draws_bytes);
+  r->draws_bytes = 0;
+}
+
+int nuts_run_alloc(nuts_run *r) {
+  size_t n = li_num_upars(r->ctx);
+  size_t m = r->cfg.metric == NUTS_DENSE_E ? n * n : n;
+  nuts_run_shape(r);
+  if (nuts_run_reserve(r) != AD_OK) return AD_EMEMORY;
+  size_t rows = r->cap_rows ? r->cap_rows : 1;
+  r->own_draws = r->draws == NULL;
+  if (r->own_draws) {
+    r->draws = malloc(rows * r->ncol * sizeof(double));
+    r->upars = malloc(rows * (n ? n : 1) * sizeof(double));
+  }
+  r->row = malloc((r->ncol ? r->ncol : 1) * sizeof(double));
   r->init_used = calloc(n ? n : 1, sizeof(double));
   r->inv_metric = calloc(m ? m : 1, sizeof(double));
   r->grad = calloc(n ? n : 1, sizeof(double));
@@ -67,14 +87,14 @@ int nuts_run_alloc(nuts_run *r) {
   r->q.size = MSGQ_SIZE;
   r->q.len = 0;
   r->q.dropped = 0;
-  if (!r->draws || !r->upars || !r->init_used || !r->inv_metric || !r->grad || !r->print_buf || !r->q.buf ||
-      pthread_mutex_init(&r->q.lock, NULL)) {
-    free(r->draws); free(r->upars); free(r->init_used); free(r->inv_metric); free(r->grad);
+  if (!r->draws || !r->upars || !r->row || !r->init_used || !r->inv_metric || !r->grad ||
+      !r->print_buf || !r->q.buf || pthread_mutex_init(&r->q.lock, NULL)) {
+    if (r->own_draws) { free(r->draws); free(r->upars); }
+    free(r->row); free(r->init_used); free(r->inv_metric); free(r->grad);
     free(r->print_buf); free(r->q.buf);
-    r->draws = r->upars = r->init_used = r->inv_metric = r->grad = NULL;
+    r->draws = r->upars = r->row = r->init_used = r->inv_metric = r->grad = NULL;
     r->print_buf = r->q.buf = NULL;
-    ad_mem_give(r->draws_bytes);
-    r->draws_bytes = 0;
+    nuts_run_release(r);
     return ad_fail(AD_EMEMORY, "out of memory allocating the draws of chain %d", r->chain_id);
   }
   r->print.buf = r->print_buf;
@@ -95,11 +115,11 @@ int nuts_run_alloc(nuts_run *r) {
 
 void nuts_run_free(nuts_run *r) {
   if (r->q.buf) pthread_mutex_destroy(&r->q.lock);
-  ad_mem_give(r->draws_bytes);
-  r->draws_bytes = 0;
-  free(r->draws); free(r->upars); free(r->init_used); free(r->inv_metric); free(r->grad);
+  nuts_run_release(r);
+  if (r->own_draws) { free(r->draws); free(r->upars); }
+  free(r->row); free(r->init_used); free(r->inv_metric); free(r->grad);
   free(r->print_buf); free(r->q.buf);
-  r->draws = r->upars = r->init_used = r->inv_metric = r->grad = NULL;
+  r->draws = r->upars = r->row = r->init_used = r->inv_metric = r->grad = NULL;
   r->print_buf = r->q.buf = NULL;
 }
 
@@ -231,16 +251,18 @@ static int on_draw(void *ctx, const nuts_draw *d) {
     push(r, note);
   }
   if (d->saved && r->nrows < r->cap_rows) {
-    double *row = r->draws + r->nrows * r->ncol;
-    row[0] = d->lp;
-    row[1] = d->accept_stat;
-    row[2] = d->stepsize;
-    row[3] = d->treedepth;
-    row[4] = d->n_leapfrog;
-    row[5] = d->divergent;
-    row[6] = d->energy;
+    /* the draw's values go down their columns (R's matrix layout) */
+    size_t i = r->nrows, cap = r->cap_rows;
+    double *col = r->draws + i;
+    col[0 * cap] = d->lp;
+    col[1 * cap] = d->accept_stat;
+    col[2 * cap] = d->stepsize;
+    col[3 * cap] = d->treedepth;
+    col[4 * cap] = d->n_leapfrog;
+    col[5 * cap] = d->divergent;
+    col[6 * cap] = d->energy;
     size_t n = li_num_upars(r->ctx);
-    if (n) memcpy(r->upars + r->nrows * n, d->q, n * sizeof(double));
+    for (size_t j = 0; j < n; j++) r->upars[i + j * cap] = d->q[j];
     /* the generated quantities draw from a generator of their own, seeded
        for this draw (nuts_run_gq_rng), so they can be recomputed */
     tm_rng gq;
@@ -248,14 +270,15 @@ static int on_draw(void *ctx, const nuts_draw *d) {
                     d->warmup ? r->warmup_rows : r->nrows - r->warmup_rows, d->warmup);
     char err[1024];
     err[0] = '\0';
-    int rc = li_write_array(r->ctx, d->q, 1, 1, &gq, row + NUTS_RUN_NSAMPLER, &r->print,
-                            err, sizeof err);
+    double *out = r->row;
+    int rc = li_write_array(r->ctx, d->q, 1, 1, &gq, out, &r->print, err, sizeof err);
     if (rc != AD_OK) {
       /* as Stan: the draw is kept, the outputs that failed are not numbers */
-      for (size_t k = NUTS_RUN_NSAMPLER; k < r->ncol; k++) row[k] = NAN;
-      li_write_array(r->ctx, d->q, 0, 0, NULL, row + NUTS_RUN_NSAMPLER, NULL, NULL, 0);
+      for (size_t k = 0; k < r->ncol - NUTS_RUN_NSAMPLER; k++) out[k] = NAN;
+      li_write_array(r->ctx, d->q, 0, 0, NULL, out, NULL, NULL, 0);
       push(r, err);
     }
+    for (size_t k = NUTS_RUN_NSAMPLER; k < r->ncol; k++) col[k * cap] = out[k - NUTS_RUN_NSAMPLER];
     r->nrows++;
     if (d->warmup) r->warmup_rows++;
   }

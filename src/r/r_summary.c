@@ -138,8 +138,9 @@ SEXP tp_summary(SEXP draws, SEXP kinds, SEXP probs, SEXP lo, SEXP hi, SEXP threa
 }
 
 /* tp_hmc_diag(chains, first, n, cols, max_depth): per chain the divergent
-** transitions, those at the maximum tree depth and the E-BFMI, from the
-** columns (divergent__, treedepth__, energy__) of the post-warmup rows. */
+** transitions, those at the maximum tree depth, the E-BFMI and whether
+** any energy is NA, from the columns (divergent__, treedepth__, energy__)
+** of the post-warmup rows. */
 SEXP tp_hmc_diag(SEXP chains, SEXP first, SEXP n, SEXP cols, SEXP max_depth) {
   SEXP x = PROTECT(allocVector(VECSXP, 4));
   SET_VECTOR_ELT(x, 0, chains);
@@ -149,18 +150,25 @@ SEXP tp_hmc_diag(SEXP chains, SEXP first, SEXP n, SEXP cols, SEXP max_depth) {
   int nvars, nchains, niter;
   const double **seg = segments(x, &nvars, &nchains, &niter);
   if (nvars != 3) rc_raise_msg("internal: three diagnostic columns", "tapestry_argument_error");
-  static const char *const names[] = { "num_divergent", "num_max_treedepth", "ebfmi" };
-  SEXP out = PROTECT(rc_named_list(3, names, NULL));
+  static const char *const names[] = { "num_divergent", "num_max_treedepth", "ebfmi", "energy_na" };
+  SEXP out = PROTECT(rc_named_list(4, names, NULL));
   SEXP nd = allocVector(INTSXP, nchains);
   SET_VECTOR_ELT(out, 0, nd);
   SEXP nt = allocVector(INTSXP, nchains);
   SET_VECTOR_ELT(out, 1, nt);
   SEXP eb = allocVector(REALSXP, nchains);
   SET_VECTOR_ELT(out, 2, eb);
+  SEXP ena = allocVector(LGLSXP, nchains);
+  SET_VECTOR_ELT(out, 3, ena);
   int depth = asInteger(max_depth);
-  for (int j = 0; j < nchains; j++)
-    nuts_sum_hmc(seg[j], seg[(size_t)nchains + j], seg[2 * (size_t)nchains + j], (size_t)niter,
+  for (int j = 0; j < nchains; j++) {
+    const double *e = seg[2 * (size_t)nchains + j];
+    nuts_sum_hmc(seg[j], seg[(size_t)nchains + j], e, (size_t)niter,
                  depth, NA_REAL, &INTEGER(nd)[j], &INTEGER(nt)[j], &REAL(eb)[j]);
+    int na = 0;
+    for (int i = 0; i < niter && !na; i++) na = ISNAN(e[i]);
+    LOGICAL(ena)[j] = na;
+  }
   UNPROTECT(2);
   return out;
 }
