@@ -40,6 +40,7 @@ static double r_max2(double a, double b, double na, int want_max) {
 /* What the variable has computed so far. */
 typedef struct vstate {
   int nan, inf;
+  int same;              /* every draw the same number (no NaN): nothing to sort */
   int have_mean, have_var, have_sorted, have_fold, have_bulk, have_rhat, have_ess_bulk;
   int have_ess_mean;
   double mean, var, median, rhat, ess_bulk, ess_mean;
@@ -82,7 +83,12 @@ static size_t ranks_to_split(const nsum_work *w, const double *sorted, const uin
 
 static void need_sorted(nsum_work *w, vstate *st) {
   if (st->have_sorted) return;
-  nsum_argsort(w->x, w->N, w->sorted, w->order, &w->ss);
+  if (st->same) {
+    /* a variable fixed by the data (common among transformed parameters) */
+    for (size_t d = 0; d < w->N; d++) { w->sorted[d] = w->x[d]; w->order[d] = (uint32_t)d; }
+  } else {
+    nsum_argsort(w->x, w->N, w->sorted, w->order, &w->ss);
+  }
   st->median = nsum_median_sorted(w->sorted, w->N);
   st->have_sorted = 1;
 }
@@ -303,8 +309,15 @@ void nsum_variable(nsum_work *w, int v) {
   vstate st;
   memset(&st, 0, sizeof st);
   w->capped = 0;
-  st.nan = nsum_any_nan(w->x, w->N);
-  st.inf = nsum_any_inf(w->x, w->N);
+  double lo = w->x[0], hi = w->x[0];
+  for (size_t d = 0; d < w->N; d++) {
+    double v = w->x[d];
+    if (isnan(v)) st.nan = 1;
+    else if (isinf(v)) st.inf = 1;
+    if (v < lo) lo = v;
+    if (v > hi) hi = v;
+  }
+  st.same = !st.nan && lo == hi;
   for (int o = 0; o < job->nops; o++) {
     const nuts_sum_op *op = &job->ops[o];
     job->out[(size_t)v + (size_t)o * (size_t)job->nvars] = op_value(w, &st, op, v);
