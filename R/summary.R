@@ -42,6 +42,8 @@ summary_dots_measures <- c("mean", "median", "rhat", "rhat_basic", "ess_bulk", "
 # the deparsed expressions of `...`, and the frame it was called from.
 summary_plan <- function(funs = NULL, calls = character(), env = parent.frame(),
                          .args = list()) {
+  # the default plan, made once a session
+  if (!length(funs) && !length(.args) && !is.null(summary_memo$default)) return(summary_memo$default)
   if (!length(funs)) {
     measures <- c("mean", "median", "sd", "mad", "quantile2", "rhat", "ess_bulk", "ess_tail")
     names(measures) <- c("mean", "median", "sd", "mad", "quantile", "rhat", "ess_bulk", "ess_tail")
@@ -111,8 +113,14 @@ summary_plan <- function(funs = NULL, calls = character(), env = parent.frame(),
       one(m))
   }
   if (anyDuplicated(cols) || "variable" %in% cols || anyNA(cols)) return(NULL)
-  list(kinds = unname(kinds), probs = prob, cols = cols, mcse = mcse)
+  plan <- list(kinds = unname(kinds), probs = prob, cols = cols, mcse = mcse)
+  if (!length(funs) && !length(.args)) summary_memo$default <- plan
+  plan
 }
+
+# What a session computes once: the default plan, and the attributes
+# tibble::num() gives a column (with no .num_args).
+summary_memo <- new.env(parent = emptyenv())
 
 # An op's identity, to find it among a kept summary's.
 summary_keys <- function(plan) paste(plan$kinds, plan$probs, plan$mcse)
@@ -169,11 +177,27 @@ draws_summary_frame <- function(variables, values, cols,
   out <- vector("list", length(cols) + 1L)
   names(out) <- c("variable", cols)
   out[[1L]] <- variables
-  for (j in seq_along(cols)) {
-    out[[j + 1L]] <- do.call(tibble::num, c(list(as.double(values[, j])), .num_args))
+  # tibble::num() without arguments only sets attributes, the same for
+  # every column: taken from one call and set directly (a summary of a few
+  # variables should cost little beside the chains)
+  proto <- if (!length(.num_args)) summary_memo$num_attr
+  if (!length(.num_args) && is.null(proto)) {
+    proto <- attributes(tibble::num(0.5))
+    if (!identical(attributes(tibble::num(c(-1e300, NA, NaN, Inf))), proto)) proto <- NULL
+    summary_memo$num_attr <- proto
   }
-  structure(out, row.names = c(NA_integer_, -length(variables)),
-            class = c("draws_summary", "tbl_df", "tbl", "data.frame"))
+  for (j in seq_along(cols)) {
+    x <- as.double(values[, j])
+    if (!is.null(proto)) {
+      attributes(x) <- proto
+      out[[j + 1L]] <- x
+    } else {
+      out[[j + 1L]] <- do.call(tibble::num, c(list(x), .num_args))
+    }
+  }
+  attr(out, "row.names") <- c(NA_integer_, -length(variables))
+  class(out) <- c("draws_summary", "tbl_df", "tbl", "data.frame")
+  out
 }
 
 # The warnings posterior gives for ESS values it capped, one each.
