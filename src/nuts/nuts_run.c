@@ -78,7 +78,13 @@ int nuts_run_alloc(nuts_run *r) {
     r->draws = malloc(rows * r->ncol * sizeof(double));
     r->upars = malloc(rows * (n ? n : 1) * sizeof(double));
   }
-  r->row = malloc((r->ncol ? r->ncol : 1) * sizeof(double));
+  /* up to 64 staged rows, and no more than about 4 MB of them */
+  size_t width = r->ncol + n;
+  r->stage_rows = ((size_t)4 << 20) / ((width ? width : 1) * sizeof(double));
+  if (r->stage_rows > 64) r->stage_rows = 64;
+  if (r->stage_rows < 1) r->stage_rows = 1;
+  r->staged = 0;
+  r->stage = malloc(r->stage_rows * (width ? width : 1) * sizeof(double));
   r->init_used = calloc(n ? n : 1, sizeof(double));
   r->inv_metric = calloc(m ? m : 1, sizeof(double));
   r->grad = calloc(n ? n : 1, sizeof(double));
@@ -87,12 +93,12 @@ int nuts_run_alloc(nuts_run *r) {
   r->q.size = MSGQ_SIZE;
   r->q.len = 0;
   r->q.dropped = 0;
-  if (!r->draws || !r->upars || !r->row || !r->init_used || !r->inv_metric || !r->grad ||
+  if (!r->draws || !r->upars || !r->stage || !r->init_used || !r->inv_metric || !r->grad ||
       !r->print_buf || !r->q.buf || pthread_mutex_init(&r->q.lock, NULL)) {
     if (r->own_draws) { free(r->draws); free(r->upars); }
-    free(r->row); free(r->init_used); free(r->inv_metric); free(r->grad);
+    free(r->stage); free(r->init_used); free(r->inv_metric); free(r->grad);
     free(r->print_buf); free(r->q.buf);
-    r->draws = r->upars = r->row = r->init_used = r->inv_metric = r->grad = NULL;
+    r->draws = r->upars = r->stage = r->init_used = r->inv_metric = r->grad = NULL;
     r->print_buf = r->q.buf = NULL;
     nuts_run_release(r);
     return ad_fail(AD_EMEMORY, "out of memory allocating the draws of chain %d", r->chain_id);
@@ -117,9 +123,9 @@ void nuts_run_free(nuts_run *r) {
   if (r->q.buf) pthread_mutex_destroy(&r->q.lock);
   nuts_run_release(r);
   if (r->own_draws) { free(r->draws); free(r->upars); }
-  free(r->row); free(r->init_used); free(r->inv_metric); free(r->grad);
+  free(r->stage); free(r->init_used); free(r->inv_metric); free(r->grad);
   free(r->print_buf); free(r->q.buf);
-  r->draws = r->upars = r->row = r->init_used = r->inv_metric = r->grad = NULL;
+  r->draws = r->upars = r->stage = r->init_used = r->inv_metric = r->grad = NULL;
   r->print_buf = r->q.buf = NULL;
 }
 
@@ -236,6 +242,22 @@ static int initialise(nuts_run *r) {
   return r->status;
 }
 
+/* The staged rows to their columns: draws and upars are column-major (R's
+** layout), and a draw's values lie a column apart, so writing each draw
+** straight to its columns would touch a page per output (thousands a
+** draw for a program with large transformed parameters); a block of rows
+** moves as one contiguous run per column. */
+static void stage_flush(nuts_run *r) {
+  size_t n = li_num_upars(r->ctx), width = r->ncol + n, cap = r->cap_rows;
+  size_t first = r->nrows - r->staged;
+  for (size_t j = 0; j < width; j++) {
+    double *col = j < r->ncol ? r->draws + j * cap + first : r->upars + (j - r->ncol) * cap + first;
+    const double *from = r->stage + j;
+    for (size_t i = 0; i < r->staged; i++) col[i] = from[i * width];
+  }
+  r->staged = 0;
+}
+
 /* The sink: one row per saved draw, with the outputs computed on doubles
 ** from the chain's generator (generated quantities draw from it, as in Stan). */
 static int on_draw(void *ctx, const nuts_draw *d) {
@@ -251,18 +273,18 @@ static int on_draw(void *ctx, const nuts_draw *d) {
     push(r, note);
   }
   if (d->saved && r->nrows < r->cap_rows) {
-    /* the draw's values go down their columns (R's matrix layout) */
-    size_t i = r->nrows, cap = r->cap_rows;
-    double *col = r->draws + i;
-    col[0 * cap] = d->lp;
-    col[1 * cap] = d->accept_stat;
-    col[2 * cap] = d->stepsize;
-    col[3 * cap] = d->treedepth;
-    col[4 * cap] = d->n_leapfrog;
-    col[5 * cap] = d->divergent;
-    col[6 * cap] = d->energy;
-    size_t n = li_num_upars(r->ctx);
-    for (size_t j = 0; j < n; j++) r->upars[i + j * cap] = d->q[j];
+    /* the draw is staged as a row (the outputs are written contiguously),
+       and a block of rows goes to the columns at once (stage_flush) */
+    size_t n = li_num_upars(r->ctx), width = r->ncol + n;
+    double *row = r->stage + r->staged * width;
+    row[0] = d->lp;
+    row[1] = d->accept_stat;
+    row[2] = d->stepsize;
+    row[3] = d->treedepth;
+    row[4] = d->n_leapfrog;
+    row[5] = d->divergent;
+    row[6] = d->energy;
+    if (n) memcpy(row + r->ncol, d->q, n * sizeof(double));
     /* the generated quantities draw from a generator of their own, seeded
        for this draw (nuts_run_gq_rng), so they can be recomputed */
     tm_rng gq;
@@ -270,17 +292,17 @@ static int on_draw(void *ctx, const nuts_draw *d) {
                     d->warmup ? r->warmup_rows : r->nrows - r->warmup_rows, d->warmup);
     char err[1024];
     err[0] = '\0';
-    double *out = r->row;
-    int rc = li_write_array(r->ctx, d->q, 1, 1, &gq, out, &r->print, err, sizeof err);
+    int rc = li_write_array(r->ctx, d->q, 1, 1, &gq, row + NUTS_RUN_NSAMPLER, &r->print,
+                            err, sizeof err);
     if (rc != AD_OK) {
       /* as Stan: the draw is kept, the outputs that failed are not numbers */
-      for (size_t k = 0; k < r->ncol - NUTS_RUN_NSAMPLER; k++) out[k] = NAN;
-      li_write_array(r->ctx, d->q, 0, 0, NULL, out, NULL, NULL, 0);
+      for (size_t k = NUTS_RUN_NSAMPLER; k < r->ncol; k++) row[k] = NAN;
+      li_write_array(r->ctx, d->q, 0, 0, NULL, row + NUTS_RUN_NSAMPLER, NULL, NULL, 0);
       push(r, err);
     }
-    for (size_t k = NUTS_RUN_NSAMPLER; k < r->ncol; k++) col[k * cap] = out[k - NUTS_RUN_NSAMPLER];
     r->nrows++;
     if (d->warmup) r->warmup_rows++;
+    if (++r->staged == r->stage_rows) stage_flush(r);
   }
   flush_print(r);
   if (d->warmup && d->iteration + 1 == r->cfg.num_warmup) {
@@ -347,6 +369,7 @@ void nuts_run_task(void *arg) {
   res.inv_metric = r->inv_metric;
   if (r->fixed_param) rc = fixed_param_run(r, &res);
   else rc = nuts_chain_run(&r->cfg, logp, r, (int)n, r->init_used, &r->rng, &sink, &res);
+  stage_flush(r);
   flush_print(r);
   double t = now();
   if (atomic_load(&r->phase) == NUTS_PHASE_WARMUP) r->t_warmup = t - r->t_phase;

@@ -85,7 +85,9 @@ typedef struct nuts_run {
   li_print print;
   char *print_buf;
   double *grad;
-  double *row;                    /* the outputs of one draw, before they go to their columns */
+  double *stage;                  /* saved draws as rows (ncol values, then num_upars), before
+                                     they go to their columns a block at a time */
+  size_t stage_rows, staged;      /* rows the stage holds; rows in it now */
   double t_phase;                 /* start of the current phase */
 } nuts_run;
 
