@@ -165,9 +165,10 @@ brm_model <- function(code) {
 #'
 #' `tapestry_brm()` takes `brms::brm()`'s arguments. 'brms' writes the Stan
 #' program and its data (`brm(..., empty = TRUE)`, `standata()`), tapestry
-#' samples it (`tapestry_model(code =)$sample()`), and the draws, written as
-#' 'CmdStan' CSV files, become the fit through `rstan::read_stan_csv()` and
-#' brms's `rename_pars()`, as brm() assembles its own. The result is a
+#' samples it (`tapestry_model(code =)$sample()`), and the draws in memory
+#' become the fit's `stanfit` (built as `rstan::read_stan_csv()` builds it
+#' from 'CmdStan' CSV files, without writing any) and are renamed by brms's
+#' `rename_pars()`, as brm() assembles its own. The result is a
 #' `brmsfit` on which brms's post-processing works: `summary()`, `fixef()`,
 #' `ranef()`, `conditional_effects()`, `posterior_predict()`,
 #' `posterior_epred()`, `pp_check()`, `loo()`, `bayes_R2()`, `hypothesis()`,
@@ -230,7 +231,8 @@ brm_model <- function(code) {
 #' @param opencl,future Not available with tapestry: an error says so.
 #' @param fit Not available: use `update()` on a tapestry_brmsfit.
 #' @param ... Other arguments of `$sample()` (e.g. `save_warmup`,
-#'   `output_dir`).
+#'   `output_dir`: then the CSV files are written there, and the stanfit is
+#'   read from them).
 #' @return A `brmsfit` of class `c("tapestry_brmsfit", "brmsfit")`.
 #' @md
 #' @examples
