@@ -45,7 +45,7 @@ typedef struct vstate {
   int have_ess_mean;
   double mean, var, median, rhat, ess_bulk, ess_mean;
   int bulk_bad;          /* the bulk z matrix is constant */
-  double *zb;            /* the bulk z split matrix (w->sp) */
+  int small;             /* every |draw| below 1e300: sums of them stay finite */
 } vstate;
 
 /* vals (N draws) into the split layout of posterior's .split_chains() */
@@ -124,12 +124,13 @@ static double mean_of(nsum_work *w, vstate *st) {
 
 /* var(): R's two mean passes are mean()'s when the sum is finite, so the
 ** mean is shared (not for integers, whose mean() sums once but whose
-** var() works on doubles). */
+** var() works on doubles, nor for draws whose sum could overflow, where
+** mean() and var() take different roads). */
 static double var_of(nsum_work *w, vstate *st) {
   if (st->have_var) return st->var;
   st->have_var = 1;
-  double m = w->job->integer ? NAN : mean_of(w, st);
-  if (st->nan || w->N <= 1 || !isfinite(m)) {
+  double m = w->job->integer || !st->small ? NAN : mean_of(w, st);
+  if (st->nan || w->N <= 1 || w->N > 10000000 || !isfinite(m)) {
     st->var = nsum_var(w->x, w->N, w->job->na);
   } else {
     long double q = 0.0L;
@@ -318,6 +319,7 @@ void nsum_variable(nsum_work *w, int v) {
     if (v > hi) hi = v;
   }
   st.same = !st.nan && lo == hi;
+  st.small = fabs(lo) < 1e300 && fabs(hi) < 1e300;
   for (int o = 0; o < job->nops; o++) {
     const nuts_sum_op *op = &job->ops[o];
     job->out[(size_t)v + (size_t)o * (size_t)job->nvars] = op_value(w, &st, op, v);
