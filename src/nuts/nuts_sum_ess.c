@@ -184,13 +184,21 @@ static void direct(acov *a, int to) {
   a->have = to;
 }
 
+/* bits set in a word (the builtin is a call without -mpopcnt) */
+static int ones64(uint64_t v) {
+  v = v - ((v >> 1) & 0x5555555555555555ULL);
+  v = (v & 0x3333333333333333ULL) + ((v >> 2) & 0x3333333333333333ULL);
+  v = (v + (v >> 4)) & 0x0f0f0f0f0f0f0f0fULL;
+  return (int)((v * 0x0101010101010101ULL) >> 56);
+}
+
 /* ones among x_i x_i+k, i < r - k, of a column of bits */
 static int common_ones(const uint64_t *b, int words, int k) {
   int s = k / 64, t = k % 64, n = 0;
   for (int q = 0; q + s < words; q++) {
     uint64_t sh = b[q + s] >> t;
     if (t && q + s + 1 < words) sh |= b[q + s + 1] << (64 - t);
-    n += __builtin_popcountll(b[q] & sh);
+    n += ones64(b[q] & sh);
   }
   return n;
 }

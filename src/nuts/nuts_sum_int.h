@@ -32,10 +32,9 @@ double nsum_pow4(double x);
 /* ---- sorting (nuts_sum_sort.c) ----
 ** Sorts the n values of x (no NaN) ascending into val, with idx[i] the
 ** position in x of val[i]; ties in any order.  -0 sorts as 0.  The
-** scratch holds 2n keys and 2n indices. */
+** scratch holds 2n keys. */
 typedef struct nsum_sort_scratch {
   uint64_t *key, *key2;
-  uint32_t *ix, *ix2;
 } nsum_sort_scratch;
 void nsum_argsort(const double *x, size_t n, double *val, uint32_t *idx, nsum_sort_scratch *s);
 

@@ -50,7 +50,6 @@ int nsum_work_init(nsum_work *w, const nuts_sum_job *job, const int32_t *pos,
   w->sp = malloc(S * sizeof(double));
   w->cm = malloc(7 * c * sizeof(double));
   w->ss.key = malloc(2 * N * sizeof(uint64_t));
-  w->ss.ix = malloc(2 * N * sizeof(uint32_t));
   w->es.yc = malloc(S * sizeof(double));
   w->es.ac = malloc(S * sizeof(double));
   w->es.means = malloc(S * sizeof(double));
@@ -61,7 +60,7 @@ int nsum_work_init(nsum_work *w, const nuts_sum_job *job, const int32_t *pos,
   w->es.fft = malloc(2 * P * sizeof(double));
   w->es.tw = malloc(P * sizeof(double));
   if (!w->x || !w->y || !w->sorted || !w->order || !w->fsorted || !w->forder || !w->sp ||
-      !w->cm || !w->ss.key || !w->ss.ix || !w->es.yc || !w->es.ac || !w->es.means ||
+      !w->cm || !w->ss.key || !w->es.yc || !w->es.ac || !w->es.means ||
       !w->es.rho || !w->es.colv || !w->es.cm || !w->es.bits || !w->es.fft || !w->es.tw) {
     nsum_work_free(w);
     return ad_fail(AD_EMEMORY, "out of memory for the summaries of %zu draws", w->N);
@@ -73,13 +72,12 @@ int nsum_work_init(nsum_work *w, const nuts_sum_job *job, const int32_t *pos,
   w->bmean = w->cm + 5 * c;
   w->bvar = w->cm + 6 * c;
   w->ss.key2 = w->ss.key + N;
-  w->ss.ix2 = w->ss.ix + N;
   return AD_OK;
 }
 
 void nsum_work_free(nsum_work *w) {
   free(w->x); free(w->y); free(w->sorted); free(w->order); free(w->fsorted); free(w->forder);
-  free(w->sp); free(w->cm); free(w->ss.key); free(w->ss.ix);
+  free(w->sp); free(w->cm); free(w->ss.key);
   free(w->es.yc); free(w->es.ac); free(w->es.means); free(w->es.rho); free(w->es.colv);
   free(w->es.cm); free(w->es.bits);
   free(w->es.fft); free(w->es.tw);

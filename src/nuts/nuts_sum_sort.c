@@ -40,34 +40,56 @@ void nsum_argsort(const double *x, size_t n, double *val, uint32_t *idx, nsum_so
     }
     return;
   }
+  /* Each key carries its draw's position in its lowest `low` bits (in place
+     of the lowest bits of the number), so one 64-bit word moves per draw,
+     and only the bits above them are sorted on.  Numbers that agree but
+     for those bits (within about n * 2^-52 of each other) come out in the
+     order of their positions; a last pass puts them in numeric order. */
+  int low = 1;
+  while (low < 32 && ((size_t)1 << low) < n) low++;
+  uint64_t mask = ((uint64_t)1 << low) - 1;
   uint64_t *key = s->key, *key2 = s->key2;
-  uint32_t *ix = s->ix, *ix2 = s->ix2;
-  static const int shift[NDIGITS] = { 0, 11, 22, 33, 44, 55 };
+  int first = low / DIGIT_BITS, ndig = NDIGITS;
   uint32_t count[NDIGITS][NBUCKETS];
   memset(count, 0, sizeof count);
   for (size_t i = 0; i < n; i++) {
-    uint64_t k = key_of(x[i]);
+    uint64_t k = (key_of(x[i]) & ~mask) | (uint64_t)i;
     key[i] = k;
-    ix[i] = (uint32_t)i;
-    for (int d = 0; d < NDIGITS; d++) count[d][(k >> shift[d]) & (NBUCKETS - 1)]++;
+    /* every digit's histogram in the one pass, with constant shifts */
+    count[0][k & (NBUCKETS - 1)]++;
+    count[1][(k >> 11) & (NBUCKETS - 1)]++;
+    count[2][(k >> 22) & (NBUCKETS - 1)]++;
+    count[3][(k >> 33) & (NBUCKETS - 1)]++;
+    count[4][(k >> 44) & (NBUCKETS - 1)]++;
+    count[5][(k >> 55) & (NBUCKETS - 1)]++;
   }
-  for (int d = 0; d < NDIGITS; d++) {
+  for (int d = first; d < ndig; d++) {
     uint32_t *c = count[d];
+    int sh = DIGIT_BITS * d;
     /* a digit every key shares moves nothing */
-    if (c[(key[0] >> shift[d]) & (NBUCKETS - 1)] == n) continue;
+    if (c[(key[0] >> sh) & (NBUCKETS - 1)] == n) continue;
+    /* the digit's bits that are positions (below `low`) sort nothing
+       needed, but moving them costs nothing either */
     uint32_t sum = 0;
     for (uint32_t b = 0; b < NBUCKETS; b++) { uint32_t t = c[b]; c[b] = sum; sum += t; }
-    for (size_t i = 0; i < n; i++) {
-      uint32_t b = (uint32_t)((key[i] >> shift[d]) & (NBUCKETS - 1));
-      uint32_t at = c[b]++;
-      key2[at] = key[i];
-      ix2[at] = ix[i];
-    }
+    for (size_t i = 0; i < n; i++) key2[c[(key[i] >> sh) & (NBUCKETS - 1)]++] = key[i];
     uint64_t *tk = key; key = key2; key2 = tk;
-    uint32_t *ti = ix; ix = ix2; ix2 = ti;
   }
   for (size_t i = 0; i < n; i++) {
-    idx[i] = ix[i];
-    val[i] = x[ix[i]];
+    uint32_t k = (uint32_t)(key[i] & mask);
+    idx[i] = k;
+    val[i] = x[k];
+  }
+  /* runs of keys equal above `low`: numeric order within them */
+  for (size_t i = 1; i < n; i++) {
+    if ((key[i] & ~mask) != (key[i - 1] & ~mask) || !(val[i] < val[i - 1])) continue;
+    double v = val[i];
+    uint32_t k = idx[i];
+    size_t j = i;
+    while (j > 0 && (key[j - 1] & ~mask) == (key[i] & ~mask) && val[j - 1] > v) {
+      val[j] = val[j - 1]; idx[j] = idx[j - 1]; j--;
+    }
+    val[j] = v;
+    idx[j] = k;
   }
 }

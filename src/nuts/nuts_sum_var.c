@@ -61,17 +61,31 @@ static void to_split(const nsum_work *w, const double *vals, double *sp) {
 static size_t ranks_to_split(const nsum_work *w, const double *sorted, const uint32_t *order,
                              double *sp) {
   const double *z = w->job->znorm;
-  size_t k = 0, rank = 0, groups = 0;     /* rank: kept draws before this group */
-  while (k < w->N) {
+  const int32_t *pos = w->pos;
+  size_t k = 0, rank = 0, groups = 0, N = w->N;   /* rank: kept draws before this group */
+  if (w->S == N) {
+    /* nothing dropped (chains of even length): a group keeps all its draws */
+    while (k < N) {
+      size_t e = k + 1;
+      while (e < N && sorted[e] == sorted[k]) e++;
+      double zk = z[2 * rank + (e - k) + 1];
+      for (size_t q = k; q < e; q++) sp[pos[order[q]]] = zk;
+      groups++;
+      rank += e - k;
+      k = e;
+    }
+    return groups;
+  }
+  while (k < N) {
     size_t e = k + 1;
-    while (e < w->N && sorted[e] == sorted[k]) e++;
+    while (e < N && sorted[e] == sorted[k]) e++;
     size_t kept = 0;
-    for (size_t q = k; q < e; q++) kept += w->pos[order[q]] >= 0;
+    for (size_t q = k; q < e; q++) kept += pos[order[q]] >= 0;
     if (kept) {
       groups++;
       double zk = z[2 * rank + kept + 1];    /* (first + last + 2) with first = rank, last = rank + kept - 1 */
       for (size_t q = k; q < e; q++) {
-        int32_t p = w->pos[order[q]];
+        int32_t p = pos[order[q]];
         if (p >= 0) sp[p] = zk;
       }
     }
@@ -103,14 +117,20 @@ static void need_fold(nsum_work *w, vstate *st) {
   size_t N = w->N, p = 0;
   while (p < N && w->sorted[p] < med) p++;
   size_t a = p, b = p, o = 0;        /* left run: a - 1 down to 0; right run: b up */
-  while (a > 0 || b < N) {
-    double da = a > 0 ? fabs(w->sorted[a - 1] - med) : INFINITY;
-    double db = b < N ? fabs(w->sorted[b] - med) : INFINITY;
-    int take_a = a > 0 && (b >= N || da <= db);
-    if (take_a) { w->fsorted[o] = da; w->forder[o] = w->order[a - 1]; a--; }
-    else { w->fsorted[o] = db; w->forder[o] = w->order[b]; b++; }
-    o++;
+  const double *v = w->sorted;
+  const uint32_t *ord = w->order;
+  double da = a > 0 ? fabs(v[a - 1] - med) : 0, db = b < N ? fabs(v[b] - med) : 0;
+  while (a > 0 && b < N) {
+    if (da <= db) {
+      w->fsorted[o] = da; w->forder[o++] = ord[--a];
+      if (a > 0) da = fabs(v[a - 1] - med);
+    } else {
+      w->fsorted[o] = db; w->forder[o++] = ord[b++];
+      if (b < N) db = fabs(v[b] - med);
+    }
   }
+  for (; a > 0; a--, o++) { w->fsorted[o] = fabs(v[a - 1] - med); w->forder[o] = ord[a - 1]; }
+  for (; b < N; b++, o++) { w->fsorted[o] = fabs(v[b] - med); w->forder[o] = ord[b]; }
   st->have_fold = 1;
 }
 
