@@ -23,7 +23,10 @@
 # posterior::summarise_draws() of fit$draws(); rstan_sampling, rstan_summary
 # = rstan's sampling() and summary(); ess_s = median bulk ESS over the
 # variables (lp__ and constants left out) per second of $sample() (rstan:
-# of sampling()).
+# of sampling()), ess_ratio its ratio to rstan's; rstan_chains = rstan's
+# chains' own time (get_elapsed_time(): the chains of each of the two
+# workers one after the other), ess_chains_ratio the ratio of ESS per
+# second of the chains' own time.
 args <- commandArgs(TRUE)
 opt <- function(name, default) {
   hit <- grep(paste0("^--", name, "="), args, value = TRUE)
@@ -109,8 +112,14 @@ rstan_model <- function(p, name) {
   suppressMessages(stan_model(f, model_name = name))
 }
 
+# (the C summaries where this tapestry has them, posterior's otherwise)
 ess_per_s <- function(draws, secs) {
-  s <- tapestry:::summarise_draws_c(draws, "ess_bulk")
+  summ <- if (exists("summarise_draws_c", asNamespace("tapestry"))) {
+    get("summarise_draws_c", asNamespace("tapestry"))
+  } else {
+    posterior::summarise_draws
+  }
+  s <- suppressWarnings(summ(draws, "ess_bulk"))
   median(as.double(s$ess_bulk[s$variable != "lp__"]), na.rm = TRUE) / secs
 }
 
@@ -143,6 +152,10 @@ for (name in names(programs)) {
       r$rstan_sampling <- elapsed(f <- suppressMessages(suppressWarnings(
         sampling(sm, data = p$rstan_data, chains = 4, cores = 2, iter = 2000, warmup = 1000,
                  seed = 100 + k, refresh = 0))))
+      # rstan's chains' own time: each chain's warmup + sampling, two chains
+      # per worker one after the other (4 chains, cores = 2)
+      et <- rowSums(rstan::get_elapsed_time(f))
+      r$rstan_chains <- max(et[1] + et[3], et[2] + et[4])
       r$rstan_summary <- elapsed(rstan::summary(f)$summary)
       r$rstan_ess_s <- ess_per_s(posterior::as_draws_array(f), r$rstan_sampling)
       rm(f)
@@ -151,7 +164,7 @@ for (name in names(programs)) {
     r$sample <- elapsed(fit <- tm$sample(data = p$data, chains = 4, parallel_chains = 2,
                                          seed = 100 + k, refresh = 0, show_messages = FALSE))
     priv <- fit$.__enclos_env__$private
-    r$chains <- priv$chains_time_
+    r$chains <- if (is.null(priv$chains_time_)) NA_real_ else priv$chains_time_
     r$over <- r$sample - r$chains
     r$summary <- elapsed(s <- fit$summary())
     priv$summary_cache_ <- NULL
@@ -176,6 +189,11 @@ med$over_ok <- med$over <= pmax(0.1 * med$chains, 0.05)
 med$summary_share <- med$summary / med$chains
 med$fresh_share <- med$fresh / med$chains
 if (!is.null(med$rstan_ess_s)) med$ess_ratio <- med$ess_s / med$rstan_ess_s
+if (!is.null(med$rstan_chains)) {
+  # ESS per second of the chains themselves, tapestry / rstan
+  med$ess_chains_ratio <- (med$ess_s * med$sample / med$chains) /
+                          (med$rstan_ess_s * med$rstan_sampling / med$rstan_chains)
+}
 cat(sprintf("\nmedians of %d interleaved repetitions (seconds)\n", reps))
 print(med, row.names = FALSE, digits = 3)
 saveRDS(list(rows = rows, medians = med), file.path(cache, "time_to_answer.rds"))
