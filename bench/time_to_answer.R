@@ -167,7 +167,8 @@ for (name in names(programs)) {
     r$chains <- if (is.null(priv$chains_time_)) NA_real_ else priv$chains_time_
     r$over <- r$sample - r$chains
     r$summary <- elapsed(s <- fit$summary())
-    priv$summary_cache_ <- NULL
+    # (a tapestry without a kept summary computes it at every call)
+    if (exists("summary_cache_", envir = priv, inherits = FALSE)) priv$summary_cache_ <- NULL
     r$fresh <- elapsed(s <- fit$summary())
     r$variables <- nrow(s)
     r$ess_s <- ess_per_s(fit$draws(), r$sample)
