@@ -1,7 +1,8 @@
 # tapestry_brm(): brms writes the Stan program and its data, tapestry samples,
-# and rstan's read_stan_csv() turns the CmdStan CSV files into the stanfit a
-# brmsfit holds, renamed by brms::rename_pars() as brm() does.  brms and
-# rstan are Suggests: nothing here runs without them.
+# and the draws in memory become the stanfit a brmsfit holds (built as
+# rstan's read_stan_csv() builds it from CmdStan CSV files, without the
+# files), renamed by brms::rename_pars() as brm() does.  brms and rstan are
+# Suggests: nothing here runs without them.
 
 brm_need_packages <- function(pkgs = c("brms", "rstan")) {
   missing <- pkgs[!vapply(pkgs, requireNamespace, TRUE, quietly = TRUE)]
@@ -58,6 +59,90 @@ brm_drop_pars <- function(sf, exclude) {
   sf
 }
 
+# The stanfit of a tapestry fit's chains, as rstan::read_stan_csv() makes it
+# from the fit's CmdStan CSV files ($save_output_files()), from the draws
+# in memory: the same samples (data frames of CmdStan's column names, the
+# parameters then lp__, with the sampler's columns, the adaptation, the
+# chain's arguments and times as attributes), the same sim list and
+# stan_args (rstan parses the same comment lines the files would have).
+# Written against rstan 2.21's read_stan_csv(); NULL when this rstan lacks
+# the functions it reads files with, and the caller writes the files.
+brm_stanfit <- function(tfit, model_name = "tapestry_brm") {
+  get <- function(f) tryCatch(utils::getFromNamespace(f, "rstan"), error = function(e) NULL)
+  fns <- lapply(c(parse = "parse_stancsv_comments", paridx = "paridx_fun", unique = "unique_par",
+                  dims = "get_dims_from_fnames", sqr = "dotfnames_to_sqrfnames",
+                  time = "get_time_from_csv"), get)
+  if (any(vapply(fns, is.null, TRUE))) return(NULL)
+  priv <- tfit$.__enclos_env__$private
+  meta <- tfit$metadata()
+  chains <- priv$chains_[priv$used_]
+  ss_lst <- lapply(chains, function(ch) {
+    d <- ch$draws
+    # the names read.csv() gives CmdStan's columns
+    df <- as.data.frame(d)
+    names(df) <- make.names(cmdstan_names(colnames(d)), unique = TRUE)
+    df
+  })
+  cs_lst2 <- lapply(chains, function(ch) {
+    file <- paste0(model_name, "-", ch$chain_id, ".csv")
+    adapted <- !isFALSE(meta$adapt_engaged) && (meta$iter_warmup %||% 1000) > 0 &&
+      length(ch$step_size) == 1L && !is.na(ch$step_size)
+    fns$parse(c(csv_header(meta, ch, file),
+                if (adapted) csv_adaptation(ch, meta$metric %||% "diag_e"),
+                csv_timing(ch$time)))
+  })
+  fnames <- names(ss_lst[[1]])
+  n_save <- nrow(ss_lst[[1]])
+  paridx <- fns$paridx(fnames)
+  lp__idx <- attr(paridx, "meta")["lp__"]
+  par_fnames <- c(fnames[paridx], "lp__")
+  pars_oi <- fns$unique(par_fnames)
+  dims_oi <- lapply(pars_oi, function(i) {
+    pat <- paste("^", i, "(\\.\\d+)*$", sep = "")
+    fns$dims(par_fnames[grepl(pat, par_fnames)], i)
+  })
+  names(dims_oi) <- pars_oi
+  samples <- lapply(seq_along(ss_lst), function(i) {
+    df <- ss_lst[[i]]
+    ss <- df[c(paridx, lp__idx)]
+    attr(ss, "sampler_params") <- df[setdiff(attr(paridx, "meta"), lp__idx)]
+    attr(ss, "adaptation_info") <- cs_lst2[[i]]$adaptation_info
+    attr(ss, "args") <- list(sampler_t = cs_lst2[[i]]$sampler_t, chain_id = cs_lst2[[i]]$chain_id)
+    if (cs_lst2[[i]]$has_time) attr(ss, "elapsed_time") <- fns$time(cs_lst2[[i]]$time_info)
+    ss
+  })
+  warmup <- vapply(cs_lst2, function(i) i$warmup, 0L)
+  thin <- vapply(cs_lst2, function(i) i$thin, 0L)
+  iter <- vapply(cs_lst2, function(i) i$iter, 0L)
+  save_warmup <- vapply(cs_lst2, function(i) i$save_warmup, 0L)
+  warmup2 <- if (max(save_warmup) == 1L) 1 + (warmup[1] - 1) %/% thin[1] else 0
+  n_kept <- n_save - warmup2
+  idx_kept <- if (warmup2 == 0) seq_len(n_kept) else -(1:warmup2)
+  for (i in seq_along(samples)) {
+    m <- vapply(samples[[i]], function(x) mean(x[idx_kept]), numeric(1))
+    attr(samples[[i]], "mean_pars") <- m[-length(m)]
+    attr(samples[[i]], "mean_lp__") <- m["lp__"]
+  }
+  nchains <- length(samples)
+  # read_stan_csv's permutations, drawn from R's stream as it draws them
+  perm_lst <- lapply(seq_len(nchains), function(id) sample.int(n_kept))
+  sim <- list(samples = samples, iter = iter[1], thin = thin[1], warmup = warmup[1],
+              chains = nchains, n_save = rep(n_save, nchains),
+              warmup2 = rep(warmup2, nchains), permutation = perm_lst, pars_oi = pars_oi,
+              dims_oi = dims_oi, fnames_oi = fns$sqr(par_fnames),
+              n_flatnames = length(par_fnames))
+  null_dso <- methods::new("cxxdso", sig = list(character(0)), dso_saved = FALSE,
+                           dso_filename = character(0), modulename = character(0),
+                           system = R.version$system, cxxflags = character(0),
+                           .CXXDSOMISC = new.env(parent = emptyenv()))
+  null_sm <- methods::new("stanmodel", model_name = model_name, model_code = character(0),
+                          model_cpp = list(), dso = null_dso)
+  methods::new("stanfit", model_name = model_name, model_pars = pars_oi, par_dims = dims_oi,
+               mode = 0L, sim = sim, inits = list(), stan_args = cs_lst2, stanmodel = null_sm,
+               date = format(Sys.time(), "%a %b %d %X %Y"),
+               .MISC = new.env(parent = emptyenv()))
+}
+
 # brm()'s init as $sample() takes it
 brm_init <- function(init) {
   if (is.null(init) || identical(init, "random")) return(NULL)
@@ -80,9 +165,10 @@ brm_model <- function(code) {
 #'
 #' `tapestry_brm()` takes `brms::brm()`'s arguments. 'brms' writes the Stan
 #' program and its data (`brm(..., empty = TRUE)`, `standata()`), tapestry
-#' samples it (`tapestry_model(code =)$sample()`), and the draws, written as
-#' 'CmdStan' CSV files, become the fit through `rstan::read_stan_csv()` and
-#' brms's `rename_pars()`, as brm() assembles its own. The result is a
+#' samples it (`tapestry_model(code =)$sample()`), and the draws in memory
+#' become the fit's `stanfit` (built as `rstan::read_stan_csv()` builds it
+#' from 'CmdStan' CSV files, without writing any) and are renamed by brms's
+#' `rename_pars()`, as brm() assembles its own. The result is a
 #' `brmsfit` on which brms's post-processing works: `summary()`, `fixef()`,
 #' `ranef()`, `conditional_effects()`, `posterior_predict()`,
 #' `posterior_epred()`, `pp_check()`, `loo()`, `bayes_R2()`, `hypothesis()`,
@@ -145,7 +231,8 @@ brm_model <- function(code) {
 #' @param opencl,future Not available with tapestry: an error says so.
 #' @param fit Not available: use `update()` on a tapestry_brmsfit.
 #' @param ... Other arguments of `$sample()` (e.g. `save_warmup`,
-#'   `output_dir`).
+#'   `output_dir`: then the CSV files are written there, and the stanfit is
+#'   read from them).
 #' @return A `brmsfit` of class `c("tapestry_brmsfit", "brmsfit")`.
 #' @md
 #' @examples
@@ -266,15 +353,22 @@ tapestry_brm <- function(formula, data, family = stats::gaussian(), prior = NULL
   out_dir <- sargs$output_dir
   sargs$output_dir <- NULL
   tfit <- do.call(model$sample, sargs)
-  if (is.null(out_dir)) {
-    out_dir <- tempfile("tapestry_brm")
-    dir.create(out_dir)
-    on.exit(unlink(out_dir, recursive = TRUE), add = TRUE)
+  # the stanfit from the draws in memory; CSV files only when asked for
+  # (output_dir), or when this rstan cannot be given the draws directly
+  sf <- if (is.null(out_dir)) brm_stanfit(tfit)
+  if (is.null(sf)) {
+    if (is.null(out_dir)) {
+      out_dir <- tempfile("tapestry_brm")
+      dir.create(out_dir)
+      on.exit(unlink(out_dir, recursive = TRUE), add = TRUE)
+    }
+    files <- tfit$save_output_files(out_dir, basename = "tapestry_brm")
+    sf <- suppressMessages(rstan::read_stan_csv(files))
   }
-  files <- tfit$save_output_files(out_dir, basename = "tapestry_brm")
-  sf <- suppressMessages(rstan::read_stan_csv(files))
   sf <- brm_drop_pars(sf, brms_exclude_pars(x))
   x$fit <- sf
+  # the chains' own wall time, for the benchmarks (bench/time_to_answer.R)
+  x$tapestry_args$chains_time <- tfit$.__enclos_env__$private$chains_time_
   if (isTRUE(rename)) x <- brms::rename_pars(x)
   if (!is.null(file)) saveRDS(x, file)
   x

@@ -88,6 +88,7 @@ TapestryFit <- R6::R6Class("TapestryFit",
       })
       total <- if (is.null(raw$time_total)) args$time_total else raw$time_total
       private$time_total_ <- if (is.null(total)) NA_real_ else as.double(total)
+      private$chains_time_ <- if (is.null(raw$chains_time)) NA_real_ else as.double(raw$chains_time)
       private$model_ <- model
       private$context_ <- context
       private$args_ <- args
@@ -114,17 +115,41 @@ TapestryFit <- R6::R6Class("TapestryFit",
       private$build_draws(cols, inc_warmup, format)
     },
 
-    #' @description Summary statistics of the post-warmup draws, by
-    #'   [posterior::summarise_draws()].
+    #' @description Summary statistics of the post-warmup draws, as
+    #'   [posterior::summarise_draws()] computes them.
+    #' @details The measures posterior names (`"mean"`, `"median"`,
+    #'   `"sd"`, `"mad"`, `"quantile2"`, `"rhat"`, `"rhat_basic"`,
+    #'   `"ess_bulk"`, `"ess_tail"`, `"ess_basic"`, `"ess_mean"`,
+    #'   `"ess_sd"`, `"ess_median"`, `"ess_quantile"`, `"mcse_mean"`,
+    #'   `"mcse_median"`, `"mcse_sd"`, `"mcse_quantile"`, as names or as the
+    #'   functions themselves, and `quantile2`'s `probs` through `.args`)
+    #'   are computed in C, over the variables in parallel on tapestry's
+    #'   threads, from the draws where the chains left them; the result is
+    #'   posterior's, column for column, and its numbers posterior's to
+    #'   rounding. The default summary of every variable is computed once,
+    #'   after sampling (for the R-hat and ESS warnings) or at the first
+    #'   call, and kept. Any other summary function (a formula, a function
+    #'   of your own) goes to posterior as it is.
     #' @param variables As for `$draws()`.
-    #' @param ... Passed to [posterior::summarise_draws()]: summary
-    #'   functions or their names. By default the mean, median, standard
-    #'   deviation, MAD, 5% and 95% quantiles, R-hat, and bulk and tail
-    #'   effective sample sizes.
+    #' @param ... Summary functions or their names, as for
+    #'   [posterior::summarise_draws()]. By default the mean, median,
+    #'   standard deviation, MAD, 5% and 95% quantiles, R-hat, and bulk and
+    #'   tail effective sample sizes.
+    #' @param .args,.num_args,.cores As for [posterior::summarise_draws()].
     #' @return A `draws_summary` data frame (a tibble), one row per
     #'   variable element.
-    summary = function(variables = NULL, ...) {
-      posterior::summarise_draws(self$draws(variables), ...)
+    summary = function(variables = NULL, ..., .args = list(),
+                       .num_args = getOption("posterior.num_args", list()), .cores = 1) {
+      plan <- summary_plan(as.list(c(...)), summary_calls(substitute(list(...))), environment(),
+                           .args)
+      if (is.null(plan) || private$n_sampling_ < 1L || !length(private$used_)) {
+        return(posterior::summarise_draws(self$draws(variables), ..., .args = .args,
+                                          .num_args = .num_args, .cores = .cores))
+      }
+      cols <- private$select_variables(variables)
+      values <- private$summary_values(cols, plan)
+      warn_capped(attr(values, "capped"))
+      draws_summary_frame(cols, values, plan$cols, .num_args)
     },
 
     #' @description Prints the summary of the first `max_rows` variable
@@ -199,41 +224,39 @@ TapestryFit <- R6::R6Class("TapestryFit",
       check_flag(quiet, "quiet")
       out <- list()
       if (length(diagnostics) == 0L || isTRUE(private$args_$fixed_param)) return(out)
-      sd <- self$sampler_diagnostics()
-      column <- function(name) unclass(posterior::extract_variable_matrix(sd, name))
+      # the counts and E-BFMI of each chain, in C from the chains' columns
+      h <- private$hmc_counts(inc_warmup = FALSE)
+      ntrans <- private$n_sampling_ * length(private$used_)
       say <- function(...) if (!quiet) message(...)
       see <- "See https://mc-stan.org/misc/warnings for details.\n"
       percent <- function(n, total) format(round(100 * n / total, 1), nsmall = 1)
       if ("divergences" %in% diagnostics) {
-        d <- column("divergent__")
-        n <- as.integer(colSums(d != 0))
+        n <- h$num_divergent
         if (sum(n) > 0) {
-          say("Warning: ", sum(n), " of ", length(d), " (", percent(sum(n), length(d)), "%)",
+          say("Warning: ", sum(n), " of ", ntrans, " (", percent(sum(n), ntrans), "%)",
               " transitions ended with a divergence.\n", see)
         }
         out$num_divergent <- n
       }
       if ("treedepth" %in% diagnostics) {
         max_depth <- private$args_$max_treedepth %||% 10
-        d <- column("treedepth__")
-        n <- as.integer(colSums(d >= max_depth))
+        n <- h$num_max_treedepth
         if (sum(n) > 0) {
-          say("Warning: ", sum(n), " of ", length(d), " (", percent(sum(n), length(d)), "%)",
+          say("Warning: ", sum(n), " of ", ntrans, " (", percent(sum(n), ntrans), "%)",
               " transitions hit the maximum treedepth limit of ", max_depth, ".\n", see)
         }
         out$num_max_treedepth <- n
       }
       if ("ebfmi" %in% diagnostics) {
-        energy <- column("energy__")
-        if (nrow(energy) < 3L) {
+        e <- h$ebfmi
+        if (private$n_sampling_ < 3L) {
           if (!quiet) {
             warning(warningCondition(
               "E-BFMI not computed: it is undefined for chains of fewer than 3 draws.",
               class = "tapestry_warning"))
           }
-          e <- rep(NA_real_, ncol(energy))
+          e <- rep(NA_real_, length(e))
         } else {
-          e <- apply(energy, 2L, ebfmi)
           nan <- sum(is.nan(e))
           low <- sum(e < 0.3, na.rm = TRUE)
           if (nan > 0) {
@@ -603,6 +626,14 @@ TapestryFit <- R6::R6Class("TapestryFit",
     used_ = integer(),
     n_warmup_ = 0L,
     n_sampling_ = 0L,
+    # the wall time of the chains themselves (tp_sample), NA when unknown
+    chains_time_ = NA_real_,
+    # posterior's draws_array of every variable's post-warmup draws, built
+    # at the first $draws() that asks for all of them
+    draws_cache_ = NULL,
+    # the default summary of every variable (summary_plan()): list(keys,
+    # values, capped), from report_diagnostics() or the first $summary()
+    summary_cache_ = NULL,
 
     chain_ids = function() {
       vapply(private$chains_, function(ch) as.integer(ch$chain_id), 0L)
@@ -696,26 +727,80 @@ TapestryFit <- R6::R6Class("TapestryFit",
       all[unique(unlist(hits))]
     },
 
-    # An array of iterations x chains x cols from the chains' draw matrices.
+    # posterior's draws_array of the columns `cols` (iterations x chains x
+    # cols), copied from the chains' matrices in C: only the columns asked
+    # for, and the array of all the variables once (kept).
     build_draws = function(cols, inc_warmup, format) {
       if (inc_warmup && !isTRUE(private$args_$save_warmup)) {
         abort_arg(paste("Warmup draws were requested from a fit without them:",
                         "sample with `save_warmup = TRUE` to keep them."))
       }
       private$need_draws("get the draws")
-      used <- private$used_
-      nw <- if (inc_warmup) private$n_warmup_ else 0L
-      ns <- private$n_sampling_
-      arr <- array(NA_real_, c(nw + ns, length(used), length(cols)),
-                   dimnames = list(iteration = as.character(seq_len(nw + ns)),
-                                   chain = as.character(seq_along(used)),
-                                   variable = cols))
-      for (j in seq_along(used)) {
-        ch <- private$chains_[[used[j]]]
-        rows <- c(seq_len(nw), ch$num_warmup_draws + seq_len(ns))
-        arr[, j, ] <- ch$draws[rows, cols, drop = FALSE]
+      all <- !inc_warmup && identical(cols, private$variables_)
+      if (all && !is.null(private$draws_cache_)) return(convert_draws(private$draws_cache_, format))
+      src <- private$draws_source(cols)
+      arr <- .Call(C_tp_draws_array, src[[1]], src[[2]],
+                   if (inc_warmup) private$n_warmup_ else 0L, private$n_sampling_, src[[4]],
+                   as.character(cols))
+      if (all) private$draws_cache_ <- arr
+      convert_draws(arr, format)
+    },
+
+    # The chains' matrices of the draws, their first post-warmup rows, the
+    # number of post-warmup rows and the columns of `cols`: what the C
+    # code reads in place (src/r/r_summary.c).
+    draws_source = function(cols) {
+      chains <- lapply(private$chains_[private$used_], function(ch) {
+        d <- ch$draws
+        if (!is.double(d)) storage.mode(d) <- "double"
+        d
+      })
+      first <- vapply(private$chains_[private$used_], function(ch) as.integer(ch$num_warmup_draws), 0L)
+      idx <- match(cols, colnames(chains[[1L]]))
+      list(chains, first, as.integer(private$n_sampling_), as.integer(idx))
+    },
+
+    # Divergences, transitions at the maximum tree depth and E-BFMI of each
+    # chain of the draws (post-warmup), in C.
+    hmc_counts = function(inc_warmup = FALSE) {
+      private$need_draws("compute the sampler's diagnostics")
+      src <- private$draws_source(c("divergent__", "treedepth__", "energy__"))
+      .Call(C_tp_hmc_diag, src[[1]], src[[2]], src[[3]], src[[4]],
+            as.integer(private$args_$max_treedepth %||% 10L))
+    },
+
+    # The default summary of every variable, computed once and kept.
+    default_summary = function() {
+      if (is.null(private$summary_cache_)) {
+        plan <- summary_plan()
+        values <- summary_compute(private$draws_source(private$variables_), plan,
+                                  private$n_sampling_ * length(private$used_))
+        private$summary_cache_ <- list(keys = summary_keys(plan), values = values,
+                                       capped = attr(values, "capped"))
       }
-      convert_draws(posterior::as_draws_array(arr), format)
+      private$summary_cache_
+    },
+
+    # The values of a plan for the variables `cols`: from the kept default
+    # summary when it has them all, else computed for these variables.
+    summary_values = function(cols, plan) {
+      keys <- summary_keys(plan)
+      cache <- private$summary_cache_
+      if (is.null(cache) && identical(cols, private$variables_) &&
+          all(keys %in% summary_keys(summary_plan()))) {
+        cache <- private$default_summary()
+      }
+      # posterior warns for every ESS it caps: the kept counts are those of
+      # the whole default summary, so a part of it with ESS is recomputed
+      same <- identical(keys, cache$keys)
+      if (!is.null(cache) && all(keys %in% cache$keys) && (same || !any(summary_can_cap(plan)))) {
+        rows <- match(cols, private$variables_)
+        out <- cache$values[rows, match(keys, cache$keys), drop = FALSE]
+        attr(out, "capped") <- if (same) cache$capped[rows] else integer(length(rows))
+        return(out)
+      }
+      summary_compute(private$draws_source(cols), plan,
+                      private$n_sampling_ * length(private$used_))
     },
 
     check_unconstrained = function(u) {

@@ -24,40 +24,50 @@ arg_diagnostics <- function(diagnostics) {
 # variable, rhat, ess_bulk, ess_tail; NULL to skip).  Pure: the tests call
 # it on made-up diagnostics.  A character vector, one element per message.
 diagnostics_report <- function(sd, chain_ids, max_depth, diagnostics, summary = NULL) {
+  n <- nrow(sd$divergent__)
+  chains <- lapply(seq_len(ncol(sd$divergent__)), function(j) {
+    cbind(as.double(sd$divergent__[, j]), as.double(sd$treedepth__[, j]), as.double(sd$energy__[, j]))
+  })
+  counts <- .Call(C_tp_hmc_diag, chains, integer(length(chains)), as.integer(n), 1:3,
+                  as.integer(max_depth))
+  diagnostics_lines(counts, n, chain_ids, max_depth, diagnostics, summary)
+}
+
+# The same from the counts of each chain (tp_hmc_diag: num_divergent,
+# num_max_treedepth, ebfmi; energy_na, whether a chain's energies have NA)
+# over n post-warmup iterations.
+diagnostics_lines <- function(counts, n, chain_ids, max_depth, diagnostics, summary = NULL) {
   out <- character()
   see <- "See https://mc-stan.org/misc/warnings for details."
   pct <- function(n, total) sprintf("%.1f%%", 100 * n / total)
-  column <- function(name) sd[[name]]
-  per_chain <- function(n, per) {
-    hit <- which(n > 0)
+  total <- n * length(chain_ids)
+  per_chain <- function(k) {
+    hit <- which(k > 0)
     if (length(chain_ids) < 2L) return(NULL)
-    paste0("  ", paste0("chain ", chain_ids[hit], ": ", n[hit], " (", pct(n[hit], per), ")",
+    paste0("  ", paste0("chain ", chain_ids[hit], ": ", k[hit], " (", pct(k[hit], n), ")",
                         collapse = ", "), ".")
   }
   if ("divergences" %in% diagnostics) {
-    d <- column("divergent__")
-    n <- as.integer(colSums(d != 0))
-    if (sum(n) > 0) {
+    k <- counts$num_divergent
+    if (sum(k) > 0) {
       out <- c(out, paste(c(
-        sprintf("Warning: %d of %d (%s) transitions ended with a divergence.", sum(n), length(d),
-                pct(sum(n), length(d))),
-        per_chain(n, nrow(d)), see), collapse = "\n"))
+        sprintf("Warning: %d of %d (%s) transitions ended with a divergence.", sum(k), total,
+                pct(sum(k), total)),
+        per_chain(k), see), collapse = "\n"))
     }
   }
   if ("treedepth" %in% diagnostics) {
-    d <- column("treedepth__")
-    n <- as.integer(colSums(d >= max_depth))
-    if (sum(n) > 0) {
+    k <- counts$num_max_treedepth
+    if (sum(k) > 0) {
       out <- c(out, paste(c(
         sprintf("Warning: %d of %d (%s) transitions hit the maximum treedepth limit of %d.",
-                sum(n), length(d), pct(sum(n), length(d)), as.integer(max_depth)),
-        per_chain(n, nrow(d)), see), collapse = "\n"))
+                sum(k), total, pct(sum(k), total), as.integer(max_depth)),
+        per_chain(k), see), collapse = "\n"))
     }
   }
   if ("ebfmi" %in% diagnostics) {
-    energy <- column("energy__")
-    if (nrow(energy) >= 3L && !anyNA(energy)) {
-      e <- apply(energy, 2L, ebfmi)
+    if (n >= 3L && !any(counts$energy_na)) {
+      e <- counts$ebfmi
       nan <- is.nan(e)
       low <- !nan & e < 0.3
       if (any(nan)) {
@@ -106,8 +116,11 @@ diagnostics_report <- function(sd, chain_ids, max_depth, diagnostics, summary = 
 }
 
 # Called by $sample() on the new fit: prints the warnings as messages.
-# After an interrupt R-hat and ESS are not computed: the chains are partial,
-# and the session should get control back at once.
+# Everything comes from C (src/nuts/nuts_sum*.c): the counts of each
+# chain, and R-hat and ESS from the default summary of every variable,
+# which the fit keeps for $summary().  After an interrupt R-hat and ESS
+# are not computed: the chains are partial, and the session should get
+# control back at once.
 report_diagnostics <- function(fit, diagnostics, rhat_ess = TRUE) {
   priv <- fit$.__enclos_env__$private
   # a fixed_param run has no sampler to diagnose (cmdstanr checks nothing)
@@ -117,22 +130,17 @@ report_diagnostics <- function(fit, diagnostics, rhat_ess = TRUE) {
   if (!all(vapply(priv$chains_[priv$used_], function(ch) all(need %in% colnames(ch$draws)), TRUE))) {
     return(invisible(character()))
   }
-  # the matrices straight from the chains (posterior is not loaded for this:
-  # loading it takes a second, and an interrupted run must return at once)
-  used <- priv$used_
-  rows <- function(ch) ch$num_warmup_draws + seq_len(priv$n_sampling_)
-  sd <- lapply(c(divergent__ = "divergent__", treedepth__ = "treedepth__", energy__ = "energy__"),
-               function(v) vapply(priv$chains_[used], function(ch) as.double(ch$draws[rows(ch), v]),
-                                  double(priv$n_sampling_)))
-  sd <- lapply(sd, function(m) matrix(m, nrow = priv$n_sampling_))
-  ids <- priv$chain_ids()[used]
+  counts <- priv$hmc_counts()
+  ids <- priv$chain_ids()[priv$used_]
   summary <- NULL
   if (rhat_ess && priv$n_sampling_ >= 4L) {
-    d <- fit$draws()
-    summary <- suppressWarnings(as.data.frame(posterior::summarise_draws(
-      d, rhat = posterior::rhat, ess_bulk = posterior::ess_bulk, ess_tail = posterior::ess_tail)))
+    s <- priv$default_summary()
+    col <- function(kind) s$values[, match(summary_kinds[[kind]], summary_plan()$kinds)]
+    summary <- data.frame(variable = priv$variables_, rhat = col("rhat"),
+                          ess_bulk = col("ess_bulk"), ess_tail = col("ess_tail"))
   }
-  lines <- diagnostics_report(sd, ids, priv$args_$max_treedepth %||% 10, diagnostics, summary)
+  lines <- diagnostics_lines(counts, priv$n_sampling_, ids, priv$args_$max_treedepth %||% 10,
+                             diagnostics, summary)
   for (m in lines) message(m, "\n")
   invisible(lines)
 }

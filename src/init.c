@@ -15,6 +15,7 @@
 #include "r/r_entries_threads.h"
 #include "r/r_entries_prof.h"
 #include "r/r_entries_gq.h"
+#include "r/r_entries_summary.h"
 #include "par/pp.h"
 #include "tree/li.h"
 
@@ -32,6 +33,7 @@ static const R_CallMethodDef entries[] = {
   R_ENTRIES_THREADS
   R_ENTRIES_PROF
   R_ENTRIES_GQ
+  R_ENTRIES_SUMMARY
   {NULL, NULL, 0}
 };
 

@@ -37,15 +37,17 @@ static double now(void) {
 
 static size_t rows_for(long n, int thin) { return n <= 0 ? 0 : (size_t)((n + thin - 1) / thin); }
 
-int nuts_run_alloc(nuts_run *r) {
-  size_t n = li_num_upars(r->ctx);
-  size_t m = r->cfg.metric == NUTS_DENSE_E ? n * n : n;
+void nuts_run_shape(nuts_run *r) {
   r->ncol = NUTS_RUN_NSAMPLER + li_num_outputs(r->ctx, 1, 1);
   r->cap_rows = rows_for(r->cfg.num_samples, r->cfg.thin) +
                 (r->cfg.save_warmup ? rows_for(r->cfg.num_warmup, r->cfg.thin) : 0);
-  /* The draws are the one large allocation of a run: counted against the
-  ** memory budget first (a long run of a program with large generated
-  ** quantities would otherwise get R killed when the pages are touched). */
+}
+
+/* The draws are the one large allocation of a run: counted against the
+** memory budget first (a long run of a program with large generated
+** quantities would otherwise get R killed when the pages are touched). */
+int nuts_run_reserve(nuts_run *r) {
+  size_t n = li_num_upars(r->ctx);
   size_t rows = r->cap_rows ? r->cap_rows : 1;
   if (r->ncol + n != 0 && rows > SIZE_MAX / sizeof(double) / (r->ncol + n + 1))
     return ad_fail(AD_EMEMORY, "the draws of chain %d (%zu draws of %zu values) cannot be held in memory",
@@ -54,11 +56,35 @@ int nuts_run_alloc(nuts_run *r) {
   snprintf(what, sizeof what, "keeping the draws of chain %d (%zu draws of %zu values)", r->chain_id, rows, r->ncol);
   /* the draws' unconstrained points (for standalone generated quantities)
      are counted with them */
-  size_t ubytes = rows * (n ? n : 1) * sizeof(double);
-  r->draws_bytes = rows * r->ncol * sizeof(double) + ubytes;
-  if (ad_mem_take(r->draws_bytes, what) != AD_OK) { r->draws_bytes = 0; return AD_EMEMORY; }
-  r->draws = malloc(r->draws_bytes - ubytes);
-  r->upars = malloc(ubytes);
+  size_t bytes = rows * (r->ncol + (n ? n : 1)) * sizeof(double);
+  if (ad_mem_take(bytes, what) != AD_OK) return AD_EMEMORY;
+  r->draws_bytes = bytes;
+  return AD_OK;
+}
+
+void nuts_run_release(nuts_run *r) {
+  ad_mem_give(r->draws_bytes);
+  r->draws_bytes = 0;
+}
+
+int nuts_run_alloc(nuts_run *r) {
+  size_t n = li_num_upars(r->ctx);
+  size_t m = r->cfg.metric == NUTS_DENSE_E ? n * n : n;
+  nuts_run_shape(r);
+  if (nuts_run_reserve(r) != AD_OK) return AD_EMEMORY;
+  size_t rows = r->cap_rows ? r->cap_rows : 1;
+  r->own_draws = r->draws == NULL;
+  if (r->own_draws) {
+    r->draws = malloc(rows * r->ncol * sizeof(double));
+    r->upars = malloc(rows * (n ? n : 1) * sizeof(double));
+  }
+  /* up to 64 staged rows, and no more than about 4 MB of them */
+  size_t width = r->ncol + n;
+  r->stage_rows = ((size_t)4 << 20) / ((width ? width : 1) * sizeof(double));
+  if (r->stage_rows > 64) r->stage_rows = 64;
+  if (r->stage_rows < 1) r->stage_rows = 1;
+  r->staged = 0;
+  r->stage = malloc(r->stage_rows * (width ? width : 1) * sizeof(double));
   r->init_used = calloc(n ? n : 1, sizeof(double));
   r->inv_metric = calloc(m ? m : 1, sizeof(double));
   r->grad = calloc(n ? n : 1, sizeof(double));
@@ -67,14 +93,14 @@ int nuts_run_alloc(nuts_run *r) {
   r->q.size = MSGQ_SIZE;
   r->q.len = 0;
   r->q.dropped = 0;
-  if (!r->draws || !r->upars || !r->init_used || !r->inv_metric || !r->grad || !r->print_buf || !r->q.buf ||
-      pthread_mutex_init(&r->q.lock, NULL)) {
-    free(r->draws); free(r->upars); free(r->init_used); free(r->inv_metric); free(r->grad);
+  if (!r->draws || !r->upars || !r->stage || !r->init_used || !r->inv_metric || !r->grad ||
+      !r->print_buf || !r->q.buf || pthread_mutex_init(&r->q.lock, NULL)) {
+    if (r->own_draws) { free(r->draws); free(r->upars); }
+    free(r->stage); free(r->init_used); free(r->inv_metric); free(r->grad);
     free(r->print_buf); free(r->q.buf);
-    r->draws = r->upars = r->init_used = r->inv_metric = r->grad = NULL;
+    r->draws = r->upars = r->stage = r->init_used = r->inv_metric = r->grad = NULL;
     r->print_buf = r->q.buf = NULL;
-    ad_mem_give(r->draws_bytes);
-    r->draws_bytes = 0;
+    nuts_run_release(r);
     return ad_fail(AD_EMEMORY, "out of memory allocating the draws of chain %d", r->chain_id);
   }
   r->print.buf = r->print_buf;
@@ -95,11 +121,11 @@ int nuts_run_alloc(nuts_run *r) {
 
 void nuts_run_free(nuts_run *r) {
   if (r->q.buf) pthread_mutex_destroy(&r->q.lock);
-  ad_mem_give(r->draws_bytes);
-  r->draws_bytes = 0;
-  free(r->draws); free(r->upars); free(r->init_used); free(r->inv_metric); free(r->grad);
+  nuts_run_release(r);
+  if (r->own_draws) { free(r->draws); free(r->upars); }
+  free(r->stage); free(r->init_used); free(r->inv_metric); free(r->grad);
   free(r->print_buf); free(r->q.buf);
-  r->draws = r->upars = r->init_used = r->inv_metric = r->grad = NULL;
+  r->draws = r->upars = r->stage = r->init_used = r->inv_metric = r->grad = NULL;
   r->print_buf = r->q.buf = NULL;
 }
 
@@ -216,6 +242,22 @@ static int initialise(nuts_run *r) {
   return r->status;
 }
 
+/* The staged rows to their columns: draws and upars are column-major (R's
+** layout), and a draw's values lie a column apart, so writing each draw
+** straight to its columns would touch a page per output (thousands a
+** draw for a program with large transformed parameters); a block of rows
+** moves as one contiguous run per column. */
+static void stage_flush(nuts_run *r) {
+  size_t n = li_num_upars(r->ctx), width = r->ncol + n, cap = r->cap_rows;
+  size_t first = r->nrows - r->staged;
+  for (size_t j = 0; j < width; j++) {
+    double *col = j < r->ncol ? r->draws + j * cap + first : r->upars + (j - r->ncol) * cap + first;
+    const double *from = r->stage + j;
+    for (size_t i = 0; i < r->staged; i++) col[i] = from[i * width];
+  }
+  r->staged = 0;
+}
+
 /* The sink: one row per saved draw, with the outputs computed on doubles
 ** from the chain's generator (generated quantities draw from it, as in Stan). */
 static int on_draw(void *ctx, const nuts_draw *d) {
@@ -231,7 +273,10 @@ static int on_draw(void *ctx, const nuts_draw *d) {
     push(r, note);
   }
   if (d->saved && r->nrows < r->cap_rows) {
-    double *row = r->draws + r->nrows * r->ncol;
+    /* the draw is staged as a row (the outputs are written contiguously),
+       and a block of rows goes to the columns at once (stage_flush) */
+    size_t n = li_num_upars(r->ctx), width = r->ncol + n;
+    double *row = r->stage + r->staged * width;
     row[0] = d->lp;
     row[1] = d->accept_stat;
     row[2] = d->stepsize;
@@ -239,8 +284,7 @@ static int on_draw(void *ctx, const nuts_draw *d) {
     row[4] = d->n_leapfrog;
     row[5] = d->divergent;
     row[6] = d->energy;
-    size_t n = li_num_upars(r->ctx);
-    if (n) memcpy(r->upars + r->nrows * n, d->q, n * sizeof(double));
+    if (n) memcpy(row + r->ncol, d->q, n * sizeof(double));
     /* the generated quantities draw from a generator of their own, seeded
        for this draw (nuts_run_gq_rng), so they can be recomputed */
     tm_rng gq;
@@ -258,6 +302,7 @@ static int on_draw(void *ctx, const nuts_draw *d) {
     }
     r->nrows++;
     if (d->warmup) r->warmup_rows++;
+    if (++r->staged == r->stage_rows) stage_flush(r);
   }
   flush_print(r);
   if (d->warmup && d->iteration + 1 == r->cfg.num_warmup) {
@@ -324,6 +369,7 @@ void nuts_run_task(void *arg) {
   res.inv_metric = r->inv_metric;
   if (r->fixed_param) rc = fixed_param_run(r, &res);
   else rc = nuts_chain_run(&r->cfg, logp, r, (int)n, r->init_used, &r->rng, &sink, &res);
+  stage_flush(r);
   flush_print(r);
   double t = now();
   if (atomic_load(&r->phase) == NUTS_PHASE_WARMUP) r->t_warmup = t - r->t_phase;

@@ -54,10 +54,15 @@ typedef struct nuts_run {
                                      draw (num_samples of them, thinned; no warmup), lp__ and
                                      accept_stat__ 0, the other sampler columns 0 */
 
-  /* results: valid once the task has finished */
-  double *draws;                  /* rows of ncol values, cap_rows of them */
-  double *upars;                  /* the unconstrained point of each row (num_upars values a row),
+  /* results: valid once the task has finished.  draws and upars are
+     column-major (draw i of column j at [i + j * cap_rows]), the layout of
+     R's matrices, so the caller may give R's own memory (set both before
+     nuts_run_alloc) and the draws are never copied; otherwise
+     nuts_run_alloc allocates them */
+  double *draws;                  /* ncol columns of cap_rows draws */
+  double *upars;                  /* the unconstrained point of each draw (num_upars columns),
                                      so that generated quantities can be recomputed exactly */
+  int own_draws;                  /* draws and upars were allocated by nuts_run_alloc */
   size_t ncol, cap_rows, nrows, warmup_rows;
   size_t draws_bytes;         /* counted against the memory budget (ad_mem_take) */
   double *init_used;              /* num_upars */
@@ -80,11 +85,23 @@ typedef struct nuts_run {
   li_print print;
   char *print_buf;
   double *grad;
+  double *stage;                  /* saved draws as rows (ncol values, then num_upars), before
+                                     they go to their columns a block at a time */
+  size_t stage_rows, staged;      /* rows the stage holds; rows in it now */
   double t_phase;                 /* start of the current phase */
 } nuts_run;
 
-/* Allocates the buffers of r for a context with its outputs; the caller set
-** ctx and cfg.  AD_OK or AD_EMEMORY. */
+/* The shape of the draws of r (the caller set ctx and cfg): ncol and
+** cap_rows. */
+void nuts_run_shape(nuts_run *r);
+/* Counts the draws of r against the memory budget (after nuts_run_shape),
+** with the message that names the chain; nuts_run_release gives them
+** back.  AD_OK or AD_EMEMORY. */
+int  nuts_run_reserve(nuts_run *r);
+void nuts_run_release(nuts_run *r);
+/* Allocates the buffers of r for a context with its outputs (draws and
+** upars only if the caller gave none) and reserves the draws' memory; the
+** caller set ctx and cfg.  AD_OK or AD_EMEMORY. */
 int  nuts_run_alloc(nuts_run *r);
 void nuts_run_free(nuts_run *r);
 /* The task: runs the chain to its end (or its stop). */

@@ -156,7 +156,18 @@ static void submit(sampling *s, pp_group *g, int k) {
   }
 }
 
-static SEXP chain_result(sampling *s, int k, size_t n, int dense, SEXP colnames, SEXP msgs) {
+/* The first nr rows of a column-major cap x nc matrix, as a new matrix
+** (a chain that stopped early filled only those). */
+static SEXP first_rows(SEXP m, size_t nr, size_t cap, size_t nc) {
+  if (nr == cap) return m;
+  SEXP out = allocMatrix(REALSXP, (int)nr, (int)nc);
+  for (size_t j = 0; j < nc; j++)
+    if (nr) memcpy(REAL(out) + j * nr, REAL(m) + j * cap, nr * sizeof(double));
+  return out;
+}
+
+static SEXP chain_result(sampling *s, int k, size_t n, int dense, SEXP colnames, SEXP msgs,
+                         SEXP draws, SEXP upars) {
   static const char *const fields[] = { "chain_id", "draws", "num_warmup_draws", "init",
     "step_size", "inv_metric", "time", "return_code", "message", "n_grad", "messages",
     "profiles", "trace", "upars" };
@@ -164,12 +175,10 @@ static SEXP chain_result(sampling *s, int k, size_t n, int dense, SEXP colnames,
   SEXP out = PROTECT(rc_named_list(14, fields, NULL));
   SET_VECTOR_ELT(out, 0, ScalarInteger(r->chain_id));
 
-  /* rows of the chain's buffer become an R matrix, one column per output */
+  /* the chain wrote its draws into this matrix, column by column: it is
+     the result as it is, unless the chain stopped before filling it */
   size_t nr = r->nrows, nc = r->ncol;
-  SEXP d = PROTECT(allocMatrix(REALSXP, (int)nr, (int)nc));
-  double *x = REAL(d);
-  for (size_t i = 0; i < nr; i++)
-    for (size_t j = 0; j < nc; j++) x[i + j * nr] = r->draws[i * nc + j];
+  SEXP d = PROTECT(first_rows(draws, nr, r->cap_rows, nc));
   SEXP dn = PROTECT(allocVector(VECSXP, 2));
   SET_VECTOR_ELT(dn, 1, colnames);
   setAttrib(d, R_DimNamesSymbol, dn);
@@ -209,11 +218,8 @@ static SEXP chain_result(sampling *s, int k, size_t n, int dense, SEXP colnames,
   SET_VECTOR_ELT(out, 12, rp_trace(r->prof, s->trace_every > 0));
   /* the unconstrained point of each draw (one row each), for standalone
      generated quantities that reproduce the draws' own */
-  SEXP u = PROTECT(allocMatrix(REALSXP, (int)nr, (int)n));
-  for (size_t i = 0; i < nr; i++)
-    for (size_t j = 0; j < n; j++) REAL(u)[i + j * nr] = r->upars[i * n + j];
-  SET_VECTOR_ELT(out, 13, u);
-  UNPROTECT(3);
+  SET_VECTOR_ELT(out, 13, first_rows(upars, nr, r->cap_rows, n));
+  UNPROTECT(2);
   return out;
 }
 
@@ -325,6 +331,30 @@ static SEXP sample_body(SEXP ctx, SEXP config, SEXP inits, SEXP chain_ids, SEXP 
     }
   }
 
+  /* The draws go straight into R matrices, the fit's own, which the
+     chains fill column by column: nothing is copied after the run.  The
+     memory budget is checked first (with the message that names the
+     chain), then R allocates (an R error here leaves nothing behind). */
+  SEXP mats = PROTECT(allocVector(VECSXP, 2 * (R_xlen_t)nchains));
+  {
+    nuts_run *probe = (nuts_run *)R_alloc((size_t)nchains, sizeof *probe);
+    memset(probe, 0, (size_t)nchains * sizeof *probe);
+    int ok = AD_OK, k = 0;
+    for (; k < nchains && ok == AD_OK; k++) {
+      probe[k].ctx = c;
+      probe[k].cfg = cfg;
+      probe[k].chain_id = INTEGER(chain_ids)[k];
+      nuts_run_shape(&probe[k]);
+      ok = nuts_run_reserve(&probe[k]);
+    }
+    for (int q = 0; q < nchains; q++) nuts_run_release(&probe[q]);
+    if (ok != AD_OK) rc_raise_msg(ad_errmsg(), rc_status_class(ok));
+    for (k = 0; k < nchains; k++) {
+      SET_VECTOR_ELT(mats, 2 * k, allocMatrix(REALSXP, (int)probe[k].cap_rows, (int)probe[k].ncol));
+      SET_VECTOR_ELT(mats, 2 * k + 1, allocMatrix(REALSXP, (int)probe[k].cap_rows, (int)n));
+    }
+  }
+
   /* C memory: no R error may happen from here until it is freed.  The
      group and the stop flag live on the heap too: were this frame left by
      a long jump, workers would still find them. */
@@ -346,6 +376,8 @@ static SEXP sample_body(SEXP ctx, SEXP config, SEXP inits, SEXP chain_ids, SEXP 
     r->keep_messages = 1;
     r->threads = per_chain;
     r->fixed_param = fixed_param;
+    r->draws = REAL(VECTOR_ELT(mats, 2 * k));
+    r->upars = REAL(VECTOR_ELT(mats, 2 * k + 1));
     /* one registry per chain: its threads write only their own tables, and
        it is read here once the chain's task has returned */
     r->prof = pf_registry_new(s.trace_every);
@@ -377,7 +409,11 @@ static SEXP sample_body(SEXP ctx, SEXP config, SEXP inits, SEXP chain_ids, SEXP 
     rc_raise_msg(err, rc_status_class(rc));
   }
 
+  /* the workers write into `mats`: should this frame be left by a long
+     jump while they run, they must still find it (released below) */
+  R_PreserveObject(mats);
   /* run: submit up to `parallel` chains, then one more as each finishes */
+  double run_start = now();
   int next = 0, running = 0, done = 0, interrupted = 0;
   for (; next < nchains && running < s.parallel; next++, running++) submit(&s, &sh->g, next);
   while (done < nchains) {
@@ -408,23 +444,29 @@ static SEXP sample_body(SEXP ctx, SEXP config, SEXP inits, SEXP chain_ids, SEXP 
     }
   }
   pp_group_wait(&sh->g, 1e9);     /* every task has returned: the group and runs are free */
+  double run_wall = now() - run_start;
   pp_group_destroy(&sh->g);
   free(sh);
+  R_ReleaseObject(mats);
   /* the main thread's own budget (tapestry_set_num_threads()) is untouched;
      give it back the workers it counts on if the run shrank the pool.  A
      failure here only means fewer helpers: the draws are made, keep them */
   if (pp_threads() - 1 > pp_pool_size()) pp_pool_resize(pp_threads() - 1);
   show_progress(&s, 1);
 
-  static const char *const top[] = { "chains", "interrupted" };
-  SEXP out = PROTECT(rc_named_list(2, top, NULL));
+  /* "chains_time": the wall time of the chains themselves, from the first
+     submission to the last chain's end (what R adds is measured apart) */
+  static const char *const top[] = { "chains", "interrupted", "chains_time" };
+  SEXP out = PROTECT(rc_named_list(3, top, NULL));
   SEXP chains = PROTECT(allocVector(VECSXP, nchains));
   for (int k = 0; k < nchains; k++)
-    SET_VECTOR_ELT(chains, k, chain_result(&s, k, n, dense, colnames, VECTOR_ELT(keep, k)));
+    SET_VECTOR_ELT(chains, k, chain_result(&s, k, n, dense, colnames, VECTOR_ELT(keep, k),
+                                           VECTOR_ELT(mats, 2 * k), VECTOR_ELT(mats, 2 * k + 1)));
   SET_VECTOR_ELT(out, 0, chains);
   SET_VECTOR_ELT(out, 1, ScalarLogical(interrupted));
+  SET_VECTOR_ELT(out, 2, ScalarReal(run_wall));
   free_runs(&s);
-  UNPROTECT(4);
+  UNPROTECT(5);
   return out;
 }
 

@@ -223,3 +223,35 @@ test_that("tapestry_brm() refuses what it cannot do, with a clear message", {
                  "ignored")
   expect_error(update(brm_fit("gaussian"), data = d), "newdata")
 })
+
+test_that("the stanfit built from the draws in memory is read_stan_csv()'s of the fit's CSV files", {
+  skip_if_no_brms()
+  mod <- tapestry_model(code = "
+    parameters { real mu; vector<lower=0>[2] s; array[2, 3] real z; }
+    model { mu ~ normal(0, 1); s ~ lognormal(0, 1); to_array_1d(z) ~ normal(mu, 1); }
+    generated quantities { real y = mu + s[1]; }")
+  for (save_warmup in c(FALSE, TRUE)) {
+    fit <- mod$sample(seed = 3, chains = 2, iter_warmup = 150, iter_sampling = 100, thin = 2,
+                      save_warmup = save_warmup, refresh = 0, show_messages = FALSE)
+    dir <- tempfile()
+    dir.create(dir)
+    on.exit(unlink(dir, recursive = TRUE), add = TRUE)
+    files <- fit$save_output_files(dir, basename = "tapestry_brm")
+    set.seed(5)
+    from_csv <- suppressMessages(rstan::read_stan_csv(files))
+    set.seed(5)
+    direct <- brm_stanfit(fit)
+    expect_s4_class(direct, "stanfit")
+    # the same draws, bit for bit, with the same attributes
+    expect_identical(direct@sim, from_csv@sim)
+    expect_identical(direct@model_pars, from_csv@model_pars)
+    expect_identical(direct@par_dims, from_csv@par_dims)
+    expect_identical(direct@mode, from_csv@mode)
+    # the arguments, but for the name of the output file
+    strip <- function(a) a[names(a) != "file"]
+    expect_identical(lapply(direct@stan_args, strip), lapply(from_csv@stan_args, strip))
+    expect_identical(rstan::get_sampler_params(direct, inc_warmup = save_warmup),
+                     rstan::get_sampler_params(from_csv, inc_warmup = save_warmup))
+    expect_identical(rstan::extract(direct, permuted = FALSE), rstan::extract(from_csv, permuted = FALSE))
+  }
+})
