@@ -133,6 +133,6 @@ report_diagnostics <- function(fit, diagnostics, rhat_ess = TRUE) {
       d, rhat = posterior::rhat, ess_bulk = posterior::ess_bulk, ess_tail = posterior::ess_tail)))
   }
   lines <- diagnostics_report(sd, ids, priv$args_$max_treedepth %||% 10, diagnostics, summary)
-  for (m in lines) message(m, "\n")
+  for (m in lines) message(wrap_text(m), "\n")   # R/ux-wrap.R
   invisible(lines)
 }
