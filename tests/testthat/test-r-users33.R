@@ -333,3 +333,14 @@ test_that("Accelerate (vecLib) is an optimized BLAS, however R's library points 
   expect_true(blas_is_optimized(resolve_library(link)))
   expect_false(blas_is_optimized(link))
 })
+
+test_that("expose_functions(global = TRUE) still puts the functions in the global environment", {
+  fm <- tapestry_model(code = "functions { real thrice33(real x) { return 3 * x; } }")
+  on.exit(if (exists("thrice33", envir = globalenv(), inherits = FALSE)) {
+    rm("thrice33", envir = globalenv())
+  })
+  expect_false(exists("thrice33", envir = globalenv(), inherits = FALSE))
+  fm$expose_functions(global = TRUE)
+  expect_identical(get("thrice33", envir = globalenv(), inherits = FALSE)(2), 6)
+  expect_identical(fm$functions$thrice33(2), 6)
+})
