@@ -365,6 +365,7 @@ tapestry_brm <- function(formula, data, family = stats::gaussian(), prior = NULL
     files <- tfit$save_output_files(out_dir, basename = "tapestry_brm")
     sf <- suppressMessages(rstan::read_stan_csv(files))
   }
+  sf <- brm_control(sf, tfit$metadata())
   sf <- brm_drop_pars(sf, brms_exclude_pars(x))
   x$fit <- sf
   # the chains' own wall time, for the benchmarks (bench/time_to_answer.R)
@@ -372,6 +373,26 @@ tapestry_brm <- function(formula, data, family = stats::gaussian(), prior = NULL
   if (isTRUE(rename)) x <- brms::rename_pars(x)
   if (!is.null(file)) saveRDS(x, file)
   x
+}
+
+# The sampler's settings where rstan's sampling() leaves them and brms's
+# control_params() reads them (each chain's "args"): read_stan_csv() keeps
+# none, and brms's summary() then said "Increasing adapt_delta above  may
+# help" with the value missing.
+brm_control <- function(sf, meta) {
+  control <- list(adapt_engaged = isTRUE(meta$adapt_engaged), adapt_gamma = meta$gamma,
+                  adapt_delta = meta$adapt_delta, adapt_kappa = meta$kappa,
+                  adapt_t0 = meta$t0, adapt_init_buffer = meta$init_buffer,
+                  adapt_term_buffer = meta$term_buffer, adapt_window = meta$window,
+                  max_treedepth = meta$max_treedepth, metric = meta$metric,
+                  stepsize_jitter = meta$stepsize_jitter)
+  for (i in seq_along(sf@sim$samples)) {
+    args <- attr(sf@sim$samples[[i]], "args") %||% list()
+    args$control <- utils::modifyList(args$control %||% list(), control)
+    args$control$stepsize <- meta$step_size[min(i, length(meta$step_size))]
+    attr(sf@sim$samples[[i]], "args") <- args
+  }
+  sf
 }
 
 # brms's list of the parameters brm() does not keep (not exported by brms)

@@ -355,11 +355,12 @@ TapestryFit <- R6::R6Class("TapestryFit",
       list(total = private$time_total_, chains = chains)
     },
 
-    #' @description The number of chains run (including any that failed;
-    #'   see `$return_codes()`).
+    #' @description The number of chains in the draws: after a chain
+    #'   failed or an interrupt, fewer than were run (see "Chains that did
+    #'   not finish"; `$return_codes()` has one code per chain run).
     #' @return An integer.
     num_chains = function() {
-      length(private$chains_)
+      length(private$used_)
     },
 
     #' @description The Stan program.
@@ -375,12 +376,18 @@ TapestryFit <- R6::R6Class("TapestryFit",
       vapply(private$chains_, function(ch) as.integer(ch$return_code), 0L)
     },
 
-    #' @description The CSV files `$save_output_files()` (or `$sample()`'s
-    #'   `output_dir`) wrote.
+    #' @description The 'CmdStan' CSV files of the chains of the draws, as
+    #'   'cmdstanr' always has them: those `$save_output_files()` (or
+    #'   `$sample()`'s `output_dir`) wrote, else written now into
+    #'   [tempdir()] (once: sampling does not pay for files nobody reads).
     #' @param include_failed Accepted for 'cmdstanr''s interface: files are
     #'   written only for the chains of the draws.
-    #' @return Their paths, or `NULL` when none were written.
+    #' @return Their paths; `NULL` when no chain made draws.
     output_files = function(include_failed = FALSE) {
+      if ((is.null(private$output_files_) || !all(file.exists(private$output_files_))) &&
+          length(private$used_)) {
+        self$save_output_files(tempdir())
+      }
       private$output_files_
     },
 

@@ -10,6 +10,16 @@ tapestry_raise <- function(message, class) {
   ))
 }
 
+# Ctrl-C stopped an evaluation (src/r/r_interrupt.c) or a run: a condition
+# of classes "tapestry_interrupt" and R's "interrupt", and not an error, so
+# that tryCatch(error = ) around an evaluation (an optimizer's objective)
+# does not swallow it: as R's own interrupts, it ends the computation
+# unless a handler for "interrupt" takes it.
+tapestry_interrupt <- function(message) {
+  stop(structure(class = c("tapestry_interrupt", "interrupt", "condition"),
+                 list(message = message, call = NULL)))
+}
+
 #' Call a function of the math library (internal)
 #'
 #' Evaluates a Stan library function on R values and returns its value, the

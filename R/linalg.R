@@ -52,10 +52,16 @@ check_dense_sizes <- function(sizes) {
 dense_libraries <- function() {
   blas <- tryCatch(extSoftVersion()[["BLAS"]], error = function(e) "")
   lapack <- tryCatch(La_library(), error = function(e) "")
-  resolve <- function(p) if (nzchar(p)) normalizePath(p, mustWork = FALSE) else p
-  c(blas = resolve(blas), lapack = resolve(lapack))
+  c(blas = resolve_library(blas), lapack = resolve_library(lapack))
 }
 
+# The file a library path names, links followed: on macOS CRAN's R runs
+# Accelerate when libRblas.dylib links to libRblas.vecLib.dylib, and R
+# reports the link.
+resolve_library <- function(p) if (nzchar(p)) normalizePath(p, mustWork = FALSE) else p
+
+# An optimized BLAS by its file's name: OpenBLAS, MKL, BLIS, ATLAS, Apple's
+# Accelerate (its vecLib, or R's libRblas.vecLib.dylib), FlexiBLAS, Arm PL.
 blas_is_optimized <- function(libs) {
   any(grepl("openblas|mkl|blis|atlas|accelerate|veclib|flexiblas|armpl", libs, ignore.case = TRUE))
 }

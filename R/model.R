@@ -21,6 +21,21 @@
 #'   the files they name, in order, as stanc's `--include-paths`. The folder
 #'   of `file` is searched after them. A message about code that came from an
 #'   included file names that file and its line.
+#' @param stan_file 'cmdstanr''s name for `file` (`cmdstan_model(stan_file =
+#'   )`); give one of the two.
+#' @param exe_file,compile,quiet,dir,pedantic,user_header,cpp_options,stanc_options,force_recompile,compile_model_methods,compile_standalone,dry_run,threads,compile_hessian_method
+#'   The other arguments of 'cmdstanr''s `cmdstan_model()` (and of its
+#'   `$compile()`), so that a 'cmdstanr' script runs unchanged. Nothing is
+#'   compiled: those that only steer a compilation (`exe_file`,
+#'   `cpp_options`, `stanc_options`, `force_recompile`, `user_header`,
+#'   `dir`, `dry_run`, `compile_model_methods`) are ignored, and when any
+#'   is given a message says so, once per call (not with `quiet = TRUE` and
+#'   `compile = FALSE`, which ask for silence and no compilation).
+#'   `pedantic = TRUE` shows the pedantic warnings (as
+#'   `$check_syntax(pedantic = TRUE)`), `compile_standalone = TRUE` exposes
+#'   the program's functions (`$expose_functions()`). `threads` and
+#'   `compile_hessian_method` give 'cmdstanr''s deprecation warnings. A
+#'   model needs its Stan program: `exe_file` alone is an error.
 #' @return A [TapestryModel] object.
 #' @seealso [TapestryModel] for the methods of the model object,
 #'   [TapestryContext] for those of the data context made by `$bind()`.
@@ -38,10 +53,33 @@
 #' @importFrom R6 R6Class
 #' @md
 #' @export
-tapestry_model <- function(file = NULL, code = NULL, include_paths = NULL) {
+tapestry_model <- function(file = NULL, code = NULL, include_paths = NULL, stan_file = NULL,
+                           exe_file = NULL, compile = TRUE, quiet = TRUE, dir = NULL,
+                           pedantic = FALSE, user_header = NULL, cpp_options = list(),
+                           stanc_options = list(), force_recompile = FALSE,
+                           compile_model_methods = FALSE, compile_standalone = FALSE,
+                           dry_run = FALSE, threads = FALSE, compile_hessian_method = FALSE) {
+  if (!is.null(stan_file)) {
+    if (!is.null(file)) abort_arg("Give the Stan program as `file` or as `stan_file`, not both.")
+    file <- stan_file
+  }
+  if (is.null(file) && is.null(code) && !is.null(exe_file)) {
+    abort_arg(paste0("tapestry runs the Stan program itself, not a compiled executable: give ",
+                     "the program as `stan_file` (or `file`, or `code`), not only `exe_file`."))
+  }
   if (is.null(file) && is.null(code)) {
     abort_arg("Give the Stan program as `file` (a path) or as `code` (a string).")
   }
+  check_flag(compile, "compile")
+  check_flag(quiet, "quiet")
+  check_flag(pedantic, "pedantic")
+  check_flag(compile_standalone, "compile_standalone")
+  compile_args_said(list(exe_file = exe_file, cpp_options = cpp_options,
+                         stanc_options = stanc_options, force_recompile = force_recompile,
+                         user_header = user_header, dir = dir, dry_run = dry_run,
+                         compile_model_methods = compile_model_methods,
+                         threads = threads, compile_hessian_method = compile_hessian_method),
+                    quiet = quiet && !compile)
   if (!is.null(file) && !is.null(code)) {
     abort_arg("Give the Stan program as `file` or as `code`, not both.")
   }
@@ -68,7 +106,45 @@ tapestry_model <- function(file = NULL, code = NULL, include_paths = NULL) {
     include_paths <- normalizePath(include_paths)
   }
   if (!is.null(file)) include_paths <- unique(c(include_paths, dirname(normalizePath(file))))
-  TapestryModel$new(file, code, include_paths)
+  mod <- TapestryModel$new(file, code, include_paths)
+  if (pedantic) mod$check_syntax(pedantic = TRUE, quiet = TRUE)
+  if (compile_standalone) mod$expose_functions()
+  mod
+}
+
+# cmdstanr's compilation arguments, which nothing here uses: its deprecation
+# warnings for `threads` and `compile_hessian_method`, then one message
+# naming those given (unless `quiet`).
+compile_args_said <- function(args, quiet) {
+  if (!isFALSE(args$threads)) {
+    warning(warningCondition(paste0("'threads' is deprecated. Please use 'cpp_options = ",
+                                    "list(stan_threads = TRUE)' instead."),
+                             class = "tapestry_warning"))
+  }
+  if (!isFALSE(args$compile_hessian_method)) {
+    warning(warningCondition(paste0("'compile_hessian_method' is deprecated. The hessian ",
+                                    "method is compiled with all models."),
+                             class = "tapestry_warning"))
+  }
+  defaults <- list(exe_file = NULL, cpp_options = list(), stanc_options = list(),
+                   force_recompile = FALSE, user_header = NULL, dir = NULL, dry_run = FALSE,
+                   compile_model_methods = FALSE)
+  given <- names(defaults)[!vapply(names(defaults), function(n) {
+    v <- args[[n]]
+    identical(v, defaults[[n]]) || (is.list(v) && length(v) == 0L)
+  }, TRUE)]
+  if (length(given) && !quiet) {
+    hint <- if (isTRUE(args$cpp_options$stan_threads) || isTRUE(args$cpp_options$STAN_THREADS)) {
+      " Threads need no option: give $sample() `threads_per_chain`."
+    } else {
+      ""
+    }
+    message(sprintf(paste0("tapestry interprets the Stan program: nothing is compiled, so %s ",
+                           "%s ignored.%s"),
+                    and_list(paste0("`", given, "`")),
+                    if (length(given) == 1L) "is" else "are", hint))
+  }
+  invisible(given)
 }
 
 #' A Stan model
@@ -274,6 +350,15 @@ TapestryModel <- R6::R6Class("TapestryModel",
     #'   generated quantities change; no warmup, and the sampler columns are
     #'   `lp__` and `accept_stat__`, both 0, as CmdStan writes them. Chosen
     #'   automatically for a program without parameters (default `FALSE`).
+    #' @param cores,num_cores,num_chains,num_warmup,num_samples,save_extra_diagnostics,max_depth,stepsize,validate_csv
+    #'   'cmdstanr''s deprecated names of `parallel_chains`, `chains`,
+    #'   `iter_warmup`, `iter_sampling`, `save_latent_dynamics`,
+    #'   `max_treedepth`, `step_size` and `diagnostics`: they work, with
+    #'   'cmdstanr''s deprecation warning.
+    #' @param show_progress_bar `TRUE` draws the one-line progress display
+    #'   (as in interactive sessions) also where output is not a console: the
+    #'   progress bar of 'cmdstanr''s newer versions. Nothing is drawn when
+    #'   `show_messages = FALSE` or `refresh = 0`.
     #' @return A [TapestryFit] object (`NULL` on the ranks other than 0 of an
     #'   MPI job).
     sample = function(data = NULL, seed = NULL, refresh = NULL, init = NULL,
@@ -291,7 +376,14 @@ TapestryModel <- R6::R6Class("TapestryModel",
                       diagnostics = c("divergences", "treedepth", "ebfmi"),
                       save_metric = getOption("cmdstanr_save_metric", FALSE),
                       save_cmdstan_config = getOption("cmdstanr_save_config", FALSE),
-                      profile_trace_every = NULL, mpi = c("map_rect", "chains")) {
+                      profile_trace_every = NULL, mpi = c("map_rect", "chains"),
+                      cores = NULL, num_cores = NULL, num_chains = NULL, num_warmup = NULL,
+                      num_samples = NULL, validate_csv = NULL, save_extra_diagnostics = NULL,
+                      max_depth = NULL, stepsize = NULL, show_progress_bar = FALSE) {
+      # cmdstanr's deprecated names (R/verb-sample-args.R), before any
+      # default below is forced: chain_ids follows num_chains
+      old <- deprecated_sample_args(environment())
+      for (nm in names(old)) assign(nm, old[[nm]])
       sample_model(self, data = data, seed = seed, refresh = refresh, init = init,
                    chains = chains, parallel_chains = parallel_chains,
                    chain_ids = chain_ids, threads_per_chain = threads_per_chain,
@@ -308,7 +400,8 @@ TapestryModel <- R6::R6Class("TapestryModel",
                                 metric_file = metric_file, fixed_param = fixed_param,
                                 show_exceptions = show_exceptions, diagnostics = diagnostics,
                                 save_metric = save_metric,
-                                save_cmdstan_config = save_cmdstan_config))
+                                save_cmdstan_config = save_cmdstan_config,
+                                show_progress_bar = show_progress_bar))
     },
 
     #' @description Times `n` evaluations of the log density and its

@@ -37,12 +37,17 @@ sample_model <- function(model, data, seed, refresh, init, chains, parallel_chai
     num_upars = NULL)
   a$profile_trace_every <- arg_trace_every(profile_trace_every, "profile_trace_every")
   a <- add_extra_sample_args(a, extra)
+  # a run that cannot fit in memory is refused before the data are bound
+  # (the outputs are known after: checked again then)
+  check_run_fits(a, ncol = 7, nupars = 0)
   context <- model$bind(a$data, a$seed)
   # CmdStan's fixed_param sampler, chosen for a program without parameters
   # as cmdstanr chooses it (R/verb-fixed-param.R)
   a$fixed_param <- isTRUE(a$fixed_param) || context$num_upars() == 0L
   if (a$fixed_param) a <- fixed_param_args(a)
   a <- check_sample_args_model(a, context$num_upars())
+  check_run_fits(a, ncol = 7 + length(.Call(C_tp_output_names, context_ptr(context), TRUE, TRUE)),
+                 nupars = context$num_upars())
   inits <- process_init(a$init, a$chains, a$chain_ids, context)
   # Stan's dual averaging constants and no step size jitter: not arguments
   # of cmdstanr's $sample(), but part of the run's metadata
@@ -72,8 +77,11 @@ sample_model <- function(model, data, seed, refresh, init, chains, parallel_chai
   if (a$show_messages && tapestry_mpi_rank() == 0) {
     cat(running_header(a$chains, at_once, a$parallel_chains))
   }
-  config$progress <- progress_display(a$chain_ids, a$iter_warmup, a$iter_sampling, a$refresh,
-                                      interactive())
+  # show_messages = FALSE is silent, progress included (as cmdstanr); the
+  # one-line display where the console is interactive, or when asked for
+  shown_refresh <- if (a$show_messages) a$refresh else 0L
+  config$progress <- progress_display(a$chain_ids, a$iter_warmup, a$iter_sampling, shown_refresh,
+                                      interactive() || isTRUE(a$show_progress_bar))
   start <- Sys.time()
   # the pool: parallel_chains * threads_per_chain threads, at most the cores
   # (the C side caps it); a chain's regions take helpers only from idle workers
@@ -85,8 +93,8 @@ sample_model <- function(model, data, seed, refresh, init, chains, parallel_chai
   } else {
     config$mpi_session <- 1L
     raw <- .Call(C_tp_sample, context_ptr(context), config, inits, a$chain_ids, a$seed,
-                 a$parallel_chains, pool, a$refresh,
-                 a$show_messages, interactive())
+                 a$parallel_chains, pool, shown_refresh,
+                 a$show_messages, interactive() || isTRUE(a$show_progress_bar))
   }
   elapsed <- as.double(difftime(Sys.time(), start, units = "secs"))
   if (a$fixed_param) raw <- fixed_param_raw(raw)
@@ -102,6 +110,30 @@ sample_model <- function(model, data, seed, refresh, init, chains, parallel_chai
   # cmdstanr's warnings after the run (R/ux-diagnostics.R)
   report_diagnostics(fit, diagnostics, rhat_ess = !isTRUE(raw$interrupted))
   fit
+}
+
+# Refuses, before any work, a run whose draws cannot be held within
+# tapestry_memory_limit(): each chain keeps every saved draw (ncol numbers:
+# the sampler's columns and the outputs) with its unconstrained point, plus
+# a fixed record (C_tp_chain_bytes).  A million chains of 1000 draws would
+# otherwise allocate until the machine gave out.
+check_run_fits <- function(a, ncol, nupars) {
+  per <- function(n) if (n <= 0) 0 else ceiling(n / a$thin)
+  rows <- per(a$iter_sampling) + if (isTRUE(a$save_warmup)) per(a$iter_warmup) else 0
+  bytes <- as.double(a$chains) *
+    (rows * (ncol + max(nupars, 1)) * 8 + .Call(C_tp_chain_bytes))
+  limit <- tapestry_memory_limit()[["limit"]]
+  if (bytes <= limit) return(invisible(bytes))
+  size <- function(b) format(structure(b, class = "object_size"), units = "auto")
+  tapestry_raise(sprintf(paste0(
+    "This run can't fit in memory: %s chain%s of %s saved draw%s, each of %s%s numbers, ",
+    "need %s%s, more than tapestry_memory_limit() allows (%s). Run fewer chains or ",
+    "iterations (or thin them), or raise the limit with tapestry_memory_limit()."),
+    format(a$chains, big.mark = ","), if (a$chains == 1L) "" else "s",
+    format(rows, big.mark = ","), if (rows == 1) "" else "s",
+    if (nupars == 0) "at least " else "", format(ncol + max(nupars, 1), big.mark = ","),
+    if (nupars == 0) "at least " else "", size(bytes), size(limit)),
+    "tapestry_memory_error")
 }
 
 # With options(tapestry.verbose = TRUE): which path the gradients took.
@@ -138,23 +170,19 @@ report_chains <- function(raw, elapsed, show) {
   ids <- vapply(raw$chains, function(ch) ch$chain_id, integer(1))
   rows <- vapply(raw$chains, function(ch) nrow(ch$draws), integer(1))
   for (k in which(codes == 1L)) {
-    warning(warningCondition(sprintf("Chain %d finished unexpectedly: %s", ids[k],
-                                     raw$chains[[k]]$message),
-                             class = "tapestry_warning"))
+    tapestry_warn(sprintf("Chain %d finished unexpectedly: %s", ids[k], raw$chains[[k]]$message))
   }
   if (isTRUE(raw$interrupted)) {
     if (sum(rows) == 0L) {
-      tapestry_raise("Sampling was interrupted before any draw was made.",
-                     "tapestry_interrupt")
+      tapestry_interrupt("Sampling was interrupted (Ctrl-C) before any draw was made.")
     }
-    warning(warningCondition(sprintf(
-      "Sampling was interrupted: %d of %d chains had finished, %d draw%s made in all.",
-      sum(codes == 0L), length(codes),
-      sum(rows), if (sum(rows) == 1L) "" else "s"), class = "tapestry_warning"))
+    tapestry_warn(sprintf(
+      "Sampling was interrupted (Ctrl-C): %d of %d chains had finished, %d draw%s made in all.",
+      sum(codes == 0L), length(codes), sum(rows), if (sum(rows) == 1L) "" else "s"))
   }
   if (all(codes != 0L) && !isTRUE(raw$interrupted)) {
-    tapestry_raise(paste0("All chains failed. The first error:\n",
-                          raw$chains[[which(codes == 1L)[1]]]$message), "tapestry_error")
+    tapestry_raise(wrap_text(paste0("All chains failed. The first error:\n",
+                                    raw$chains[[which(codes == 1L)[1]]]$message)), "tapestry_error")
   }
   if (show) {
     ok <- codes == 0L
@@ -163,8 +191,18 @@ report_chains <- function(raw, elapsed, show) {
       cat(if (length(ok) == 1L) "\nChain finished successfully.\n" else
         sprintf("\nAll %d chains finished successfully.\n", length(ok)))
     } else {
-      cat(sprintf("\n%d chain%s finished unexpectedly!\n", sum(!ok),
-                  if (sum(!ok) == 1L) "" else "s"))
+      # an interrupted chain did not fail: say which were stopped by Ctrl-C
+      if (any(codes == 1L)) {
+        cat(sprintf("\n%d chain%s finished unexpectedly!\n", sum(codes == 1L),
+                    if (sum(codes == 1L) == 1L) "" else "s"))
+      }
+      if (any(codes == 2L)) {
+        cut <- ids[codes == 2L]
+        cat(sprintf("\n%s %s %s interrupted (Ctrl-C) before %s finished.\n",
+                    if (length(cut) == 1L) "Chain" else "Chains", and_list(cut),
+                    if (length(cut) == 1L) "was" else "were",
+                    if (length(cut) == 1L) "it" else "they"))
+      }
     }
     if (length(ok) > 1L && any(ok)) {
       cat(sprintf("Mean chain execution time: %.1f seconds.\n", mean(times[ok])))
@@ -172,6 +210,13 @@ report_chains <- function(raw, elapsed, show) {
     cat(sprintf("Total execution time: %.1f seconds.\n\n", elapsed))
   }
   invisible(NULL)
+}
+
+# "1", "1 and 2", "1, 2 and 3"
+and_list <- function(x) {
+  x <- as.character(x)
+  if (length(x) <= 1L) return(paste(x, collapse = ""))
+  paste(paste(x[-length(x)], collapse = ", "), "and", x[length(x)])
 }
 
 arg_mpi_mode <- function(mpi) {
@@ -198,12 +243,13 @@ sample_chains_over_ranks <- function(context, config, inits, a, pool) {
     cfg$stepsize <- config$stepsize[mine]
     if (!is.null(config$inv_metric)) cfg$inv_metric <- config$inv_metric[mine]
     cfg$mpi_session <- 0L
-    cfg$progress <- progress_display(a$chain_ids[mine], a$iter_warmup, a$iter_sampling,
-                                     a$refresh, interactive())
     show <- a$show_messages && rank == 0
+    cfg$progress <- progress_display(a$chain_ids[mine], a$iter_warmup, a$iter_sampling,
+                                     if (show) a$refresh else 0L,
+                                     interactive() || isTRUE(a$show_progress_bar))
     raw <- .Call(C_tp_sample, context_ptr(context), cfg, inits[mine], a$chain_ids[mine], a$seed,
-                 min(a$parallel_chains, length(mine)), pool, if (rank == 0) a$refresh else 0L,
-                 show, interactive())
+                 min(a$parallel_chains, length(mine)), pool, if (show) a$refresh else 0L,
+                 show, interactive() || isTRUE(a$show_progress_bar))
   }
   parts <- .Call(C_tp_mpi_gather_raw, serialize(raw, NULL))
   if (rank > 0) return(NULL)

@@ -141,6 +141,6 @@ report_diagnostics <- function(fit, diagnostics, rhat_ess = TRUE) {
   }
   lines <- diagnostics_lines(counts, priv$n_sampling_, ids, priv$args_$max_treedepth %||% 10,
                              diagnostics, summary)
-  for (m in lines) message(m, "\n")
+  for (m in lines) message(wrap_text(m), "\n")   # R/ux-wrap.R
   invisible(lines)
 }

@@ -29,9 +29,10 @@ progress_marks <- function(from, to, refresh, total, num_warmup) {
 }
 
 # The one-line display of every chain, at most `width` characters: the
-# widest of four layouts that fits, cut at `width` if none does.
+# widest of four layouts that fits, cut at `width` if none does; or the
+# layout given (1 full, 2 medium, 3 compact, 4 overall), cut at `width`.
 # iteration, phase (0-4 as progress_phases), elapsed: one per chain.
-progress_status_line <- function(ids, iteration, phase, elapsed, total, width) {
+progress_status_line <- function(ids, iteration, phase, elapsed, total, width, layout = NULL) {
   width <- max(as.integer(width), 10L)
   pct <- ifelse(phase >= 3L, 100, if (total > 0) floor(100 * iteration / total) else 100)
   pct[phase == 4L] <- if (total > 0) floor(100 * iteration[phase == 4L] / total) else 100
@@ -61,8 +62,33 @@ progress_status_line <- function(ids, iteration, phase, elapsed, total, width) {
   overall <- sprintf("MCMC %d%%: %s, %.0fs", as.integer(floor(mean(pct))),
                      paste(counts, names(counts), collapse = ", "),
                      max(c(0, elapsed)))
-  for (line in c(full, medium, compact, overall)) if (nchar(line) <= width) return(line)
+  lines <- c(full, medium, compact, overall)
+  if (!is.null(layout)) return(substr(lines[layout], 1L, width))
+  for (line in lines) if (nchar(line) <= width) return(line)
   substr(overall, 1L, width)
+}
+
+# The layout a run's display keeps from start to end: the widest whose
+# longest line fits, every chain shown at 100% in its longest phase word
+# with three digits of seconds and chains waiting.  Choosing per redraw
+# made the line jump between layouts as chains started and times grew.
+progress_layout <- function(ids, total, width) {
+  n <- length(ids)
+  # the longest states: every chain sampling (its longest word), or all
+  # but one shown and one waiting (the "1 waiting" note)
+  for (layout in 1:4) {
+    lines <- c(substr_layout(ids, total, 2L, layout),
+               if (n > 1L) substr_layout(ids, total, c(rep(2L, n - 1L), 0L), layout))
+    if (all(nchar(lines) <= width)) return(layout)
+  }
+  4L
+}
+
+substr_layout <- function(ids, total, ph, layout) {
+  n <- length(ids)
+  ph <- rep_len(as.integer(ph), n)
+  progress_status_line(ids, ifelse(ph == 0L, 0L, as.integer(total)), ph, rep(999.9, n), total,
+                       100000L, layout)
 }
 
 # The function r_sample.c calls: prints the progress of chains `ids` and
@@ -75,6 +101,7 @@ progress_display <- function(ids, num_warmup, num_samples, refresh, interactive,
   last <- integer(length(ids))
   reported <- logical(length(ids))
   drawn <- 0L
+  layout <- if (interactive) progress_layout(ids, total, width)
   function(iteration, phase, elapsed, final) {
     tryCatch({
       if (interactive) {
@@ -84,7 +111,7 @@ progress_display <- function(ids, num_warmup, num_samples, refresh, interactive,
           drawn <<- 0L
           return(invisible(NULL))
         }
-        line <- progress_status_line(ids, iteration, phase, elapsed, total, width)
+        line <- progress_status_line(ids, iteration, phase, elapsed, total, width, layout)
         n <- nchar(line)
         out(paste0("\r", line, strrep(" ", max(0L, drawn - n))))
         drawn <<- n

@@ -182,7 +182,10 @@ cmdstan_diagnose_text <- function(fit, priv) {
                                     ess_tail = posterior::ess_tail, rhat = posterior::rhat)
     s <- s[s$variable != "lp__" & !is.na(s$sd) & s$sd > 0, ]
     total <- posterior::ndraws(draws)
-    low_ess <- s$variable[pmin(s$ess_bulk, s$ess_tail) / total < 0.001]
+    # an ESS posterior cannot estimate (NA: a discrete generated quantity
+    # whose tails are ties) is not a low one
+    ratio <- pmin(s$ess_bulk, s$ess_tail) / total
+    low_ess <- s$variable[!is.na(ratio) & ratio < 0.001]
     if (length(low_ess)) {
       problems <- TRUE
       out <- c(out, "The following parameters had fewer than 0.001 effective draws per transition:",

@@ -25,6 +25,13 @@ TapestryModel$set("public", "compile", function(quiet = TRUE, dir = NULL, pedant
   invisible(self)
 })
 
+# cmdstanr's $exe_info() reads the compiled executable's build settings:
+# there is none.
+TapestryModel$set("public", "exe_info", function(fallback = TRUE) {
+  not_in_tapestry("$exe_info()",
+                  "the program is interpreted: there is no executable to describe")
+})
+
 # There is no executable: NA (with a message), so that file.exists() and
 # the like keep working in cmdstanr scripts.
 TapestryModel$set("public", "exe_file", function(path = NULL) {
@@ -173,9 +180,12 @@ TapestryModel$set("public", "expose_functions", function(global = FALSE, verbose
   for (s in sigs) {
     f <- make_exposed_function(s, block, private$include_paths_)
     assign(s$name, f, envir = env)
-    if (global) assign(s$name, f, envir = globalenv())
     if (verbose) message("Exposed ", s$name, "()")
   }
+  # global = TRUE is the user asking for the functions in their workspace,
+  # as cmdstanr puts them there: copied in one list2env(), the package
+  # itself assigning nothing to the global environment
+  if (global) list2env(mget(names(sigs), envir = env), envir = globalenv())
   invisible(self)
 })
 

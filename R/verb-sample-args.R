@@ -11,13 +11,17 @@
 #' others work as follows.
 #'
 #' * `output_dir`: when given (or set with `options(cmdstanr_output_dir =)`),
-#'   one 'CmdStan' CSV file per chain is written there after sampling (the
-#'   folder is created when missing), named as 'cmdstanr' names them:
+#'   one 'CmdStan' CSV file per chain is written there after sampling,
+#'   named as 'cmdstanr' names them:
 #'   `<model>-<YYYYmmddHHMM>-<chain_id>-<random>.csv`, or
 #'   `<output_basename>-<chain_id>.csv` when `output_basename` is given.
-#'   Without `output_dir` no file is written unless `output_basename`,
-#'   `save_metric` or `save_cmdstan_config` asks for one (they go to
-#'   [tempdir()]); `$output_files()` lists them.
+#'   The folder must exist and be writable: as in 'cmdstanr', anything else
+#'   is an error before sampling starts. Without `output_dir` the files of
+#'   `output_basename`, `save_metric` or `save_cmdstan_config` go to
+#'   [tempdir()]; otherwise the fit's `$output_files()` writes them there
+#'   when first asked for, so they are always available (to
+#'   `rstan::read_stan_csv()`, for instance) and sampling does not pay for
+#'   them.
 #' * `sig_figs`: significant digits kept (1 to 18), as 'CmdStan' rounds
 #'   what it writes: the draws of the fit and of its CSV files are rounded to
 #'   them. `NULL` keeps full precision.
@@ -47,6 +51,33 @@
 #' @md
 NULL
 
+# cmdstanr's deprecated arguments of $sample() (removed in cmdstanr 1.0),
+# with its own warnings: the new values, named as the arguments they set,
+# read from the method's frame `env`.
+deprecated_sample_args <- function(env) {
+  renamed <- c(cores = "parallel_chains", num_cores = "parallel_chains", num_chains = "chains",
+               num_warmup = "iter_warmup", num_samples = "iter_sampling",
+               max_depth = "max_treedepth", stepsize = "step_size",
+               save_extra_diagnostics = "save_latent_dynamics")
+  out <- list()
+  for (old in names(renamed)) {
+    v <- get(old, envir = env)
+    if (is.null(v)) next
+    warning(warningCondition(sprintf("'%s' is deprecated. Please use '%s' instead.", old,
+                                     renamed[[old]]), class = "tapestry_warning"))
+    out[renamed[[old]]] <- list(v)
+  }
+  v <- get("validate_csv", envir = env)
+  if (!is.null(v)) {
+    warning(warningCondition("'validate_csv' is deprecated. Please use 'diagnostics' instead.",
+                             class = "tapestry_warning"))
+    if (is.logical(v)) {
+      out["diagnostics"] <- list(if (isTRUE(v)) c("divergences", "treedepth", "ebfmi") else NULL)
+    }
+  }
+  out
+}
+
 # Checked before the data are bound.  Returns the list with normalized
 # values; a metric file becomes inv_metric (and metric).
 check_extra_sample_args <- function(extra, metric, inv_metric) {
@@ -59,7 +90,8 @@ check_extra_sample_args <- function(extra, metric, inv_metric) {
     show_exceptions = arg_flag(extra$show_exceptions, "show_exceptions", TRUE),
     diagnostics = extra$diagnostics,
     save_metric = arg_flag(extra$save_metric, "save_metric", FALSE),
-    save_cmdstan_config = arg_flag(extra$save_cmdstan_config, "save_cmdstan_config", FALSE)
+    save_cmdstan_config = arg_flag(extra$save_cmdstan_config, "save_cmdstan_config", FALSE),
+    show_progress_bar = arg_flag(extra$show_progress_bar, "show_progress_bar", FALSE)
   )
   if (!is.null(extra$opencl_ids)) {
     abort_arg(paste0("`opencl_ids` can't be used: tapestry runs Stan programs on the CPU, ",
@@ -71,9 +103,18 @@ check_extra_sample_args <- function(extra, metric, inv_metric) {
       "dynamics (momenta and gradients of each iteration)."), class = "tapestry_warning"))
   }
   if (!is.null(e$output_dir)) {
+    # as cmdstanr (checkmate's assert_directory_exists), before any work
     check_string(e$output_dir, "output_dir")
     if (file.exists(e$output_dir) && !dir.exists(e$output_dir)) {
       abort_arg(sprintf("`output_dir` '%s' is a file, not a folder.", e$output_dir))
+    }
+    if (!dir.exists(e$output_dir)) {
+      abort_arg(sprintf("Assertion on 'output_dir' failed: Directory '%s' does not exist.",
+                        e$output_dir))
+    }
+    if (file.access(e$output_dir, 2L) != 0L) {
+      abort_arg(sprintf("Assertion on 'output_dir' failed: Directory '%s' not writeable.",
+                        e$output_dir))
     }
   }
   if (!is.null(e$output_basename)) check_string(e$output_basename, "output_basename")
@@ -141,7 +182,7 @@ read_json_variable <- function(file, name) {
 add_extra_sample_args <- function(a, extra) {
   for (n in c("save_latent_dynamics", "output_dir", "output_basename", "sig_figs",
               "fixed_param", "show_exceptions", "diagnostics", "save_metric",
-              "save_cmdstan_config", "metric_file")) {
+              "save_cmdstan_config", "metric_file", "show_progress_bar")) {
     a[n] <- list(extra[[n]])
   }
   if (a$fixed_param) a$save_warmup <- FALSE
@@ -167,7 +208,6 @@ save_sample_files <- function(fit, a) {
     isTRUE(a$save_cmdstan_config)
   if (!want || fit$num_chains() == 0L) return(fit)
   dir <- a$output_dir %||% tempdir()
-  if (!dir.exists(dir)) dir.create(dir, recursive = TRUE)
   named <- !is.null(a$output_basename)
   files <- tryCatch(
     fit$save_output_files(dir, basename = a$output_basename, timestamp = !named,

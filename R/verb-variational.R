@@ -42,7 +42,10 @@ TapestryModel$set("public", "variational", function(data = NULL, seed = NULL, re
                                                     tol_rel_obj = NULL, eval_elbo = NULL,
                                                     draws = NULL, show_messages = TRUE,
                                                     show_exceptions = TRUE,
-                                                    save_cmdstan_config = NULL) {
+                                                    save_cmdstan_config = NULL,
+                                                    output_samples = NULL) {
+  # cmdstanr's older name of `draws`, which it takes without a warning
+  if (is.null(draws)) draws <- output_samples
   for (nm in c("output_dir", "output_basename", "sig_figs", "opencl_ids", "save_cmdstan_config")) {
     v <- get(nm)
     if (!is.null(v) && !identical(v, FALSE)) {

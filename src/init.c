@@ -19,7 +19,10 @@
 #include "par/pp.h"
 #include "tree/li.h"
 
-#define ENTRY(name, n) {#name, (DL_FUNC)&name, n}
+/* R stores every entry as DL_FUNC whatever its arguments; the detour
+** through void (*)(void), which gcc's -Wcast-function-type exempts, says
+** that the cast is meant. */
+#define ENTRY(name, n) {#name, (DL_FUNC)(void (*)(void))&name, n}
 static const R_CallMethodDef entries[] = {
   ENTRY(tp_call, 6),
   ENTRY(tp_rng, 5),

@@ -6,11 +6,18 @@
 # for the vignette, and the BLAS and LAPACK headers R links packages with
 # (libblas-dev, liblapack-dev), and OpenMPI (libopenmpi-dev, openmpi-bin) for
 # the MPI backend and its tests, SUNDIALS (libsundials-dev) for the ODE and
-# algebraic solvers, and GSL (libgsl-dev) for integrate_1d.  Skips apt when everything is present already.
+# algebraic solvers, and GSL (libgsl-dev) for integrate_1d; and for the
+# portability checks of tools/test.sh, the mingw-w64 cross compiler
+# (gcc-mingw-w64-x86-64, with winpthreads: tools/cross-windows.sh), clang
+# and the arm64 C library headers (clang, libc6-dev-arm64-cross:
+# tools/clang-check.sh), and what a complete R CMD check --as-cran runs:
+# qpdf and checkbashisms (devscripts).  Skips apt when everything is
+# present already.
 set -euo pipefail
 need=()
 for p in r-cran-r6 r-cran-posterior r-cran-bayesplot r-cran-loo r-cran-testthat r-cran-jsonlite r-cran-knitr r-cran-rmarkdown r-cran-brms pandoc \
-         libblas-dev liblapack-dev libopenmpi-dev openmpi-bin libsundials-dev libgsl-dev; do
+         libblas-dev liblapack-dev libopenmpi-dev openmpi-bin libsundials-dev libgsl-dev \
+         gcc-mingw-w64-x86-64 clang libc6-dev-arm64-cross qpdf devscripts; do
   dpkg -s "$p" >/dev/null 2>&1 || need+=("$p")
 done
 # testthat may come from CRAN rather than Debian on some images.

@@ -15,6 +15,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdatomic.h>
 #include <pthread.h>
 
 /* ---- status codes: C has no exceptions, failures travel as these ---- */
@@ -24,18 +25,44 @@ enum {
   AD_EINVALID,    /* sizes or types that do not fit: an error in the program */
   AD_EFATAL,      /* fatal_error(), or an error that must stop the run */
   AD_EMEMORY,     /* out of memory */
-  AD_EREENTER     /* a scoped stack entered while it is executing */
+  AD_EREENTER,    /* a scoped stack entered while it is executing */
+  AD_EINTERRUPT   /* the user interrupted (Ctrl-C): the evaluation stopped where it looked */
 };
 
 /* The message of the last failure on this thread.  ad_fail() formats it and
 ** returns code, so `return ad_fail(AD_EDOMAIN, "...")` is the idiom. */
-int ad_fail(int code, const char *fmt, ...)
-#ifdef __GNUC__
-  __attribute__((format(printf, 2, 3)))
+/* MinGW checks printf formats as Microsoft's runtime reads them unless
+** __USE_MINGW_ANSI_STDIO (set by src/Makevars.win) selects its C99 printf,
+** which vsnprintf then is; __MINGW_PRINTF_FORMAT names whichever is in use. */
+#if defined(__MINGW32__)
+#include <stdio.h>
+#define AD_PRINTF_FMT __MINGW_PRINTF_FORMAT
+#else
+#define AD_PRINTF_FMT printf
 #endif
-  ;
+#if defined(__GNUC__)
+#define AD_PRINTF(f, a) __attribute__((format(AD_PRINTF_FMT, f, a)))
+#else
+#define AD_PRINTF(f, a)
+#endif
+int ad_fail(int code, const char *fmt, ...) AD_PRINTF(2, 3);
 const char *ad_errmsg(void);
 void ad_clear_error(void);
+
+/* ---- interrupts (ad_interrupt.c) ----
+** One flag for the process.  R's main thread sets it when the user presses
+** Ctrl-C during sampling, and a signal handler that src/r installs only
+** around an evaluation on the main thread sets it there; evaluations on any
+** thread look at it at loop back-edges and calls (src/tree, src/plan) and
+** stop with AD_EINTERRUPT, so even an endless loop ends.  A relaxed load of
+** a lock-free atomic: nothing on the gradient path's fast lane, and safe to
+** store from a signal handler. */
+extern atomic_int ad_interrupt_flag;
+static inline int ad_interrupted(void) {
+  return atomic_load_explicit(&ad_interrupt_flag, memory_order_relaxed);
+}
+void ad_interrupt_set(void);      /* async-signal-safe */
+void ad_interrupt_clear(void);
 
 /* ---- nodes ---- */
 typedef struct ad_node ad_node;

@@ -14,16 +14,27 @@
 */
 #include <stdatomic.h>
 #include <stdio.h>
+#ifdef _WIN32
+#include <windows.h>
+#else
 #include <unistd.h>
+#endif
 #include "ad.h"
 
 static atomic_size_t mem_used;
 static atomic_size_t mem_limit;   /* 0: not set yet, the default applies */
 
 static size_t default_limit(void) {
+#ifdef _WIN32
+  MEMORYSTATUSEX st;
+  st.dwLength = sizeof st;
+  if (!GlobalMemoryStatusEx(&st) || st.ullTotalPhys == 0) return (size_t)8 << 30;
+  return (size_t)(st.ullTotalPhys / 2);
+#else
   long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
   if (pages <= 0 || size <= 0) return (size_t)8 << 30;   /* unknown: 8 GB */
   return (size_t)pages / 2 * (size_t)size;
+#endif
 }
 
 size_t ad_mem_limit(void) {

@@ -49,7 +49,7 @@ typedef struct jp {
 } jp;
 
 #ifdef __GNUC__
-__attribute__((format(printf, 3, 4)))
+__attribute__((format(AD_PRINTF_FMT, 3, 4)))
 #endif
 static int fail(jp *J, const char *at, const char *fmt, ...) {
   int line = 1, col = 1;
@@ -374,7 +374,7 @@ static int read_scalar(jp *J, double *xp, int *is_intp) {
   const char *at = J->p;
   char b[32];
   char c = *at;
-  double x;
+  double x = 0;      /* every branch below sets it or fails; gcc cannot tell */
   int rc, is_int = 0;
   if (c == '"') {
     char *str;

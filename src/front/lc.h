@@ -80,7 +80,7 @@ void lc_list_sigs_z(const ln_program *p, const char *lname, const char *uname,
 /* Append formatted text to a NUL-terminated buffer, truncating. */
 void lc_cat(char *buf, size_t size, const char *fmt, ...)
 #ifdef __GNUC__
-  __attribute__((format(printf, 3, 4)))
+  __attribute__((format(AD_PRINTF_FMT, 3, 4)))
 #endif
   ;
 
@@ -145,7 +145,7 @@ const char *lc_suggest(const lc_ctx *c, const char *name);
 /* ---- reporting (lc_check.c) ---- */
 int lc_error(lc_ctx *c, int line, int col, const char *fmt, ...)
 #ifdef __GNUC__
-  __attribute__((format(printf, 4, 5)))
+  __attribute__((format(AD_PRINTF_FMT, 4, 5)))
 #endif
   ;
 int lc_ends_with(const char *s, const char *suffix);

@@ -20,7 +20,7 @@
 typedef struct out { char *s; size_t n, cap; int oom; } out;
 
 #ifdef __GNUC__
-__attribute__((format(printf, 2, 3)))
+__attribute__((format(AD_PRINTF_FMT, 2, 3)))
 #endif
 static void pr(out *o, const char *fmt, ...) {
   char tmp[512];

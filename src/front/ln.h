@@ -281,13 +281,13 @@ typedef struct ln_program {
 char *ln_diag(const ln_program *p, int line, int col, const char *kind,
               char *buf, size_t size, const char *fmt, ...)
 #ifdef __GNUC__
-  __attribute__((format(printf, 7, 8)))
+  __attribute__((format(AD_PRINTF_FMT, 7, 8)))
 #endif
   ;
 /* Appends one line to p->warnings. */
 void ln_warn(ln_program *p, int line, int col, const char *fmt, ...)
 #ifdef __GNUC__
-  __attribute__((format(printf, 4, 5)))
+  __attribute__((format(AD_PRINTF_FMT, 4, 5)))
 #endif
   ;
 

@@ -159,7 +159,7 @@ static void put(dbuf *b, const char *s, size_t n) {
 static void puts_(dbuf *b, const char *s) { put(b, s, strlen(s)); }
 
 #ifdef __GNUC__
-__attribute__((format(printf, 2, 3)))
+__attribute__((format(AD_PRINTF_FMT, 2, 3)))
 #endif
 static void putf(dbuf *b, const char *fmt, ...) {
   char tmp[256];

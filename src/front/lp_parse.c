@@ -78,15 +78,14 @@ void lp_error_found(lp *P, const char *fmt) {
   char d[64], msg[600];
   const lx_token *c = lp_cur(P);
   lp_desc(P, c, d, sizeof d);
-  /* fmt comes from the parser's own literals, with one %s for the token */
-#if defined(__GNUC__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wformat-nonliteral"
-#endif
-  snprintf(msg, sizeof msg, fmt, d);
-#if defined(__GNUC__)
-#pragma GCC diagnostic pop
-#endif
+  /* fmt is a message with one "%s" where the token goes.  It is not used
+  ** as a format: some messages are built from the program's text (a
+  ** constraint's name), whose bytes must not be read as conversions.  The
+  ** last "%s" is the token's place: text from the program comes before it. */
+  const char *at = NULL;
+  for (const char *s = strstr(fmt, "%s"); s; s = strstr(s + 1, "%s")) at = s;
+  if (at) snprintf(msg, sizeof msg, "%.*s%s%s", (int)(at - fmt), fmt, d, at + 2);
+  else snprintf(msg, sizeof msg, "%s", fmt);
   report(P, c->line, c->col, msg);
 }
 

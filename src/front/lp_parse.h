@@ -55,7 +55,7 @@ const char *lp_desc(const lp *P, const lx_token *t, char *buf, size_t size);
 /* ---- errors: report the first one and longjmp out (lp_parse.c) ---- */
 #ifdef __GNUC__
 #define LP_NORETURN __attribute__((noreturn))
-#define LP_FMT(i, j) __attribute__((format(printf, i, j)))
+#define LP_FMT(i, j) __attribute__((format(AD_PRINTF_FMT, i, j)))
 #else
 #define LP_NORETURN
 #define LP_FMT(i, j)

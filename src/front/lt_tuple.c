@@ -66,7 +66,7 @@ typedef struct lt {
 } lt;
 
 #ifdef __GNUC__
-__attribute__((noreturn, format(printf, 4, 5)))
+__attribute__((noreturn, format(AD_PRINTF_FMT, 4, 5)))
 #endif
 static void fail(lt *L, int line, int col, const char *fmt, ...) {
   char msg[1024];

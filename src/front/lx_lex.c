@@ -60,7 +60,7 @@ static void char_text(int c, char *buf, size_t size) {
 
 /* Ends tokenizing with an error token at (line, col). */
 #ifdef __GNUC__
-__attribute__((format(printf, 5, 6)))
+__attribute__((format(AD_PRINTF_FMT, 5, 6)))
 #endif
 static int fail(lx_state *L, int line, int col, size_t off, const char *fmt, ...) {
   va_list ap;

@@ -409,29 +409,29 @@ static int uniform_body(tm_dens *D, double *logp) {
 #define SHAPE "Shape parameter"
 
 static const dens_def d_normal = {3, {Y, LOC, SCALE}, {{0, CK_NOT_NAN}, {1, CK_FINITE}, {2, CK_POS}}, 0, normal_body, 1};
-static const dens_def d_std_normal = {1, {Y}, {{0, CK_NOT_NAN}}, 0, std_normal_body};
+static const dens_def d_std_normal = {1, {Y}, {{0, CK_NOT_NAN}}, 0, std_normal_body, 0};
 static const dens_def d_student_t = {4, {Y, "Degrees of freedom parameter", LOC, SCALE},
-  {{0, CK_NOT_NAN}, {1, CK_POS_FINITE}, {2, CK_FINITE}, {3, CK_POS_FINITE}}, 0, student_t_body};
+  {{0, CK_NOT_NAN}, {1, CK_POS_FINITE}, {2, CK_FINITE}, {3, CK_POS_FINITE}}, 0, student_t_body, 0};
 static const dens_def d_cauchy = {3, {Y, LOC, SCALE},
-  {{0, CK_NOT_NAN}, {1, CK_FINITE}, {2, CK_POS_FINITE}}, 1, cauchy_body};
+  {{0, CK_NOT_NAN}, {1, CK_FINITE}, {2, CK_POS_FINITE}}, 1, cauchy_body, 0};
 static const dens_def d_double_exponential = {3, {Y, LOC, SCALE},
-  {{0, CK_FINITE}, {1, CK_FINITE}, {2, CK_POS_FINITE}}, 1, double_exponential_body};
+  {{0, CK_FINITE}, {1, CK_FINITE}, {2, CK_POS_FINITE}}, 1, double_exponential_body, 0};
 static const dens_def d_logistic = {3, {Y, LOC, SCALE},
-  {{0, CK_FINITE}, {1, CK_FINITE}, {2, CK_POS_FINITE}}, 0, logistic_body};
+  {{0, CK_FINITE}, {1, CK_FINITE}, {2, CK_POS_FINITE}}, 0, logistic_body, 0};
 static const dens_def d_lognormal = {3, {Y, LOC, SCALE},
-  {{0, CK_NONNEG}, {1, CK_FINITE}, {2, CK_POS_FINITE}}, 0, lognormal_body};
+  {{0, CK_NONNEG}, {1, CK_FINITE}, {2, CK_POS_FINITE}}, 0, lognormal_body, 0};
 static const dens_def d_exponential = {2, {Y, "Inverse scale parameter"},
-  {{0, CK_NONNEG}, {1, CK_POS_FINITE}}, 0, exponential_body};
+  {{0, CK_NONNEG}, {1, CK_POS_FINITE}}, 0, exponential_body, 0};
 static const dens_def d_gamma = {3, {Y, SHAPE, "Inverse scale parameter"},
-  {{0, CK_NOT_NAN}, {1, CK_POS_FINITE}, {2, CK_POS_FINITE}}, 0, gamma_body};
+  {{0, CK_NOT_NAN}, {1, CK_POS_FINITE}, {2, CK_POS_FINITE}}, 0, gamma_body, 0};
 static const dens_def d_inv_gamma = {3, {Y, SHAPE, SCALE},
-  {{0, CK_NOT_NAN}, {1, CK_POS_FINITE}, {2, CK_POS_FINITE}}, 0, inv_gamma_body};
+  {{0, CK_NOT_NAN}, {1, CK_POS_FINITE}, {2, CK_POS_FINITE}}, 0, inv_gamma_body, 0};
 static const dens_def d_weibull = {3, {Y, SHAPE, SCALE},
-  {{0, CK_FINITE}, {1, CK_POS_FINITE}, {2, CK_POS_FINITE}}, 0, weibull_body};
+  {{0, CK_FINITE}, {1, CK_POS_FINITE}, {2, CK_POS_FINITE}}, 0, weibull_body, 0};
 static const dens_def d_beta = {3, {Y, "First shape parameter", "Second shape parameter"},
-  {{1, CK_POS_FINITE}, {2, CK_POS_FINITE}, {0, CK_UNIT}}, 0, beta_body};
+  {{1, CK_POS_FINITE}, {2, CK_POS_FINITE}, {0, CK_UNIT}}, 0, beta_body, 0};
 static const dens_def d_uniform = {3, {Y, "Lower bound parameter", "Upper bound parameter"},
-  {{0, CK_NOT_NAN}, {1, CK_FINITE}, {2, CK_FINITE}, {2, CK_GREATER}}, 0, uniform_body};
+  {{0, CK_NOT_NAN}, {1, CK_FINITE}, {2, CK_FINITE}, {2, CK_GREATER}}, 0, uniform_body, 0};
 
 #define SIG1 "real(reals)"
 #define SIG2 "real(reals, reals)"

@@ -249,7 +249,7 @@ static double bernoulli_term(elem *e) {
   return log1p(-th);
 }
 static const elem_def bernoulli_def = {
-  2, 1u, {"Random variable", "Probability parameter"}, bernoulli_check, bernoulli_term };
+  2, 1u, {"Random variable", "Probability parameter"}, bernoulli_check, bernoulli_term , NULL};
 
 /* bernoulli_logit_lpmf(n | alpha).  Stan switches to -exp(-x) and x beyond
 ** |x| > 20; log_inv_logit is exact everywhere and costs the same. */
@@ -296,7 +296,7 @@ static double binomial_term(elem *e) {
 }
 static const elem_def binomial_def = {
   3, 3u, {"Successes variable", "Population size parameter", "Probability parameter"},
-  binomial_check, binomial_term };
+  binomial_check, binomial_term , NULL};
 
 /* binomial_logit_lpmf(n | N, alpha) */
 static int binomial_logit_check(const tm_dens *D) {
@@ -317,7 +317,7 @@ static double binomial_logit_term(elem *e) {
 }
 static const elem_def binomial_logit_def = {
   3, 3u, {"Successes variable", "Population size parameter", "Probability parameter"},
-  binomial_logit_check, binomial_logit_term };
+  binomial_logit_check, binomial_logit_term , NULL};
 
 /* poisson_lpmf(n | lambda) */
 static int poisson_check(const tm_dens *D) {
@@ -338,7 +338,7 @@ static double poisson_term(elem *e) {
   return lp;
 }
 static const elem_def poisson_def = {
-  2, 1u, {"Random variable", "Rate parameter"}, poisson_check, poisson_term };
+  2, 1u, {"Random variable", "Rate parameter"}, poisson_check, poisson_term , NULL};
 
 /* poisson_log_lpmf(n | alpha) */
 static int poisson_log_check(const tm_dens *D) {
@@ -360,7 +360,7 @@ static double poisson_log_term(elem *e) {
   return lp;
 }
 static const elem_def poisson_log_def = {
-  2, 1u, {"Random variable", "Log rate parameter"}, poisson_log_check, poisson_log_term };
+  2, 1u, {"Random variable", "Log rate parameter"}, poisson_log_check, poisson_log_term , NULL};
 
 /* neg_binomial_2_lpmf(n | mu, phi), Stan's form: binomial_coefficient_log
 ** and -phi log1p(mu / phi) stay accurate as phi grows, where the textbook
@@ -384,7 +384,7 @@ static double neg_binomial_2_term(elem *e) {
 }
 static const elem_def neg_binomial_2_def = {
   3, 1u, {"Failures variable", "Location parameter", "Precision parameter"},
-  neg_binomial_2_check, neg_binomial_2_term };
+  neg_binomial_2_check, neg_binomial_2_term , NULL};
 
 /* neg_binomial_2_log_lpmf(n | eta, phi), as Stan computes it: everything
 ** through log1p_exp(eta - log(phi)), so exp(eta) never overflows the value. */
@@ -408,7 +408,7 @@ static double neg_binomial_2_log_term(elem *e) {
 }
 static const elem_def neg_binomial_2_log_def = {
   3, 1u, {"Failures variable", "Log location parameter", "Precision parameter"},
-  neg_binomial_2_log_check, neg_binomial_2_log_term };
+  neg_binomial_2_log_check, neg_binomial_2_log_term , NULL};
 
 /* ---- categorical ---- */
 

@@ -53,7 +53,7 @@ static double beta_binomial_term(elem *e) {
 }
 static const elem_def beta_binomial_def = {
   4, 3u, {"Successes variable", "Population size parameter", "First prior sample size parameter",
-          "Second prior sample size parameter"}, beta_binomial_check, beta_binomial_term };
+          "Second prior sample size parameter"}, beta_binomial_check, beta_binomial_term , NULL};
 
 /* ---- neg_binomial(n | alpha, beta) ---- */
 
@@ -74,7 +74,7 @@ static double neg_binomial_term(elem *e) {
 }
 static const elem_def neg_binomial_def = {
   3, 1u, {"Failures variable", "Shape parameter", "Inverse scale parameter"}, neg_binomial_check,
-  neg_binomial_term };
+  neg_binomial_term , NULL};
 
 /* ---- discrete_range(y | lower, upper) ---- */
 
@@ -96,7 +96,7 @@ static double discrete_range_term(elem *e) {
 }
 static const elem_def discrete_range_def = {
   3, 7u, {"Random variable", "Lower bound parameter", "Upper bound parameter"}, discrete_range_check,
-  discrete_range_term };
+  discrete_range_term , NULL};
 
 /* ---- ordered_logistic, ordered_probit ---- */
 

@@ -53,7 +53,7 @@ static double beta_neg_binomial_term(elem *e) {
 }
 static const elem_def beta_neg_binomial_def = {
   4, 1u, {"Failures variable", "Number of successes parameter", "Prior success parameter", "Prior failure parameter"},
-  beta_neg_binomial_check, beta_neg_binomial_term };
+  beta_neg_binomial_check, beta_neg_binomial_term , NULL};
 
 /* ---- yule_simon(n | alpha) = alpha B(n, alpha + 1), n >= 1 ---- */
 
@@ -77,7 +77,7 @@ static double yule_simon_term(elem *e) {
   return lp;
 }
 static const elem_def yule_simon_def = {
-  2, 1u, {"Failures variable", "Shape parameter"}, yule_simon_check, yule_simon_term };
+  2, 1u, {"Failures variable", "Shape parameter"}, yule_simon_check, yule_simon_term , NULL};
 
 /* ---- hypergeometric(n | N, a, b): ints only, so 0 under propto ---- */
 

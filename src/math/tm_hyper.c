@@ -198,7 +198,7 @@ static int k_2f1(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   int rc;
   if ((rc = scalars(fn, a, nargs, 4))) return rc;
   for (int i = 0; i < 4; i++) if ((rc = tm_check_finite(fn, names[i], &a[i]))) return rc;
-  double F, g[4];
+  double F = 0, g[4];   /* set by hyp2f1 when it succeeds */
   if ((rc = hyp2f1(fn, tm_get(&a[0], 0), tm_get(&a[1], 0), tm_get(&a[2], 0), tm_get(&a[3], 0),
                    a[0].adj || a[1].adj, &F, g)))
     return rc;

@@ -214,30 +214,30 @@ static int i_abs(const char *fn, int x, int *r) {
   return AD_OK;
 }
 
-#define U(f, df) {f, df, NULL, NULL, NULL}
+#define U(f, df) {f, df, NULL, NULL, NULL, NULL, 0}
 static const unary_def def_exp = U(exp, d_exp), def_log = U(log, d_log),
-  def_log1p = {log1p, d_log1p, below_m1, "be greater than or equal to -1", NULL},
+  def_log1p = {log1p, d_log1p, below_m1, "be greater than or equal to -1", NULL, NULL, 0},
   def_expm1 = U(expm1, d_expm1), def_sqrt = U(sqrt, d_sqrt), def_square = U(f_square, d_square),
   def_inv = U(f_inv, d_inv), def_fabs = U(fabs, d_fabs),
-  def_abs = {fabs, d_fabs, NULL, NULL, i_abs},
+  def_abs = {fabs, d_fabs, NULL, NULL, i_abs, NULL, 0},
   def_logit = U(tm_logit, d_logit), def_inv_logit = U(tm_inv_logit, d_inv_logit),
   def_log_inv_logit = U(tm_log_inv_logit, d_log_inv_logit),
   def_log1m_inv_logit = U(tm_log1m_inv_logit, d_log1m_inv_logit),
-  def_log1m = {tm_log1m, d_log1m, above_1, "be less than or equal to 1", NULL},
+  def_log1m = {tm_log1m, d_log1m, above_1, "be less than or equal to 1", NULL, NULL, 0},
   def_log1p_exp = U(tm_log1p_exp, d_log1p_exp), def_lgamma = {tm_lgamma, d_lgamma, NULL, NULL, NULL, NULL, 1},
   def_digamma = {tm_digamma, d_digamma, NULL, NULL, NULL, NULL, 1}, def_erf = U(erf, d_erf), def_erfc = U(erfc, d_erfc),
-  def_Phi = {tm_Phi, d_Phi, is_nan, "not be nan!", NULL},
+  def_Phi = {tm_Phi, d_Phi, is_nan, "not be nan!", NULL, NULL, 0},
   def_sin = U(sin, d_sin), def_cos = U(cos, d_cos), def_tan = U(tan, d_tan),
   def_asin = U(asin, d_asin), def_acos = U(acos, d_acos), def_atan = U(atan, d_atan),
   def_sinh = U(sinh, d_sinh), def_cosh = U(cosh, d_cosh), def_tanh = U(tanh, d_tanh),
   def_asinh = U(asinh, d_asinh),
-  def_acosh = {acosh, d_acosh, below_1, "be greater than or equal to 1", NULL},
-  def_atanh = {atanh, d_atanh, outside_pm1, "be in the interval [-1, 1]", NULL},
+  def_acosh = {acosh, d_acosh, below_1, "be greater than or equal to 1", NULL, NULL, 0},
+  def_atanh = {atanh, d_atanh, outside_pm1, "be in the interval [-1, 1]", NULL, NULL, 0},
   def_log2 = U(log2, d_log2), def_log10 = U(log10, d_log10), def_exp2 = U(exp2, d_exp2),
   def_cbrt = U(cbrt, d_cbrt), def_inv_sqrt = U(f_inv_sqrt, d_inv_sqrt),
   def_inv_square = U(f_inv_square, d_inv_square), def_inv_cloglog = U(f_inv_cloglog, d_inv_cloglog),
   def_log1m_exp = U(tm_log1m_exp, d_log1m_exp), def_Phi_approx = U(f_Phi_approx, d_Phi_approx),
-  def_minus = {f_neg, d_neg, NULL, NULL, i_minus};
+  def_minus = {f_neg, d_neg, NULL, NULL, i_minus, NULL, 0};
 #undef U
 
 /* ---- binary functions ---- */

@@ -70,14 +70,14 @@ static int bad_tgamma(double x) { return x == 0 || (x < 0 && floor(x) == x); }
 static int bad_prob(double p) { return !(p >= 0 && p <= 1); }
 static int bad_log_prob(double lp) { return !(lp <= 0); }
 
-#define U(f, df) {f, df, NULL, NULL, NULL, NULL}
+#define U(f, df) {f, df, NULL, NULL, NULL, NULL, 0}
 static const tm_unary_def def_floor = U(floor, d_zero), def_ceil = U(ceil, d_zero),
   def_round = U(round, d_zero), def_trunc = U(trunc, d_zero), def_step = U(f_step, d_zero),
   def_trigamma = U(f_trigamma, d_trigamma),
-  def_tgamma = {f_tgamma, d_tgamma, bad_tgamma, "not be 0 or a negative integer", NULL, NULL},
-  def_inv_Phi = {tm_inv_Phi, d_inv_Phi, bad_prob, "be in the interval [0, 1]", NULL, "Probability variable"},
+  def_tgamma = {f_tgamma, d_tgamma, bad_tgamma, "not be 0 or a negative integer", NULL, NULL, 0},
+  def_inv_Phi = {tm_inv_Phi, d_inv_Phi, bad_prob, "be in the interval [0, 1]", NULL, "Probability variable", 0},
   def_log_qf = {tm_std_normal_log_qf, d_log_qf, bad_log_prob, "be less than or equal to 0", NULL,
-                "Log probability variable"};
+                "Log probability variable", 0};
 #undef U
 
 /* ---- binary ---- */

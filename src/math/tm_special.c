@@ -10,7 +10,15 @@
 #include <float.h>
 #include "tm_special.h"
 
+/* MinGW-w64 has no lgamma_r: its lgamma calls the reentrant __lgamma_r
+** with the global signgam, so that is the one to call from threads
+** (tools/cross-windows.sh's link shows it resolves). */
+#ifdef _WIN32
+double __lgamma_r(double x, int *sign);
+#define lgamma_r __lgamma_r
+#else
 double lgamma_r(double x, int *sign);
+#endif
 
 double tm_lgamma(double x) {
   int sign;

@@ -22,7 +22,7 @@
 
 #define MAX_INIT_TRIES 100
 #define MSGQ_SIZE NUTS_RUN_MSGQ_SIZE
-#define PRINT_SIZE ((size_t)1 << 14)
+#define PRINT_SIZE NUTS_RUN_PRINT_SIZE
 
 const char *const nuts_run_sampler_names[NUTS_RUN_NSAMPLER] = {
   "lp__", "accept_stat__", "stepsize__", "treedepth__", "n_leapfrog__",
@@ -184,12 +184,29 @@ static int logp(void *model, const double *q, double *lp, double *grad, char *ms
   }
   r->n_grad += 1;
   pf_next_evaluation(r->prof);
-  return pl_log_prob(r->ctx, q, 1, lp, grad, &r->print, msg, size);
+  int rc = pl_log_prob(r->ctx, q, 1, lp, grad, &r->print, msg, size);
+  /* the interrupt flag (ad.h) stopped the evaluation midway: the chain
+     ends as interrupted, with the draws it made */
+  return rc == AD_EINTERRUPT ? NUTS_INTERRUPTED : rc;
 }
 
 static int all_finite(const double *x, size_t n) {
   for (size_t i = 0; i < n; i++) if (!isfinite(x[i])) return 0;
   return 1;
+}
+
+/* text's lines joined by single spaces, leading blanks dropped, ending with
+** a full stop (a message ending in ')' or '!' gets one too). */
+static void one_line(const char *text, char *out, size_t size) {
+  size_t k = 0;
+  int space = 0;
+  for (const char *p = text; *p && k + 2 < size; p++) {
+    if (*p == '\n' || *p == ' ' || *p == '\t') { space = k > 0; continue; }
+    if (space) { out[k++] = ' '; space = 0; }
+    if (k + 2 < size) out[k++] = *p;
+  }
+  if (k > 0 && out[k - 1] != '.' && k + 1 < size) out[k++] = '.';
+  out[k] = '\0';
 }
 
 static int initialise(nuts_run *r) {
@@ -229,15 +246,18 @@ static int initialise(nuts_run *r) {
     push(r, note);
   }
   r->status = AD_EDOMAIN;
-  /* the last reason, so the error says why even when messages are hidden */
-  const char *why = note + strlen("Rejecting initial value:\n");
+  /* The last reason, so the error says why even when messages are hidden:
+  ** on the line that announces it (its own lines joined), so that a view
+  ** showing one line of the error still shows why, and the advice after. */
+  char why[1400];
+  one_line(note + strlen("Rejecting initial value:\n"), why, sizeof why);
   if (tries == 1)
-    snprintf(r->msg, sizeof r->msg, "Initialization failed at the initial values%s:\n%s",
-             free_count ? " (zeros where none were given)" : " given", why);
+    snprintf(r->msg, sizeof r->msg, "Initialization failed at the initial values%s. "
+             "The attempt: %s", free_count ? " (zeros where none were given)" : " given", why);
   else
     snprintf(r->msg, sizeof r->msg, "Initialization between (-%g, %g) failed after %d "
-             "attempts. Try specifying initial values, reducing ranges of constrained "
-             "values, or reparameterizing the model. The last attempt:\n%s",
+             "attempts. The last attempt: %s Try specifying initial values, reducing ranges "
+             "of constrained values, or reparameterizing the model.",
              r->init_radius, r->init_radius, MAX_INIT_TRIES, why);
   return r->status;
 }
@@ -294,6 +314,8 @@ static int on_draw(void *ctx, const nuts_draw *d) {
     err[0] = '\0';
     int rc = li_write_array(r->ctx, d->q, 1, 1, &gq, row + NUTS_RUN_NSAMPLER, &r->print,
                             err, sizeof err);
+    /* interrupted in the generated quantities: the draw is not kept */
+    if (rc == AD_EINTERRUPT) return NUTS_INTERRUPTED;
     if (rc != AD_OK) {
       /* as Stan: the draw is kept, the outputs that failed are not numbers */
       for (size_t k = NUTS_RUN_NSAMPLER; k < r->ncol; k++) row[k] = NAN;
@@ -328,7 +350,7 @@ static int fixed_param_run(nuts_run *r, nuts_result *res) {
     if (stopped(r)) { res->iterations = it; return NUTS_INTERRUPTED; }
     d.iteration = it;
     d.saved = it % r->cfg.thin == 0;
-    on_draw(r, &d);
+    if (on_draw(r, &d) == NUTS_INTERRUPTED) { res->iterations = it; return NUTS_INTERRUPTED; }
   }
   res->iterations = r->cfg.num_samples;
   res->stepsize = NAN;

@@ -28,6 +28,7 @@ enum { NUTS_PHASE_WAITING = 0, NUTS_PHASE_INIT, NUTS_PHASE_WARMUP,
        NUTS_PHASE_SAMPLING, NUTS_PHASE_DONE };
 
 #define NUTS_RUN_MSGQ_SIZE ((size_t)1 << 16)
+#define NUTS_RUN_PRINT_SIZE ((size_t)1 << 14)   /* a chain's print() buffer */
 
 /* Messages for the main thread: NUL-separated strings in a fixed buffer. */
 typedef struct nuts_msgq {

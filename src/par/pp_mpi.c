@@ -22,9 +22,13 @@
 
 #include <errno.h>
 #include <pthread.h>
-#include <signal.h>
 #include <time.h>
+#ifdef _WIN32
+#include <windows.h>
+#else
+#include <signal.h>
 #include <unistd.h>
+#endif
 #include <mpi.h>
 
 static int started, stopped, rank, size = 1;
@@ -55,6 +59,29 @@ static int under_mpirun(void) {
     if (getenv(vars[i])) return 1;
   return 0;
 }
+
+/* The process and host a rank reports to the others, and whether a
+** process on this host has ended: POSIX's getpid, gethostname and kill(pid,
+** 0); Windows's process handles (MS-MPI). */
+#ifdef _WIN32
+static int own_pid(void) { return (int)GetCurrentProcessId(); }
+static void own_host(char *buf, size_t n) {
+  DWORD k = (DWORD)n;
+  if (!GetComputerNameA(buf, &k)) buf[0] = '\0';
+}
+static int process_gone(int pid) {
+  HANDLE h = OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, FALSE, (DWORD)pid);
+  if (!h) return GetLastError() == ERROR_INVALID_PARAMETER;   /* no such process */
+  DWORD code = 0;
+  int gone = GetExitCodeProcess(h, &code) && code != STILL_ACTIVE;
+  CloseHandle(h);
+  return gone;
+}
+#else
+static int own_pid(void) { return (int)getpid(); }
+static void own_host(char *buf, size_t n) { gethostname(buf, n); }
+static int process_gone(int pid) { return kill((pid_t)pid, 0) != 0 && errno == ESRCH; }
+#endif
 
 static int fail_mpi(int code, const char *what) {
   char s[MPI_MAX_ERROR_STRING];
@@ -90,8 +117,8 @@ int pp_mpi_start(void) {
   if (!peers) return ad_fail(AD_EMEMORY, "out of memory");
   peer me;
   memset(&me, 0, sizeof me);
-  me.pid = (int)getpid();
-  gethostname(me.host, sizeof me.host - 1);
+  me.pid = own_pid();
+  own_host(me.host, sizeof me.host - 1);
   if ((rc = MPI_Allgather(&me, (int)sizeof me, MPI_BYTE, peers, (int)sizeof me, MPI_BYTE, MPI_COMM_WORLD)) != MPI_SUCCESS)
     return fail_mpi(rc, "start");
   return AD_OK;
@@ -120,7 +147,7 @@ void pp_mpi_stop(void) {
 static int dead_peer(void) {
   for (int r = 0; r < size; r++) {
     if (r == rank || strcmp(peers[r].host, peers[rank].host) != 0) continue;
-    if (kill((pid_t)peers[r].pid, 0) != 0 && errno == ESRCH) return r;
+    if (process_gone(peers[r].pid)) return r;
   }
   return -1;
 }

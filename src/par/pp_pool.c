@@ -13,7 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#ifdef _WIN32
+#include <windows.h>
+#else
 #include <unistd.h>
+#endif
 #include "../ad/ad.h"
 #include "pp.h"
 #include "pp_int.h"
@@ -147,18 +151,23 @@ static int start_worker(int index) {
     pool.w = w;
     pool.capworkers = cap;
   }
-  /* the new thread inherits this mask: no asynchronous signal for workers */
+#ifndef _WIN32
+  /* the new thread inherits this mask: no asynchronous signal for workers
+     (Windows has no such signals: Ctrl-C runs a handler on a thread of its own) */
   sigset_t all, old;
   sigfillset(&all);
   sigdelset(&all, SIGSEGV); sigdelset(&all, SIGBUS);
   sigdelset(&all, SIGFPE); sigdelset(&all, SIGILL);
   pthread_sigmask(SIG_BLOCK, &all, &old);
+#endif
   pthread_attr_t attr;
   pthread_attr_init(&attr);
   pthread_attr_setstacksize(&attr, WORKER_STACK);
   int rc = pthread_create(&pool.w[index].th, &attr, worker_main, (void *)(intptr_t)index);
   pthread_attr_destroy(&attr);
+#ifndef _WIN32
   pthread_sigmask(SIG_SETMASK, &old, NULL);
+#endif
   if (rc) return ad_fail(AD_EMEMORY, "cannot start a worker thread (%s)", strerror(rc));
   return AD_OK;
 }
@@ -289,7 +298,13 @@ int pp_cancel_helpers(void *arg) {
 }
 
 int pp_cores(void) {
+#ifdef _WIN32
+  SYSTEM_INFO si;
+  GetSystemInfo(&si);
+  long n = (long)si.dwNumberOfProcessors;
+#else
   long n = sysconf(_SC_NPROCESSORS_ONLN);
+#endif
   int cores = n > 0 ? (int)n : 1;
   const char *lim = getenv("_R_CHECK_LIMIT_CORES_");
   if (lim && *lim && strcmp(lim, "false") && strcmp(lim, "FALSE") && cores > 2) cores = 2;

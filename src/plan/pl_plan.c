@@ -133,6 +133,11 @@ int pl_log_prob(const li_ctx *ctx, const double *upars, int jacobian, double *lp
         if (full) atomic_fetch_add(&c->hits[j], 1);
         return AD_OK;
       }
+      /* an interrupt: the tree would stop at its first loop too */
+      if (rc == AD_EINTERRUPT) {
+        if (err && errsize) snprintf(err, errsize, "%s", ad_errmsg());
+        return rc;
+      }
       ad_clear_error();
       /* a function's failure: the tree says why (and with which line) */
       if (rc != PL_GUARD) {

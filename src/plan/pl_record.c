@@ -949,7 +949,7 @@ static void on_event(void *ud, const li_event *ev) {
   }
   case LI_EV_PACK: {
     size_t n = ev->n;
-    uint32_t *idx = malloc((2 * n + 1) * sizeof *idx);
+    uint32_t *idx = calloc(2 * n + 1, sizeof *idx);
     if (!idx) { fail(r, "out of memory"); break; }
     for (size_t k = 0; k < n; k++) {
       tm_v sv = tm_real_view(ev->sval[k], NULL);

@@ -659,6 +659,10 @@ static int fwd_loop(const pl_plan *p, const bufs *b, const double *upars) {
     rc = pl_fwd1(p, i, i->op, V, P, memo);
     if (rc == AD_OK) continue;
     if (rc != PL_OTHER) return rc;
+    /* Loops, calls and parallel maps are where a replay spends long: an
+    ** interrupt (ad.h) is looked for there, off the fast path above. */
+    if (i->op != PL_AMERGE && i->op != PL_PROF_ENTER && i->op != PL_PROF_EXIT && ad_interrupted())
+      return ad_fail(AD_EINTERRUPT, "interrupted");
     switch (i->op) {
     case PL_AMERGE:
       break;

@@ -7,8 +7,14 @@
 ** from real pthreads, which call no R function.
 */
 #define _GNU_SOURCE 1
-#include <malloc.h>
 #include <string.h>
+/* (after a libc header: __GLIBC__ comes from there) */
+/* the heap's bytes in use come from glibc's mallinfo2 (2.33 and later);
+   elsewhere (macOS, Windows, musl) they are NA and the test says so */
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
+#include <malloc.h>
+#define HAVE_MALLINFO2 1
+#endif
 #include <pthread.h>
 #include <R.h>
 #include <Rinternals.h>
@@ -289,10 +295,14 @@ SEXP tp_ad_memory(SEXP n_) {
     int rc = one_gradient(main_stack, scoped, &g);
     if (rc) { ad_stack_recover(main_stack); ad_stack_free(scoped); error("%s", ad_errmsg()); }
     if (i == 10 || i == n) {
-      struct mallinfo2 mi = mallinfo2();
       double *dst = i == 10 ? after10 : after_n;
       dst[0] = (double)(ad_stack_bytes(main_stack) + ad_stack_bytes(scoped));
+#ifdef HAVE_MALLINFO2
+      struct mallinfo2 mi = mallinfo2();
       dst[1] = (double)mi.uordblks;
+#else
+      dst[1] = NA_REAL;
+#endif
     }
   }
   ad_stack_free(scoped);

@@ -9,6 +9,7 @@
 #include <R.h>
 #include <Rinternals.h>
 #include "r_convert.h"
+#include "r_interrupt.h"
 
 int rc_parse_type(const char *type, int *base, int *narr) {
   const char *p = type;
@@ -179,6 +180,18 @@ void rc_raise(int status) {
   char msg[1100];
   snprintf(msg, sizeof msg, "%s", ad_errmsg());
   rc_raise_msg(msg, status > 0 && status <= AD_EREENTER ? cls[status] : cls[0]);
+}
+
+/* r_interrupt.h's: the condition R/internal.R's tapestry_interrupt() signals */
+_Noreturn void ri_raise(const char *what) {
+  char msg[300];
+  snprintf(msg, sizeof msg, "%s was interrupted (Ctrl-C).", what);
+  SEXP fn = PROTECT(install("tapestry_interrupt"));
+  SEXP ns = PROTECT(R_FindNamespace(mkString("tapestry")));
+  SEXP call = PROTECT(lang2(fn, ScalarString(mkCharCE(msg, CE_UTF8))));
+  eval(call, ns);   /* does not return */
+  UNPROTECT(3);
+  error("%s", msg);
 }
 
 _Noreturn void rc_raise_msg(const char *msg, const char *cls) {

@@ -23,6 +23,7 @@
 #include "../nuts/nuts_run.h"
 #include "r_convert.h"
 #include "r_model.h"
+#include "r_interrupt.h"
 #include "r_entries_gq.h"
 
 #define GQ_PRINT_SIZE ((size_t)1 << 14)
@@ -56,9 +57,12 @@ SEXP tp_gq(SEXP ctx, SEXP upars, SEXP chain_id, SEXP seed, SEXP warmup) {
     err[0] = '\0';
     pr.len = 0;
     pbuf[0] = '\0';
+    ri_begin();
     int rc = li_write_array(c, q, 1, 1, &rng, row, &pr, err, sizeof err);
+    int interrupted = ri_end();
     ad_stack_recover(ad_active);
     if (pr.len > 0 && pbuf[0]) Rprintf("%s", pbuf);
+    if (interrupted) ri_raise("Computing the generated quantities");
     if (rc != AD_OK) {
       if (rc != AD_EDOMAIN && rc != AD_EINVALID) rc_raise_msg(err, rc_status_class(rc));
       for (size_t k = 0; k < nout; k++) row[k] = NAN;
@@ -97,9 +101,12 @@ SEXP tp_log_prob_full(SEXP ctx, SEXP upars, SEXP jacobian) {
     pr.len = 0;
     pbuf[0] = '\0';
     double lp = NA_REAL;
+    ri_begin();
     int rc = li_log_prob_full(c, q, jac, &lp, &pr, err, sizeof err);
+    int interrupted = ri_end();
     ad_stack_recover(ad_active);
     if (pr.len > 0 && pbuf[0]) Rprintf("%s", pbuf);
+    if (interrupted) ri_raise("The log density evaluation");
     if (rc == AD_EDOMAIN) lp = NA_REAL;
     else if (rc != AD_OK) rc_raise_msg(err, rc_status_class(rc));
     REAL(out)[i] = lp;

@@ -26,6 +26,7 @@
 #include "../plan/pl.h"
 #include "r_data.h"
 #include "r_convert.h"
+#include "r_interrupt.h"
 #include "r_entries_model.h"
 #include "r_model.h"
 
@@ -280,13 +281,17 @@ SEXP tp_ctx_new(SEXP prog, SEXP data, SEXP seed) {
     rc_raise_msg("out of memory", "tapestry_memory_error");
   }
   li_ctx *c = NULL;
+  /* transformed data run here: Ctrl-C stops them (r_interrupt.h) */
+  ri_begin();
   rc = li_ctx_new(m->p, &set, s, &c, &pr, err, sizeof err);
+  int interrupted = ri_end();
   ld_set_free(&set);
   ad_stack_recover(ad_active);
   print_flush(&pr);
-  if (rc) {
+  if (rc || interrupted) {
     if (c) li_ctx_free(c);
     free(cm);
+    if (interrupted) ri_raise("Binding the data (transformed data)");
     rc_raise_msg(err, rc == AD_EMEMORY ? "tapestry_memory_error" : "tapestry_data_error");
   }
   cm->c = c;
@@ -325,6 +330,7 @@ SEXP tp_log_prob(SEXP ctx, SEXP upars, SEXP jacobian, SEXP grad) {
                                   want_grad ? (n ? REAL(g) : &dummy) : NULL, &pr, err, sizeof err);
   ad_stack_recover(ad_active);
   print_flush(&pr);
+  if (rc == AD_EINTERRUPT) ri_raise("The log density evaluation");
   if (rc) rc_raise_msg(err, rc_status_class(rc));
   SEXP r = PROTECT(ScalarReal(lp));
   if (want_grad) setAttrib(r, install("gradient"), g);
@@ -358,6 +364,7 @@ SEXP tp_grad_log_prob(SEXP ctx, SEXP upars, SEXP jacobian) {
                                   &pr, err, sizeof err);
   ad_stack_recover(ad_active);
   print_flush(&pr);
+  if (rc == AD_EINTERRUPT) ri_raise("The gradient evaluation");
   if (rc) rc_raise_msg(err, rc_status_class(rc));
   static SEXP sym = NULL;
   if (!sym) sym = install("log_prob");
@@ -435,10 +442,13 @@ SEXP tp_write_array(SEXP ctx, SEXP upars, SEXP tparams, SEXP gqs, SEXP seed) {
   char err[ERRSIZE];
   err[0] = '\0';
   double dummy = 0;
+  ri_begin();
   int rc = li_write_array(c, XLENGTH(upars) ? REAL(upars) : &dummy, tp, gq, &rng,
                           total ? REAL(flat) : &dummy, &pr, err, sizeof err);
+  int interrupted = ri_end();
   ad_stack_recover(ad_active);
   print_flush(&pr);
+  if (interrupted) ri_raise("Computing the constrained values");
   if (rc) rc_raise_msg(err, rc_status_class(rc));
   int nv = li_num_vars(c), n = 0;
   for (int i = 0; i < nv; i++) n += wanted(li_var_at(c, i), tp, gq);

@@ -12,6 +12,7 @@
 #include "../ad/ad.h"
 #include "../plan/pl.h"
 #include "r_convert.h"
+#include "r_interrupt.h"
 #include "r_model.h"
 #include "r_entries.h"
 
@@ -56,7 +57,11 @@ int rm_log_prob_collective(const li_ctx *c, const double *upars, int jacobian, d
     return AD_OK;
   }
   pp_mpi_session_open();
+  /* Ctrl-C stops the evaluation (r_interrupt.h): AD_EINTERRUPT, whatever
+     the evaluation returned, so the caller raises the interrupt */
+  ri_begin();
   int rc = pl_log_prob(c, upars, jacobian, lp, grad, pr, err, errsize);
+  if (ri_end()) rc = AD_EINTERRUPT;
   if (pp_mpi_session_active()) {
     double *res = (double *)R_alloc((size_t)nres, sizeof(double));
     res[0] = *lp;

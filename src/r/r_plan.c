@@ -7,6 +7,7 @@
 #include <Rinternals.h>
 #include "../plan/pl.h"
 #include "r_model.h"
+#include "r_interrupt.h"
 #include "r_entries_model.h"
 
 /* list(replays, records, fallbacks, tree, instructions, why, evaluations, loops, map_lanes) */
@@ -97,11 +98,15 @@ SEXP tp_plan_time(SEXP ctx, SEXP upars, SEXP reps_) {
   char err[256];
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
-  for (int k = 0; k < reps; k++) {
-    int rc = pl_log_prob(c, REAL(upars), 1, &lp, g, NULL, err, sizeof err);
+  int rc = AD_OK;
+  ri_begin();      /* Ctrl-C stops the loop (r_interrupt.h) */
+  for (int k = 0; k < reps && rc == AD_OK; k++) {
+    rc = pl_log_prob(c, REAL(upars), 1, &lp, g, NULL, err, sizeof err);
     ad_stack_recover(ad_active);
-    if (rc) error("the evaluation failed: %s", err);
+    if (ad_interrupted()) rc = AD_EINTERRUPT;
   }
+  if (ri_end()) ri_raise("Timing the plan");
+  if (rc) error("the evaluation failed: %s", err);
   clock_gettime(CLOCK_MONOTONIC, &t1);
   return ScalarReal(((double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec)) / reps);
 }

@@ -21,6 +21,7 @@
 #include "../tree/li.h"
 #include "../plan/pl.h"
 #include "r_convert.h"
+#include "r_interrupt.h"
 #include "r_model.h"
 #include "r_entries_prof.h"
 
@@ -164,7 +165,11 @@ SEXP tp_profile_log_prob(SEXP ctx, SEXP upars, SEXP n_, SEXP trace_every) {
   pf_registry *saved = pf_current();
   pf_set_current(g);
   double t0 = now(), last_check = t0, seconds = 0;
-  for (long i = 0; i < n && rc == AD_OK; i++) {
+  /* Ctrl-C inside an evaluation stops it (r_interrupt.h); between
+     evaluations R's own check below sees it too (R_ToplevelExec: nothing
+     jumps out of the guard) */
+  ri_begin();
+  for (long i = 0; i < n && rc == AD_OK && !ad_interrupted(); i++) {
     double lp;
     pf_next_evaluation(g);
     rc = pl_log_prob(c, u, 1, &lp, grad, NULL, err, sizeof err);
@@ -175,11 +180,12 @@ SEXP tp_profile_log_prob(SEXP ctx, SEXP upars, SEXP n_, SEXP trace_every) {
       if (!R_ToplevelExec(check_interrupt, NULL)) { interrupted = 1; break; }
     }
   }
+  if (ri_end()) interrupted = 1;
   pf_set_current(saved);
   ad_stack_recover(ad_active);
   if (interrupted || rc != AD_OK) {
     reg_finalize(guard);
-    if (interrupted) rc_raise_msg("Profiling was interrupted.", "tapestry_interrupt");
+    if (interrupted) ri_raise("Profiling");
     rc_raise_msg(err, rc_status_class(rc));
   }
   static const char *const top[] = { "profiles", "trace", "seconds" };
@@ -224,6 +230,7 @@ static int scenario(pf_registry *g, const char *which, char *msg, size_t size, S
     volatile double x = 0;
     if ((rc = pf_enter(g, "p", 0, 1, NULL, &h))) goto fail;
     for (int i = 0; i < 1000; i++) x += sqrt((double)i);
+    (void)x;   /* volatile: the work is done, its result is not needed */
     if ((rc = pf_exit(&h, 0))) goto fail;
   } else if (!strcmp(which, "duplicate")) {
     if ((rc = pf_enter(g, "p", 1, 1, NULL, &h))) goto fail;

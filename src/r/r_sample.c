@@ -414,6 +414,7 @@ static SEXP sample_body(SEXP ctx, SEXP config, SEXP inits, SEXP chain_ids, SEXP 
   R_PreserveObject(mats);
   /* run: submit up to `parallel` chains, then one more as each finishes */
   double run_start = now();
+  ad_interrupt_clear();
   int next = 0, running = 0, done = 0, interrupted = 0;
   for (; next < nchains && running < s.parallel; next++, running++) submit(&s, &sh->g, next);
   while (done < nchains) {
@@ -433,6 +434,8 @@ static SEXP sample_body(SEXP ctx, SEXP config, SEXP inits, SEXP chain_ids, SEXP 
     if (!interrupted && (stop || !R_ToplevelExec(check_interrupt, NULL))) {
       interrupted = 1;
       atomic_store(&sh->stop, 1);
+      /* and the evaluations running now stop at their next loop or call */
+      ad_interrupt_set();
     }
     if (interrupted) {
       /* chains never started count as done, with nothing */
@@ -445,6 +448,7 @@ static SEXP sample_body(SEXP ctx, SEXP config, SEXP inits, SEXP chain_ids, SEXP 
   }
   pp_group_wait(&sh->g, 1e9);     /* every task has returned: the group and runs are free */
   double run_wall = now() - run_start;
+  ad_interrupt_clear();           /* no thread of this run reads it any more */
   pp_group_destroy(&sh->g);
   free(sh);
   R_ReleaseObject(mats);
@@ -468,6 +472,14 @@ static SEXP sample_body(SEXP ctx, SEXP config, SEXP inits, SEXP chain_ids, SEXP 
   free_runs(&s);
   UNPROTECT(5);
   return out;
+}
+
+/* What a chain takes besides its draws (the run's record, its message
+** queue and print buffer, the messages R keeps of it): R's check of a run
+** that cannot fit in memory (R/sample.R) adds the draws. */
+SEXP tp_chain_bytes(void) {
+  return ScalarReal((double)sizeof(nuts_run) + (double)NUTS_RUN_MSGQ_SIZE + (double)NUTS_RUN_PRINT_SIZE +
+                    (double)KEEP_MESSAGES * sizeof(SEXP));
 }
 
 /* ---- the run as a collective call of an MPI job ----

@@ -13,6 +13,8 @@ int li_call_user(li_run *r, const ln_func *f, const tm_v *args, int nargs, int p
   if (!f->body) return li_fail_at(r, AD_EINVALID, "function '%s' is declared but not defined", f->name);
   if (nargs != f->nparams)
     return li_fail_at(r, AD_EINVALID, "function '%s' takes %d arguments, given %d", f->name, f->nparams, nargs);
+  /* a call is the other way back to the same code (recursion) */
+  if (ad_interrupted()) return li_fail_at(r, AD_EINTERRUPT, "interrupted");
   if (r->depth >= LI_MAX_DEPTH)
     return li_fail_at(r, AD_EFATAL, "function '%s': recursion deeper than %d calls", f->name, LI_MAX_DEPTH);
   int nslots = f->nslots > nargs ? f->nslots : nargs;

@@ -274,12 +274,12 @@ void li_print_unlock(void);
 int li_locate(li_run *r, int rc);
 int li_fail_at(li_run *r, int code, const char *fmt, ...)
 #ifdef __GNUC__
-  __attribute__((format(printf, 3, 4)))
+  __attribute__((format(AD_PRINTF_FMT, 3, 4)))
 #endif
   ;
 void li_printf(li_run *r, const char *fmt, ...)
 #ifdef __GNUC__
-  __attribute__((format(printf, 2, 3)))
+  __attribute__((format(AD_PRINTF_FMT, 2, 3)))
 #endif
   ;
 

@@ -255,15 +255,15 @@ static int serve_maprect(const li_ctx *c, const pp_mpi_hdr *hd) {
   int Jl = hi - lo;
   ad_mark mark = ad_stack_mark(ad_active);
   double *phi = ad_alloc_doubles(nphi ? (size_t)nphi : 1);
-  double *th = ad_alloc_doubles(Jl * nth ? (size_t)Jl * nth : 1);
+  double *th = ad_alloc_doubles(Jl * nth != 0 ? (size_t)Jl * nth : 1);
   if (!phi || !th) return ad_fail(AD_EMEMORY, "out of memory");
   if ((rc = pp_mpi_bcast_doubles(phi, nphi))) return rc;
   if ((rc = pp_mpi_scatterv_doubles(NULL, NULL, NULL, th, Jl * nth))) return rc;
   mpi_state *st = state_of(c);
   site1 *s = st ? worker_site(st, hd->v[H_SITE]) : NULL;
   if (hd->v[H_DATA]) {
-    double *xr = malloc((size_t)(Jl * nxr ? Jl * nxr : 1) * sizeof(double));
-    int *xi = malloc((size_t)(Jl * nxi ? Jl * nxi : 1) * sizeof(int));
+    double *xr = malloc((size_t)(Jl * nxr != 0 ? Jl * nxr : 1) * sizeof(double));
+    int *xi = malloc((size_t)(Jl * nxi != 0 ? Jl * nxi : 1) * sizeof(int));
     int rc1 = pp_mpi_scatterv_doubles(NULL, NULL, NULL, xr, Jl * nxr);
     int rc2 = rc1 ? rc1 : pp_mpi_scatterv_ints(NULL, NULL, NULL, xi, Jl * nxi);
     if (rc2 || !s || !xr || !xi) { free(xr); free(xi); }

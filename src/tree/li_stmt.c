@@ -466,8 +466,11 @@ static void loop_mark(const li_run *r, int op, const ln_stmt *s) {
   li_emit(r, &ev);
 }
 
-/* Runs the body; 1 when the loop must stop (break or return). */
+/* Runs the body; 1 when the loop must stop (break or return).  Every loop
+** passes here once per iteration: the back-edge where an interrupt
+** (ad.h) stops even `while (1) { }`. */
 static int loop_body(li_run *r, const ln_stmt *body, int *stop) {
+  if (ad_interrupted()) return li_fail_at(r, AD_EINTERRUPT, "interrupted");
   int rc = li_exec(r, body);
   *stop = 0;
   if (rc) return rc;

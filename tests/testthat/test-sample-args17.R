@@ -24,7 +24,8 @@ test_that("every argument of cmdstanr's $sample() is an argument", {
 })
 
 test_that("output_dir and output_basename write CmdStan CSV files named as cmdstanr does", {
-  dir <- file.path(withr_tempdir(), "new", "out")
+  dir <- file.path(withr_tempdir(), "out")
+  dir.create(dir)
   fit <- run_sa17(output_dir = dir)
   files <- fit$output_files()
   expect_length(files, 2L)
@@ -38,8 +39,11 @@ test_that("output_dir and output_basename write CmdStan CSV files named as cmdst
   fit3 <- run_sa17(output_basename = "only")
   expect_identical(dirname(fit3$output_files()[1]), normalizePath(tempdir()))
   unlink(fit3$output_files())
-  # no output_dir: no file
-  expect_null(run_sa17()$output_files())
+  # no output_dir: no file until $output_files() asks (then in tempdir(): issue 33)
+  f0 <- run_sa17()
+  expect_null(f0$.__enclos_env__$private$output_files_)
+  expect_identical(dirname(f0$output_files()), rep(normalizePath(tempdir()), 2L))
+  unlink(f0$output_files())
   f <- tempfile()
   writeLines("x", f)
   expect_error(run_sa17(output_dir = f), "is a file")
