@@ -150,7 +150,7 @@ test_that("a size that cannot be held is an error naming the variable; the sessi
   # the draws of a run
   big <- tapestry_model(code = "parameters { real y; } model { y ~ std_normal(); } generated quantities { vector[20000] z = rep_vector(y, 20000); }")
   expect_error(big$sample(chains = 1, iter_warmup = 10, iter_sampling = 1000, refresh = 0),
-               "keeping the draws of chain 1 \\(1000 draws of 20008 values\\) needs 152\\.[67] MB more",
+               "can't fit in memory: 1 chain of 1,000 saved draws, each of 20,009 numbers, need 152\\.[67] Mb",
                class = "tapestry_memory_error")
   tapestry_memory_limit(old)
   g <- ctx$grad_log_prob(0.1)
