@@ -37,7 +37,19 @@ for (f in list.files(dir, "^b[0-9].*\\.rds$", full.names = TRUE)) {
     rows[[length(rows) + 1L]] <- data.frame(fn = sub("\\(.*", "", fx$sig[k]), sig = fx$sig[k], worst = worst, ex = ex)
   }
 }
-for (f in list.files(dir, "^rng_.*\\.rds$", full.names = TRUE)) sigs_r <- c(sigs_r, readRDS(f)$sig)
+rng_rows <- list()
+for (f in list.files(dir, "^rng_.*\\.rds$", full.names = TRUE)) {
+  fx <- readRDS(f)
+  sigs_r <- c(sigs_r, fx$sig)
+  if (is.null(fx$Fref)) next
+  for (k in which(!is.na(fx$Fref[[1]][, 1]))) {
+    d <- vapply(1:3, function(p) max(abs(fx$F[[p]][k, ] - fx$Fref[[p]][k, ])), 0)
+    p <- which.max(d)
+    rng_rows[[length(rng_rows) + 1L]] <- data.frame(fn = sub("\\(.*", "", fx$sig[k]), sig = fx$sig[k], worst = d[p],
+      ex = sprintf("point %d: the cdf of Stan's draws at its quantiles %s, exact %s (Stan shares one beta draw among the elements)", p,
+                   paste(format(fx$F[[p]][k, ], digits = 2), collapse = " "), paste(format(fx$Fref[[p]][k, ], digits = 2), collapse = " ")))
+  }
+}
 ev <- do.call(rbind, rows)
 n_b <- length(unique(sigs_b)); n_r <- length(unique(sigs_r))
 lines <- c(
@@ -55,6 +67,13 @@ if (!is.null(ev)) {
     lines <- c(lines, sprintf("| `%s` | %d | %s | `%s` %s |", fn, length(unique(e$sig)),
                               if (is.finite(e$worst[w])) format(signif(e$worst[w], 2)) else "NaN",
                               e$sig[w], e$ex[w]))
+  }
+}
+if (length(rng_rows)) {
+  er <- do.call(rbind, rng_rows)
+  for (fn in sort(unique(er$fn))) {
+    e <- er[er$fn == fn, ]; w <- which.max(e$worst)
+    lines <- c(lines, sprintf("| `%s` | %d | %.2f (in the cdf) | `%s` %s |", fn, length(unique(e$sig)), e$worst[w], e$sig[w], e$ex[w]))
   }
 }
 readme <- readLines("README.md")

@@ -53,6 +53,29 @@ elem_eval <- function(fam, kind, f, vals, is_real, h = 1e-30) {
   memo[[key]]
 }
 
+# The weights of gen.R's reductions (red_v, red_rv, red_m and red_aN*) for
+# each element of a container argument, in the order its reads list them:
+# arrays by leading index (weight 1 + i/2 per index), vectors 1 + i/4,
+# row vectors 1 + 3i/10, matrices column-major 1 + i/4 + j/16.
+reduce_weights <- function(desc) {
+  n <- sum(desc$reads[, 3] - desc$reads[, 2] + 1L)
+  base <- sub("\\[.*", "", desc$type)
+  adims <- desc$adims
+  leaf <- switch(base, real = , int = 1L, vector = , row_vector = desc$shape[1], matrix = prod(desc$shape))
+  vapply(seq_len(n) - 1L, function(e) {
+    L <- e %/% leaf; within <- e %% leaf
+    wa <- 1
+    if (length(adims)) {
+      idx <- integer(length(adims)); r <- L
+      for (d in rev(seq_along(adims))) { idx[d] <- r %% adims[d] + 1L; r <- r %/% adims[d] }
+      wa <- prod(1 + 0.5 * idx)
+    }
+    wl <- switch(base, real = , int = 1, vector = 1 + 0.25 * (within + 1), row_vector = 1 + 0.3 * (within + 1),
+                 matrix = 1 + 0.25 * (within %% desc$shape[1] + 1) + 0.0625 * (within %/% desc$shape[1] + 1))
+    wa * wl
+  }, 0)
+}
+
 # Value and gradient (over the call's slice of th) at point p.
 reference <- function(fx, k, p, fns) {
   if (!is.null(fns$custom)) return(fns$custom(fx, k, p))
@@ -78,14 +101,17 @@ reference <- function(fx, k, p, fns) {
   n <- max(vapply(args, function(a) length(a$v), 1L))
   sl <- fx$slices[k, ]
   grad <- if (sl[2] >= sl[1]) lapply(sl[1]:sl[2], function(j) mp(0)) else list()
+  # a vectorized function of one container returns a container of the same
+  # shape, which the program reduces with gen.R's weights
+  w <- if (kind == "fn" && length(args) == 1 && n > 1) reduce_weights(fx$args[[k]][[1]]) else rep(1, n)
   total <- mp(0)
   for (i in seq_len(n)) {
     pick <- function(a) if (length(a$v) == 1) 1L else i
     e <- elem_eval(fx$fam[k], kind, f, lapply(args, function(a) a$v[[pick(a)]]), is_real)
-    total <- total + e$v
+    total <- total + w[i] * e$v
     for (a in which(is_real)) {
       j <- args[[a]]$at[pick(args[[a]])] - sl[1] + 1L
-      grad[[j]] <- grad[[j]] + e$d[[a]]
+      grad[[j]] <- grad[[j]] + w[i] * e$d[[a]]
     }
   }
   if (kind == "cdf") {            # the product of the cdfs: exp(sum), gradient exp(sum) * d sum
@@ -372,3 +398,48 @@ local({
     list(r = as.numeric(f(x)), grad = grad_mp(f, x))
   }
 })
+
+# gp_matern32_cov(array[] vector x, real sigma, array[] real l): the ARD
+# kernel sigma^2 (1 + sqrt(3) d) exp(-sqrt(3) d), d the distance scaled by l,
+# reduced by red_m's weights (1 + i/4 + j/16); partials by differences in
+# mpfr over the call's slice of th.  On the diagonal (d = 0) the kernel is
+# constant (Stan 2.21's gradient is NaN there: the derivative of d at 0).
+red_m_mp <- function(K) {
+  s <- mp(0)
+  for (j in seq_len(ncol(K))) for (i in seq_len(nrow(K))) s <- s + K[i, j] * (1 + 0.25 * i + 0.0625 * j)
+  s
+}
+refs$gp_matern32_cov <- list(custom = function(fx, k, p) {
+  a <- fx$args[[k]]
+  if (length(a) != 3 || a[[1]]$type != "vector[ ]" || a[[3]]$type != "real[ ]") stop("no reference for ", fx$sig[k])
+  sl <- fx$slices[k, ]
+  f <- function(x) {                       # x: the call's slice of th, in mpfr
+    at <- function(j) x[[j - sl[1] + 1L]]
+    pts <- lapply(seq_len(nrow(a[[1]]$reads)), function(r) lapply(a[[1]]$reads[r, 2]:a[[1]]$reads[r, 3], at))
+    sigma <- at(a[[2]]$reads[1, 2]); l <- lapply(a[[3]]$reads[1, 2]:a[[3]]$reads[1, 3], at)
+    n <- length(pts); K <- mpfr(matrix(0, n, n), prec)
+    for (i in 1:n) for (j in 1:n) {
+      d2 <- Reduce(`+`, lapply(seq_along(l), function(q) ((pts[[i]][[q]] - pts[[j]][[q]]) / l[[q]])^2))
+      r <- sqrt(3 * d2)                    # 0 on the diagonal, whatever the perturbation
+      K[i, j] <- sigma^2 * (1 + r) * exp(-r)
+    }
+    red_m_mp(K)
+  }
+  x <- mp(fx$th[[p]][sl[1]:sl[2]])
+  list(r = as.numeric(f(x)), grad = grad_mp(function(v) f(lapply(seq_along(v), function(j) v[j])), x))
+})
+
+# trigamma in mpfr: the recurrence psi1(x) = psi1(x + 1) + 1 / x^2 up to
+# x + N >= 80, then the asymptotic series 1/z + 1/(2 z^2) + sum B_2k / z^(2k+1)
+# (40 terms: at z = 80 the terms fall far below 2^-256).  Negative x by
+# reflection: psi1(1 - x) + psi1(x) = pi^2 / sin(pi x)^2.
+trigamma_mp <- function(x) {
+  if (x < 0.5) return(pi_mp()^2 / sin(pi_mp() * x)^2 - trigamma_mp(1 - x))
+  s <- mp(0)
+  while (x < 80) { s <- s + 1 / x^2; x <- x + 1 }
+  B <- Bernoulli(seq(2, 80, by = 2), precBits = prec)
+  t <- 1 / x + 1 / (2 * x^2)
+  for (k in 1:40) t <- t + B[k] / x^(2 * k + 1)
+  s + t
+}
+refs$trigamma <- list(fn = trigamma_mp)

@@ -9,10 +9,11 @@
 # within 5 standard errors of Stan's (two samples of n_draws each).
 #
 # Usage, from the package root (rstan 2.21 installed; compiles a batch per
-# family group, run by hand): Rscript tools/stan221/rng.R [jobs]
+# family group, run by hand): Rscript tools/stan221/rng.R [jobs] [batch-regex]
 
 args <- commandArgs(TRUE)
 jobs <- if (length(args) >= 1) as.integer(args[1]) else 2L
+only <- if (length(args) >= 2) args[2] else NULL      # a regex on batch names (r03_...)
 here <- "tools/stan221"
 source(file.path(here, "gen.R")); source(file.path(here, "spec.R"))
 fixture_dir <- "tests/testthat/fixtures/stan221"
@@ -85,7 +86,10 @@ stan_draws <- function(bt) {
                   NT = length(bt$th[[p]]), th = array(bt$th[[p]], dim = length(bt$th[[p]])))
         fit <- suppressWarnings(suppressMessages(sampling(sm, data = d, algorithm = "Fixed_param", chains = 1,
                  iter = x$n, warmup = 0, seed = 20261127 + p, refresh = 0)))
-        as.matrix(fit, pars = "d")
+        D <- as.matrix(fit, pars = "d")
+        # a call that throws in generated quantities ends the run with no draws
+        if (!is.matrix(D) || nrow(D) == 0) stop("Stan made no draws at point ", p)
+        D
       })
     }, error = function(e) structure(conditionMessage(e), class = "stan_error"))
     saveRDS(out, "%s")', makevars, in_file, res_file)
@@ -130,8 +134,12 @@ for (f in unique(fams)) {
 if (length(cur)) groups[[length(groups) + 1L]] <- cur
 names(groups) <- sprintf("r%02d_%s", seq_along(groups), vapply(groups, function(g) family_of(g[[1]]$name), ""))
 cat(length(sigs), "_rng signatures in", length(groups), "batches\n")
-unlink(list.files(fixture_dir, "^rng_", full.names = TRUE))
-res <- parallel::mclapply(names(groups), function(nm) {
+todo <- names(groups)
+if (is.null(only)) unlink(list.files(fixture_dir, "^rng_", full.names = TRUE)) else {
+  todo <- grep(only, todo, value = TRUE)
+  unlink(file.path(fixture_dir, paste0("rng_", todo, "*.rds")))
+}
+res <- parallel::mclapply(todo, function(nm) {
   t0 <- Sys.time(); evaluate(groups[[nm]], nm)
   cat(sprintf("%s: %d signatures, %.0f s\n", nm, length(groups[[nm]]), as.numeric(difftime(Sys.time(), t0, units = "secs"))))
   refused
