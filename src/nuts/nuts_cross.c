@@ -22,10 +22,11 @@
 #include "../math/tm_special_dist.h"
 
 void nuts_cross_rule_default(nuts_cross_rule *rule) {
-  rule->rhat_lp = 1.01;
+  rule->rhat_lp = 1.02;
   rule->rhat_par = 1.05;
   rule->ess_min = 100;
   rule->step_ratio = 2;
+  rule->div_rate = 0.01;
 }
 
 static double *znorm_table(int m, int niter) {
@@ -61,10 +62,11 @@ static int summarise(const double **seg, int nvars, int m, int niter, const nuts
 static int le(double x, double bound) { return !isnan(x) && x <= bound; }
 static int ge(double x, double bound) { return !isnan(x) && x >= bound; }
 
-int nuts_cross_warmup_check(nuts_run *const *runs, int m, const nuts_cross_rule *rule,
+int nuts_cross_warmup_check(nuts_run *const *runs, int m, size_t cur, const nuts_cross_rule *rule,
                             int dense, int nthreads, double *metric, nuts_cross_warm *out) {
   memset(out, 0, sizeof *out);
   size_t n = li_num_upars(runs[0]->ctx), nv = n + 1, rows = runs[0]->wlen;
+  if (cur > rows) cur = rows;
   out->niter = (int)rows;
   const double **seg = malloc(nv * (size_t)m * sizeof *seg);
   double *res = malloc(2 * nv * sizeof(double));
@@ -85,14 +87,21 @@ int nuts_cross_warmup_check(nuts_run *const *runs, int m, const nuts_cross_rule 
     ok = ok && le(r, rule->rhat_par) && ge(e, rule->ess_min);
   }
   double lo = INFINITY, hi = 0;
+  /* divergences in the second half of the window just ended: the first
+     half follows a new metric and a restarted dual averaging, whose first
+     large step sizes diverge on posteriors that are fine */
+  size_t from = rows - cur + cur / 2;
   for (int k = 0; k < m; k++) {
-    out->divergent += runs[k]->wdiv;
+    const double *dv = runs[k]->wbuf + (n + 1) * runs[k]->wcap;
+    for (size_t i = from; i < rows; i++) out->divergent += dv[i] != 0;
     double e = nuts_chain_adapted_stepsize(runs[k]->chain);
     if (e < lo) lo = e;
     if (e > hi) hi = e;
   }
   out->step_ratio = hi / lo;
-  ok = ok && out->divergent == 0 && le(out->step_ratio, rule->step_ratio);
+  double half = (double)(rows - from) * m;
+  out->div_ok = (double)out->divergent <= rule->div_rate * half;
+  ok = ok && out->div_ok && le(out->step_ratio, rule->step_ratio);
   out->agree = ok;
 
   if (metric) {
@@ -141,10 +150,9 @@ void nuts_cross_window_shift(nuts_run *const *runs, int m, size_t keep) {
     size_t n = li_num_upars(r->ctx);
     if (keep > r->wlen) keep = r->wlen;
     size_t from = r->wlen - keep;
-    for (size_t v = 0; v <= n; v++)
+    for (size_t v = 0; v <= n + 1; v++)
       memmove(r->wbuf + v * r->wcap, r->wbuf + v * r->wcap + from, keep * sizeof(double));
     r->wlen = keep;
-    r->wdiv = 0;
   }
 }
 

@@ -16,10 +16,12 @@
 
 /* The rule that ends warmup (documented in R/sample_auto.R). */
 typedef struct nuts_cross_rule {
-  double rhat_lp;       /* 1.01: R-hat of lp__ at most this */
+  double rhat_lp;       /* 1.02: R-hat of lp__ at most this */
   double rhat_par;      /* 1.05: R-hat of every unconstrained parameter at most this */
   double ess_min;       /* 100: bulk ESS of lp__ and of every parameter at least this */
   double step_ratio;    /* 2: the chains' step sizes within this factor */
+  double div_rate;      /* 0.01: divergences in the second half of the window at most
+                           this fraction of its transitions */
 } nuts_cross_rule;
 
 void nuts_cross_rule_default(nuts_cross_rule *rule);
@@ -32,16 +34,17 @@ typedef struct nuts_cross_warm {
   int rhat_var;         /* the variable of rhat_max */
   double ess_min;
   int ess_var;
-  long divergent;       /* divergences of the chains in the window just ended */
+  long divergent;       /* divergences of the chains in the second half of the window */
+  int div_ok;           /* the divergences within the rule's rate */
   double step_ratio;    /* largest / smallest adapted step size */
   int agree;            /* every condition of the rule holds */
 } nuts_cross_warm;
 
 /* Checks the window draws of the m chains (each runs[k]->wbuf, wlen rows,
-** the same for all) and writes the metric pooled from all of them into
+** the same for all, the last `cur` of them the window just ended) and writes the metric pooled from all of them into
 ** `metric` (n values for diag_e, n*n column-major for dense_e, with Stan's
 ** regularisation for N draws in all; NULL: none).  AD_OK or AD_EMEMORY. */
-int nuts_cross_warmup_check(nuts_run *const *runs, int m, const nuts_cross_rule *rule,
+int nuts_cross_warmup_check(nuts_run *const *runs, int m, size_t cur, const nuts_cross_rule *rule,
                             int dense, int nthreads, double *metric, nuts_cross_warm *out);
 
 /* Keeps the last `keep` rows of every chain's window draws (the window

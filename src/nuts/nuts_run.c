@@ -88,9 +88,8 @@ int nuts_run_alloc(nuts_run *r) {
   r->init_used = calloc(n ? n : 1, sizeof(double));
   r->inv_metric = calloc(m ? m : 1, sizeof(double));
   r->grad = calloc(n ? n : 1, sizeof(double));
-  r->wbuf = r->wcap ? malloc(r->wcap * (n + 1) * sizeof(double)) : NULL;
+  r->wbuf = r->wcap ? malloc(r->wcap * (n + 2) * sizeof(double)) : NULL;
   r->wlen = 0;
-  r->wdiv = 0;
   r->chain = NULL;
   r->next_metric = NULL;
   atomic_init(&r->paused, 0);
@@ -343,9 +342,9 @@ static int on_draw(void *ctx, const nuts_draw *d) {
     size_t n = li_num_upars(r->ctx);
     r->wbuf[r->wlen] = d->lp;
     for (size_t j = 0; j < n; j++) r->wbuf[r->wlen + (j + 1) * r->wcap] = d->q[j];
+    r->wbuf[r->wlen + (n + 1) * r->wcap] = d->divergent;
     r->wlen++;
   }
-  if (d->warmup) r->wdiv += d->divergent;
   if (d->warmup_end) {
     double t = now();
     r->t_warmup = t - r->t_phase;

@@ -69,12 +69,11 @@ typedef struct nuts_run {
   nuts_sink sink;
   const double *next_metric;      /* NULL, or applied when the next piece starts */
   atomic_int paused;
-  /* the warmup draws since the start of the previous window: lp__ then
-     the unconstrained parameters, column-major with wcap rows, wlen held;
-     divergences since the caller last cleared wdiv */
+  /* the warmup draws since the start of the previous window: lp__, the
+     unconstrained parameters, then divergent__, column-major with wcap
+     rows, wlen held */
   double *wbuf;
   size_t wcap, wlen;
-  long wdiv;
   double t_paused;                /* when the chain paused (pauses are not its time) */
 
   /* results: valid once the task has finished.  draws and upars are

@@ -268,7 +268,7 @@ static void cross_step(sampling *s, int nthreads, int *ended) {
       nuts_cross_warm w;
       int dense = live[0]->cfg.metric == NUTS_DENSE_E, unit = live[0]->cfg.metric == NUTS_UNIT_E;
       size_t keep = (size_t)(it - x->last_pause);
-      int rc = nuts_cross_warmup_check(live, m, &x->rule, dense, nthreads, unit ? NULL : x->metric, &w);
+      int rc = nuts_cross_warmup_check(live, m, keep, &x->rule, dense, nthreads, unit ? NULL : x->metric, &w);
       if (rc != AD_OK) { memset(&w, 0, sizeof w); w.rhat_lp = w.rhat_max = w.ess_min = w.step_ratio = NAN; }
       int last = it >= x->warmup_max - x->term_buffer;
       decision *d = new_decision(x);
@@ -288,8 +288,8 @@ static void cross_step(sampling *s, int nthreads, int *ended) {
         snprintf(why, sizeof why, "R-hat of %s %.3f above %.2f", a, w.rhat_max, x->rule.rhat_par);
       else if (!(w.ess_min >= x->rule.ess_min))
         snprintf(why, sizeof why, "bulk ESS of %s %.0f below %.0f", b, w.ess_min, x->rule.ess_min);
-      else if (w.divergent > 0)
-        snprintf(why, sizeof why, "%ld divergent transition%s in the window", w.divergent,
+      else if (!w.div_ok)
+        snprintf(why, sizeof why, "%ld divergent transition%s in the second half of the window", w.divergent,
                  w.divergent == 1 ? "" : "s");
       else
         snprintf(why, sizeof why, "step sizes %.2f times apart", w.step_ratio);
