@@ -156,6 +156,14 @@ void nuts_cross_window_shift(nuts_run *const *runs, int m, size_t keep) {
   }
 }
 
+static int constant(const double *const *seg, int m, size_t rows) {
+  double x0 = seg[0][0];
+  for (int k = 0; k < m; k++)
+    for (size_t i = 0; i < rows; i++)
+      if (!(seg[k][i] == x0)) return 0;
+  return 1;
+}
+
 int nuts_cross_sampling_check(nuts_run *const *runs, int m, const int *cols, int ncols,
                               double target, double rhat_max, int nthreads,
                               nuts_cross_samp *out) {
@@ -179,6 +187,9 @@ int nuts_cross_sampling_check(nuts_run *const *runs, int m, const int *cols, int
     double worst_e = INFINITY, worst_r = -INFINITY;
     for (int c = 0; c < ncols; c++) {
       double r = res[c], eb = res[ncols + c], et = res[2 * ncols + c];
+      /* a value that never moves (the 1 of a Cholesky factor of a
+         correlation matrix) has no ESS: it is not waited for */
+      if ((isnan(r) || isnan(eb) || isnan(et)) && constant(seg + (size_t)c * m, m, rows)) continue;
       double e = isnan(eb) || isnan(et) ? NAN : eb < et ? eb : et;
       if (!e_nan && (isnan(e) || e < worst_e)) {
         worst_e = e; e_nan = isnan(e);
