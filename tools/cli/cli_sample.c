@@ -368,9 +368,11 @@ int cli_sample(const cli_opts *o, cli_model *m) {
             r->t_warmup, r->t_sampling, r->n_grad, (unsigned long)(r->nrows - r->warmup_rows), file);
   }
   printf("model            %s\n", m->name);
-  printf("chains           %d (%d at once, %d threads each)\n", nchains, parallel, o->threads);
+  printf("chains           %d (%d at once, %d thread%s each)\n", nchains, parallel, o->threads,
+         o->threads > 1 ? "s" : "");
   printf("wall_seconds     %.3f\n", wall);
   printf("gradients        %.0f\n", grads);
+  printf("gradients_per_s  %.0f (all chains)\n", wall > 0 ? grads / wall : NAN);
   printf("ns_per_gradient  %.0f (wall time x chains at once / gradients)\n",
          grads > 0 ? 1e9 * wall * parallel / grads : NAN);
 out:

@@ -70,7 +70,7 @@ measure() {
   if [ "$chains" = 1 ]; then
     "$cli" "$stan" "$data" --sample --chains "$t" --parallel-chains "$t" --threads 1 \
       --warmup "$warmup" --samples "$samples" --seed 1 --refresh 0 --output "$tmpcsv" 2>/dev/null |
-      awk '/^wall_seconds/ {w = $2} /^gradients/ {g = $2} END {if (w > 0) printf "%.0f\n", g / w}'
+      awk '$1 == "wall_seconds" {w = $2} $1 == "gradients" {g = $2} END {if (w > 0) printf "%.0f\n", g / w}'
   else
     "$cli" "$@" --threads "$t" --evals "$evals" 2>/dev/null | awk '/^ns_per_gradient/ {print $2}'
   fi
