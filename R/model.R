@@ -307,7 +307,17 @@ TapestryModel <- R6::R6Class("TapestryModel",
     #'   setting of [tapestry_set_num_threads()] is not used, and is the same
     #'   after sampling.
     #' @param iter_warmup,iter_sampling Warmup and sampling iterations per
-    #'   chain (default 1000 each).
+    #'   chain (default 1000 each). `iter_warmup = "auto"` ends warmup when
+    #'   the chains agree (see [sample_auto]); `iter_sampling` is the most
+    #'   sampling iterations with `target_ess`.
+    #' @param iter_warmup_max With `iter_warmup = "auto"`, the most warmup
+    #'   iterations (default 1000).
+    #' @param target_ess Stop sampling once the bulk and tail ESS of every
+    #'   parameter (or of `target_variables`) reach this number, with R-hat
+    #'   at most 1.01 (see [sample_auto]); `NULL` (the default) samples
+    #'   `iter_sampling` iterations.
+    #' @param target_variables With `target_ess`, the variables (or
+    #'   elements) it applies to; `NULL`: every parameter.
     #' @param save_warmup Keep the warmup draws (default `FALSE`).
     #' @param thin Keep every `thin`-th draw (default 1).
     #' @param max_treedepth Maximum depth of the trajectory tree (default 10).
@@ -379,7 +389,8 @@ TapestryModel <- R6::R6Class("TapestryModel",
                       profile_trace_every = NULL, mpi = c("map_rect", "chains"),
                       cores = NULL, num_cores = NULL, num_chains = NULL, num_warmup = NULL,
                       num_samples = NULL, validate_csv = NULL, save_extra_diagnostics = NULL,
-                      max_depth = NULL, stepsize = NULL, show_progress_bar = FALSE) {
+                      max_depth = NULL, stepsize = NULL, show_progress_bar = FALSE,
+                      iter_warmup_max = NULL, target_ess = NULL, target_variables = NULL) {
       # cmdstanr's deprecated names (R/verb-sample-args.R), before any
       # default below is forced: chain_ids follows num_chains
       old <- deprecated_sample_args(environment())
@@ -401,7 +412,9 @@ TapestryModel <- R6::R6Class("TapestryModel",
                                 show_exceptions = show_exceptions, diagnostics = diagnostics,
                                 save_metric = save_metric,
                                 save_cmdstan_config = save_cmdstan_config,
-                                show_progress_bar = show_progress_bar))
+                                show_progress_bar = show_progress_bar),
+                   iter_warmup_max = iter_warmup_max, target_ess = target_ess,
+                   target_variables = target_variables)
     },
 
     #' @description Times `n` evaluations of the log density and its

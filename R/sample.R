@@ -15,8 +15,13 @@ sample_model <- function(model, data, seed, refresh, init, chains, parallel_chai
                          save_warmup, thin, max_treedepth, adapt_engaged, adapt_delta,
                          step_size, metric, inv_metric, init_buffer, term_buffer, window,
                          show_messages, profile_trace_every = NULL, mpi = "map_rect",
-                         diagnostics = hmc_diagnostics, extra = list()) {
+                         diagnostics = hmc_diagnostics, extra = list(),
+                         iter_warmup_max = NULL, target_ess = NULL, target_variables = NULL) {
   mpi <- arg_mpi_mode(mpi)
+  # iter_warmup = "auto" (R/sample_auto.R): the schedule is sized for its maximum
+  auto <- arg_warmup_auto(iter_warmup, iter_warmup_max)
+  iter_warmup <- auto$iter_warmup
+  target <- arg_target_ess(target_ess, target_variables)
   diagnostics <- arg_diagnostics(diagnostics)
   # cmdstanr's other arguments (R/verb-sample-args.R): checked first; a
   # metric_file becomes inv_metric (and metric)
@@ -37,6 +42,10 @@ sample_model <- function(model, data, seed, refresh, init, chains, parallel_chai
     num_upars = NULL)
   a$profile_trace_every <- arg_trace_every(profile_trace_every, "profile_trace_every")
   a <- add_extra_sample_args(a, extra)
+  a$warmup_auto <- auto$auto
+  a$target_ess <- target$target_ess
+  a$target_variables <- target$target_variables
+  if (!a$fixed_param) check_auto_args(a, mpi)
   # a run that cannot fit in memory is refused before the data are bound
   # (the outputs are known after: checked again then)
   check_run_fits(a, ncol = 7, nupars = 0)
@@ -65,6 +74,17 @@ sample_model <- function(model, data, seed, refresh, init, chains, parallel_chai
     stepsize = as.double(a$step_size), inv_metric = a$inv_metric,
     threads_per_chain = a$threads_per_chain,
     profile_trace_every = a$profile_trace_every, fixed_param = as.integer(a$fixed_param))
+  if ((a$warmup_auto || !is.null(a$target_ess)) && !a$fixed_param) {
+    # a run in pieces (R/sample_auto.R, src/r/r_sample.c's cross_step)
+    config$warmup_auto <- as.integer(a$warmup_auto)
+    config$warmup_window <- auto_window
+    config$check_every <- auto_check_every
+    config$upar_names <- context$upar_names()
+    if (!is.null(a$target_ess)) {
+      config$target_ess <- a$target_ess
+      config$target_cols <- target_columns(context, a$target_variables)
+    }
+  }
   chains_mode <- mpi == "chains" && tapestry_mpi_size() > 1L
   if (tapestry_mpi_rank() > 0 && !chains_mode) {
     # another rank of an MPI job: serve rank 0's map_rect jobs until its run ends
@@ -99,6 +119,8 @@ sample_model <- function(model, data, seed, refresh, init, chains, parallel_chai
   elapsed <- as.double(difftime(Sys.time(), start, units = "secs"))
   if (a$fixed_param) raw <- fixed_param_raw(raw)
   report_chains(raw, elapsed, a$show_messages)
+  # the warmup and sampling lengths the decisions chose, and their warnings
+  a <- apply_cross(a, raw)
   if (a$show_messages && isTRUE(getOption("tapestry.verbose"))) report_plans(context)
   a$time_total <- elapsed
   a$model_name <- model$model_name()

@@ -41,6 +41,10 @@ typedef struct nuts_config {
   const double *inv_metric;        /* NULL (identity), else n values (diag) or
                                       n*n column-major (dense); ignored for unit_e */
   atomic_int *stop;                /* NULL, or nonzero to stop before the next iteration */
+  int cross_warmup;                /* 0; 1: no windowed metric adaptation of the chain's own:
+                                      the caller sets the metric (nuts_chain_set_metric) and
+                                      the end of warmup (nuts_chain_set_length) from what all
+                                      chains drew, between nuts_chain_step calls */
 } nuts_config;
 
 void nuts_config_default(nuts_config *cfg);
@@ -50,6 +54,7 @@ typedef struct nuts_draw {
   int iteration;                   /* 0-based over warmup then sampling */
   int warmup;                      /* 1 during warmup */
   int saved;                       /* 1 if Stan would write this draw (thin, save_warmup) */
+  int warmup_end;                  /* 1 on the last warmup iteration */
   const double *q;                 /* the unconstrained draw, n values */
   double lp;                       /* lp__ */
   double accept_stat;              /* accept_stat__ */
@@ -93,5 +98,28 @@ typedef struct nuts_result {
 int nuts_chain_run(const nuts_config *cfg, nuts_logp_fn f, void *model, int n,
                    const double *q0, tm_rng *rng, const nuts_sink *sink,
                    nuts_result *res);
+
+/* The same chain in pieces.  nuts_chain_start allocates, evaluates q0 and
+** (with adaptation) runs the step size heuristic; on failure res->status
+** says why, and *out is NULL when nothing was allocated (otherwise call
+** nuts_chain_end).  nuts_chain_step runs iterations until `until` of them
+** are done or the chain ends (AD_OK), is interrupted or fails (the status;
+** the chain is then finished).  Between steps the caller may move the end
+** of warmup and of sampling (never behind the iterations made) and replace
+** the metric (Stan's end of a metric window: step size heuristic, dual
+** averaging restarted).  nuts_chain_end fills res's step size and metric
+** and frees the chain; it returns the chain's status.  The calls of one
+** chain may come from different threads, one at a time. */
+typedef struct nuts_chain nuts_chain;
+int nuts_chain_start(const nuts_config *cfg, nuts_logp_fn f, void *model, int n,
+                     const double *q0, tm_rng *rng, const nuts_sink *sink,
+                     nuts_result *res, nuts_chain **out);
+int nuts_chain_step(nuts_chain *ch, long until);
+int nuts_chain_finished(const nuts_chain *ch);
+long nuts_chain_iteration(const nuts_chain *ch);
+int nuts_chain_set_length(nuts_chain *ch, long num_warmup, long num_samples);
+int nuts_chain_set_metric(nuts_chain *ch, const double *inv_metric);   /* NULL: keep it */
+double nuts_chain_adapted_stepsize(const nuts_chain *ch);   /* exp(x_bar) during warmup */
+int nuts_chain_end(nuts_chain *ch);
 
 #endif

@@ -7,7 +7,15 @@
 ** step size is re-initialised by the heuristic and dual averaging restarts at
 ** mu = log(10 * eps).  Warmup ends with the step size at exp(x_bar).
 ** All buffers are allocated here once; the iterations allocate nothing.
+**
+** A chain can also run in pieces (nuts_chain_start / _step / _end), which
+** is what cross-chain warmup and sampling to a target ESS need: the
+** chains stop at the same iteration, the caller looks at all their draws,
+** and sets the next stretch (a pooled metric, the end of warmup, the end of
+** sampling).  nuts_chain_run is the three in one go, so a run that never
+** pauses makes exactly the numbers it made before the split.
 */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,10 +81,35 @@ static void take_point(bump *b, int n, nuts_point *z) {
   z->V = 0;
 }
 
-int nuts_chain_run(const nuts_config *cfg, nuts_logp_fn f, void *model, int n,
-                   const double *q0, tm_rng *rng, const nuts_sink *sink,
-                   nuts_result *res) {
+/* A chain between calls of nuts_chain_step: everything the loop of
+** Stan's run_adaptive_sampler keeps on its stack, kept on the heap so that
+** the chain can stop at an iteration and go on later (possibly on another
+** thread) with the same numbers it would have made in one go. */
+struct nuts_chain {
+  const nuts_config *cfg;
+  const nuts_sink *sink;
+  nuts_result *res;
+  nuts_sampler *s;
+  nuts_level *lvl;
+  double *block;
+  nuts_welford wf;
+  nuts_dual_avg da;
+  nuts_windows win;
+  int n, adapt, finished, rc;
+  size_t msize;
+  long it, num_warmup, num_samples;
+};
+
+static int chain_fail(nuts_chain *ch, int code, const char *what) {
+  ch->finished = 1;
+  return ch->rc = fail(ch->res, code, what);
+}
+
+int nuts_chain_start(const nuts_config *cfg, nuts_logp_fn f, void *model, int n,
+                     const double *q0, tm_rng *rng, const nuts_sink *sink,
+                     nuts_result *res, nuts_chain **out) {
   double *keep_out = res->inv_metric;
+  *out = NULL;
   memset(res, 0, sizeof *res);
   res->inv_metric = keep_out;
   const char *bad = check_config(cfg, n);
@@ -92,10 +125,18 @@ int nuts_chain_run(const nuts_config *cfg, nuts_logp_fn f, void *model, int n,
   double *block = calloc(total, sizeof(double));
   nuts_sampler *s = calloc(1, sizeof *s);
   nuts_level *lvl = calloc(levels, sizeof *lvl);
-  if (!block || !s || !lvl) {
-    free(block); free(s); free(lvl);
+  nuts_chain *ch = calloc(1, sizeof *ch);
+  if (!block || !s || !lvl || !ch) {
+    free(block); free(s); free(lvl); free(ch);
     return fail(res, AD_EMEMORY, "out of memory allocating the sampler");
   }
+  ch->cfg = cfg; ch->sink = sink; ch->res = res;
+  ch->s = s; ch->lvl = lvl; ch->block = block;
+  ch->n = n; ch->msize = msize;
+  ch->num_warmup = cfg->num_warmup;
+  ch->num_samples = cfg->num_samples;
+  ch->rc = AD_OK;
+  *out = ch;
   bump b = { block };
   s->n = n; s->f = f; s->model = model; s->rng = rng;
   take_point(&b, n, &s->z); take_point(&b, n, &s->z_fwd); take_point(&b, n, &s->z_bck);
@@ -117,9 +158,9 @@ int nuts_chain_run(const nuts_config *cfg, nuts_logp_fn f, void *model, int n,
     L->p_final_beg = take(&b, nn); L->ps_final_beg = take(&b, nn); L->rho_final = take(&b, nn);
     take_point(&b, n, &L->z_propose_final);
   }
-  nuts_welford wf;
-  wf.n = n; wf.dense = dense; wf.count = 0;
-  wf.mean = take(&b, nn); wf.delta = take(&b, nn); wf.m2 = take(&b, msize);
+  nuts_welford *wf = &ch->wf;
+  wf->n = n; wf->dense = dense; wf->count = 0;
+  wf->mean = take(&b, nn); wf->delta = take(&b, nn); wf->m2 = take(&b, msize);
 
   s->nom_eps = cfg->stepsize;
   s->jitter = cfg->stepsize_jitter;
@@ -127,7 +168,6 @@ int nuts_chain_run(const nuts_config *cfg, nuts_logp_fn f, void *model, int n,
   s->max_delta_h = 1000;
   s->status = AD_OK;
 
-  int rc = AD_OK;
   /* the metric: the user's, or the identity */
   if (cfg->inv_metric && cfg->metric != NUTS_UNIT_E) {
     memcpy(s->m.minv, cfg->inv_metric, msize * sizeof(double));
@@ -136,62 +176,64 @@ int nuts_chain_run(const nuts_config *cfg, nuts_logp_fn f, void *model, int n,
   } else {
     for (int i = 0; i < n; i++) s->m.minv[i] = 1;
   }
-  if (nuts_metric_update(&s->m) != AD_OK) {
-    rc = fail(res, AD_EINVALID, dense ? "the inverse metric is not symmetric positive definite"
-                                      : "the inverse metric must be positive and finite");
-    goto done;
-  }
+  if (nuts_metric_update(&s->m) != AD_OK)
+    return chain_fail(ch, AD_EINVALID, dense ? "the inverse metric is not symmetric positive definite"
+                                             : "the inverse metric must be positive and finite");
 
   /* the initial point */
   memcpy(s->z_sample.q, q0, nn * sizeof(double));
-  rc = nuts_eval(s, &s->z_sample);
+  int rc = nuts_eval(s, &s->z_sample);
   if (rc != AD_OK) {
-    res->status = rc;
+    ch->finished = 1;
+    ch->rc = res->status = rc;
     snprintf(res->msg, sizeof res->msg, "log density at the initial point: %.400s",
              rc == AD_EDOMAIN ? s->reject_msg : s->msg);
-    goto done;
+    return rc;
   }
   {
     int finite = isfinite(s->z_sample.V);
     for (int i = 0; i < n && finite; i++) finite = isfinite(s->z_sample.g[i]);
-    if (!finite) {
-      rc = fail(res, AD_EDOMAIN, "log density or its gradient is not finite at the initial point");
-      goto done;
-    }
+    if (!finite)
+      return chain_fail(ch, AD_EDOMAIN, "log density or its gradient is not finite at the initial point");
   }
 
-  int adapt = cfg->adapt_engaged && cfg->num_warmup > 0;
-  nuts_dual_avg da;
-  nuts_windows win;
-  if (adapt) {
-    da.mu = log(10 * cfg->stepsize);
-    da.delta = cfg->delta; da.gamma = cfg->gamma; da.kappa = cfg->kappa; da.t0 = cfg->t0;
-    nuts_da_restart(&da);
-    nuts_windows_set(&win, cfg->num_warmup, cfg->init_buffer, cfg->term_buffer, cfg->window);
-    nuts_welford_restart(&wf);
-    if (nuts_init_stepsize(s) != AD_OK) {
-      rc = fail(res, s->status, s->msg);
-      goto done;
-    }
+  ch->adapt = cfg->adapt_engaged && cfg->num_warmup > 0;
+  if (ch->adapt) {
+    ch->da.mu = log(10 * cfg->stepsize);
+    ch->da.delta = cfg->delta; ch->da.gamma = cfg->gamma; ch->da.kappa = cfg->kappa; ch->da.t0 = cfg->t0;
+    nuts_da_restart(&ch->da);
+    nuts_windows_set(&ch->win, cfg->num_warmup, cfg->init_buffer, cfg->term_buffer, cfg->window);
+    nuts_welford_restart(&ch->wf);
+    if (nuts_init_stepsize(s) != AD_OK) return chain_fail(ch, s->status, s->msg);
   }
+  return AD_OK;
+}
 
-  long total_iter = (long)cfg->num_warmup + cfg->num_samples;
-  for (long it = 0; it < total_iter; it++) {
+/* Runs iterations until `until` of them are done (counting from the start
+** of warmup) or the chain's end.  AD_OK when it paused or finished. */
+int nuts_chain_step(nuts_chain *ch, long until) {
+  if (ch->finished) return ch->rc;
+  const nuts_config *cfg = ch->cfg;
+  const nuts_sink *sink = ch->sink;
+  nuts_result *res = ch->res;
+  nuts_sampler *s = ch->s;
+  int adapt = ch->adapt, n = ch->n;
+  for (; ch->it < ch->num_warmup + ch->num_samples && ch->it < until; ch->it++) {
+    long it = ch->it;
     if (cfg->stop && atomic_load(cfg->stop)) {
-      rc = res->status = NUTS_INTERRUPTED;
+      ch->finished = 1;
+      ch->rc = res->status = NUTS_INTERRUPTED;
       snprintf(res->msg, sizeof res->msg, "interrupted");
-      goto done;
+      return ch->rc;
     }
-    int warm = it < cfg->num_warmup;
+    int warm = it < ch->num_warmup;
     s->n_reject = 0;
     s->reject_msg[0] = '\0';
-    if (nuts_transition(s) != AD_OK) {
-      rc = fail(res, s->status, s->msg);
-      goto done;
-    }
+    if (nuts_transition(s) != AD_OK) return chain_fail(ch, s->status, s->msg);
     nuts_draw d;
     d.iteration = (int)it;
     d.warmup = warm;
+    d.warmup_end = warm && it == ch->num_warmup - 1;
     d.q = s->z_sample.q;
     d.lp = -s->z_sample.V;
     d.accept_stat = s->accept_stat;
@@ -202,7 +244,7 @@ int nuts_chain_run(const nuts_config *cfg, nuts_logp_fn f, void *model, int n,
     d.energy = s->energy;
     d.n_reject = s->n_reject;
     d.reject_msg = s->n_reject ? s->reject_msg : NULL;
-    long m = warm ? it : it - cfg->num_warmup;
+    long m = warm ? it : it - ch->num_warmup;
     d.saved = (warm ? cfg->save_warmup : 1) && m % cfg->thin == 0;
     res->n_leapfrog += s->n_leapfrog;
     if (!warm) {
@@ -212,59 +254,106 @@ int nuts_chain_run(const nuts_config *cfg, nuts_logp_fn f, void *model, int n,
     }
 
     if (warm && adapt) {
-      nuts_da_learn(&da, &s->nom_eps, s->accept_stat);
-      /* unit_e adapts the step size only, as Stan's adapt_unit_e_nuts */
-      if (cfg->metric != NUTS_UNIT_E) {
-        if (nuts_windows_in(&win)) nuts_welford_add(&wf, s->z_sample.q);
-        if (nuts_windows_end(&win)) {
-          nuts_windows_next(&win);
-          if (nuts_welford_estimate(&wf, s->m.minv) != AD_OK ||
-              nuts_metric_update(&s->m) != AD_OK) {
-            rc = fail(res, AD_EFATAL, "Numerical overflow in metric adaptation. This "
+      nuts_da_learn(&ch->da, &s->nom_eps, s->accept_stat);
+      /* unit_e adapts the step size only, as Stan's adapt_unit_e_nuts;
+         with cross-chain warmup the metric comes from the caller at the
+         ends of its windows (nuts_chain_set_metric) */
+      if (cfg->metric != NUTS_UNIT_E && !cfg->cross_warmup) {
+        if (nuts_windows_in(&ch->win)) nuts_welford_add(&ch->wf, s->z_sample.q);
+        if (nuts_windows_end(&ch->win)) {
+          nuts_windows_next(&ch->win);
+          if (nuts_welford_estimate(&ch->wf, s->m.minv) != AD_OK ||
+              nuts_metric_update(&s->m) != AD_OK)
+            return chain_fail(ch, AD_EFATAL, "Numerical overflow in metric adaptation. This "
                       "occurs when the sampler encounters extreme values on the "
                       "unconstrained space; this may happen when the posterior density "
                       "function is too wide or improper. There may be problems with "
                       "your model specification.");
-            goto done;
-          }
-          nuts_welford_restart(&wf);
-          if (nuts_init_stepsize(s) != AD_OK) {
-            rc = fail(res, s->status, s->msg);
-            goto done;
-          }
-          da.mu = log(10 * s->nom_eps);
-          nuts_da_restart(&da);
+          nuts_welford_restart(&ch->wf);
+          if (nuts_init_stepsize(s) != AD_OK) return chain_fail(ch, s->status, s->msg);
+          ch->da.mu = log(10 * s->nom_eps);
+          nuts_da_restart(&ch->da);
         }
-        win.counter++;
+        ch->win.counter++;
       }
     }
     if (sink && sink->draw) {
       int src = sink->draw(sink->ctx, &d);
-      if (src != 0) {
-        rc = fail(res, src, "stopped by the output sink");
-        goto done;
-      }
+      if (src != 0) return chain_fail(ch, src, "stopped by the output sink");
     }
     res->iterations = it + 1;
     res->saved += d.saved;
-    if (warm && adapt && it == cfg->num_warmup - 1) {
-      nuts_da_complete(&da, &s->nom_eps);
+    if (warm && adapt && it == ch->num_warmup - 1) {
+      nuts_da_complete(&ch->da, &s->nom_eps);
       if (sink && sink->adapt_done) {
         int src = sink->adapt_done(sink->ctx, s->nom_eps, s->m.minv, n, cfg->metric);
-        if (src != 0) {
-          rc = fail(res, src, "stopped by the output sink");
-          goto done;
-        }
+        if (src != 0) return chain_fail(ch, src, "stopped by the output sink");
       }
     }
   }
-  rc = res->status = AD_OK;
+  if (ch->it >= ch->num_warmup + ch->num_samples) {
+    ch->finished = 1;
+    ch->rc = res->status = AD_OK;
+  }
+  return ch->rc;
+}
 
-done:
-  res->stepsize = s->nom_eps;
-  if (res->inv_metric) memcpy(res->inv_metric, s->m.minv, msize * sizeof(double));
-  free(block);
-  free(s);
-  free(lvl);
+int nuts_chain_finished(const nuts_chain *ch) { return ch->finished; }
+long nuts_chain_iteration(const nuts_chain *ch) { return ch->it; }
+
+/* Moving the end of warmup is only meaningful ahead of the chain: an
+** iteration already made stays what it was. */
+int nuts_chain_set_length(nuts_chain *ch, long num_warmup, long num_samples) {
+  if (num_warmup < 0 || num_samples < 0) return AD_EINVALID;
+  if (num_warmup != ch->num_warmup && num_warmup < ch->it) return AD_EINVALID;
+  if (num_warmup + num_samples < ch->it) return AD_EINVALID;
+  ch->num_warmup = num_warmup;
+  ch->num_samples = num_samples;
+  return AD_OK;
+}
+
+double nuts_chain_adapted_stepsize(const nuts_chain *ch) {
+  /* what nuts_da_complete would give now: the averaged step size */
+  return ch->adapt && ch->it < ch->num_warmup ? exp(ch->da.x_bar) : ch->s->nom_eps;
+}
+
+/* What Stan does at the end of a slow window, with the window's estimate
+** replaced by the caller's (pooled over chains): the step size heuristic
+** for the new metric, dual averaging restarted around 10 times it. */
+int nuts_chain_set_metric(nuts_chain *ch, const double *inv_metric) {
+  nuts_sampler *s = ch->s;
+  if (ch->finished) return ch->rc;
+  if (ch->cfg->metric != NUTS_UNIT_E && inv_metric) {
+    memcpy(s->m.minv, inv_metric, ch->msize * sizeof(double));
+    if (nuts_metric_update(&s->m) != AD_OK)
+      return chain_fail(ch, AD_EFATAL, "Numerical overflow in metric adaptation: the metric "
+                        "pooled over the chains is not positive definite.");
+  }
+  if (!ch->adapt) return AD_OK;
+  if (nuts_init_stepsize(s) != AD_OK) return chain_fail(ch, s->status, s->msg);
+  ch->da.mu = log(10 * s->nom_eps);
+  nuts_da_restart(&ch->da);
+  return AD_OK;
+}
+
+int nuts_chain_end(nuts_chain *ch) {
+  int rc = ch->rc;
+  nuts_result *res = ch->res;
+  res->stepsize = ch->s->nom_eps;
+  if (res->inv_metric) memcpy(res->inv_metric, ch->s->m.minv, ch->msize * sizeof(double));
+  free(ch->block);
+  free(ch->s);
+  free(ch->lvl);
+  free(ch);
   return rc;
+}
+
+int nuts_chain_run(const nuts_config *cfg, nuts_logp_fn f, void *model, int n,
+                   const double *q0, tm_rng *rng, const nuts_sink *sink,
+                   nuts_result *res) {
+  nuts_chain *ch;
+  int rc = nuts_chain_start(cfg, f, model, n, q0, rng, sink, res, &ch);
+  if (!ch) return rc;
+  if (rc == AD_OK) nuts_chain_step(ch, LONG_MAX);
+  return nuts_chain_end(ch);
 }

@@ -88,16 +88,22 @@ int nuts_run_alloc(nuts_run *r) {
   r->init_used = calloc(n ? n : 1, sizeof(double));
   r->inv_metric = calloc(m ? m : 1, sizeof(double));
   r->grad = calloc(n ? n : 1, sizeof(double));
+  r->wbuf = r->wcap ? malloc(r->wcap * (n + 2) * sizeof(double)) : NULL;
+  r->wlen = 0;
+  r->chain = NULL;
+  r->next_metric = NULL;
+  atomic_init(&r->paused, 0);
   r->print_buf = malloc(PRINT_SIZE);
   r->q.buf = malloc(MSGQ_SIZE);
   r->q.size = MSGQ_SIZE;
   r->q.len = 0;
   r->q.dropped = 0;
   if (!r->draws || !r->upars || !r->stage || !r->init_used || !r->inv_metric || !r->grad ||
-      !r->print_buf || !r->q.buf || pthread_mutex_init(&r->q.lock, NULL)) {
+      (r->wcap && !r->wbuf) || !r->print_buf || !r->q.buf || pthread_mutex_init(&r->q.lock, NULL)) {
     if (r->own_draws) { free(r->draws); free(r->upars); }
     free(r->stage); free(r->init_used); free(r->inv_metric); free(r->grad);
-    free(r->print_buf); free(r->q.buf);
+    free(r->print_buf); free(r->q.buf); free(r->wbuf);
+    r->wbuf = NULL;
     r->draws = r->upars = r->stage = r->init_used = r->inv_metric = r->grad = NULL;
     r->print_buf = r->q.buf = NULL;
     nuts_run_release(r);
@@ -120,6 +126,9 @@ int nuts_run_alloc(nuts_run *r) {
 }
 
 void nuts_run_free(nuts_run *r) {
+  if (r->chain) { nuts_chain_end(r->chain); r->chain = NULL; }
+  free(r->wbuf);
+  r->wbuf = NULL;
   if (r->q.buf) pthread_mutex_destroy(&r->q.lock);
   nuts_run_release(r);
   if (r->own_draws) { free(r->draws); free(r->upars); }
@@ -327,7 +336,16 @@ static int on_draw(void *ctx, const nuts_draw *d) {
     if (++r->staged == r->stage_rows) stage_flush(r);
   }
   flush_print(r);
-  if (d->warmup && d->iteration + 1 == r->cfg.num_warmup) {
+  if (d->warmup && r->wbuf && r->wlen < r->wcap) {
+    /* cross-chain warmup: the window's draws, for the checks and the
+       pooled metric (nuts_cross.c) */
+    size_t n = li_num_upars(r->ctx);
+    r->wbuf[r->wlen] = d->lp;
+    for (size_t j = 0; j < n; j++) r->wbuf[r->wlen + (j + 1) * r->wcap] = d->q[j];
+    r->wbuf[r->wlen + (n + 1) * r->wcap] = d->divergent;
+    r->wlen++;
+  }
+  if (d->warmup_end) {
     double t = now();
     r->t_warmup = t - r->t_phase;
     r->t_phase = t;
@@ -357,6 +375,55 @@ static int fixed_param_run(nuts_run *r, nuts_result *res) {
   return AD_OK;
 }
 
+/* The end of the chain's task: results into r (the chain's own memory). */
+static void finish(nuts_run *r, int rc, nuts_result *res) {
+  stage_flush(r);
+  flush_print(r);
+  double t = now();
+  if (atomic_load(&r->phase) == NUTS_PHASE_WARMUP) r->t_warmup = t - r->t_phase;
+  else r->t_sampling = t - r->t_phase;
+  r->have_metric = 1;
+  if (atomic_load(&r->phase) == NUTS_PHASE_SAMPLING || res->iterations >= r->cfg.num_warmup)
+    r->step_size = res->stepsize;
+  r->status = rc;
+  if (rc != AD_OK && rc != NUTS_INTERRUPTED) snprintf(r->msg, sizeof r->msg, "%s", res->msg);
+  if (rc == NUTS_INTERRUPTED) r->msg[0] = '\0';
+}
+
+/* One piece of a chain run in pieces: the metric the main thread pooled,
+** then iterations up to `until`.  Returns 1 if the chain paused (its state
+** kept), 0 if it ended (r->chain freed). */
+static int piece(nuts_run *r) {
+  int rc = AD_OK;
+  if (r->next_metric) {
+    rc = nuts_chain_set_metric(r->chain, r->next_metric);
+    r->next_metric = NULL;
+  }
+  if (rc == AD_OK) rc = nuts_chain_step(r->chain, r->until);
+  if (rc == AD_OK && !nuts_chain_finished(r->chain)) {
+    /* the draws so far are in their columns, for the main thread's checks */
+    stage_flush(r);
+    flush_print(r);
+    r->t_paused = now();
+    return 1;
+  }
+  rc = nuts_chain_end(r->chain);
+  r->chain = NULL;
+  finish(r, rc, &r->res);
+  return 0;
+}
+
+void nuts_run_end_paused(nuts_run *r, int status) {
+  if (!r->chain) return;
+  r->t_phase += now() - r->t_paused;
+  nuts_chain_end(r->chain);
+  r->chain = NULL;
+  r->res.status = status;
+  finish(r, status, &r->res);
+  atomic_store(&r->paused, 0);
+  atomic_store(&r->phase, NUTS_PHASE_DONE);
+}
+
 void nuts_run_task(void *arg) {
   nuts_run *r = arg;
   size_t n = li_num_upars(r->ctx);
@@ -369,6 +436,13 @@ void nuts_run_task(void *arg) {
      initialisation counts as warmup, as in Stan's services */
   pf_registry *saved_prof = pf_current();
   pf_set_current(r->prof);
+  if (r->chain) {
+    /* a paused chain goes on: the pause is not its time */
+    r->t_phase += now() - r->t_paused;
+    pf_set_phase(r->prof, atomic_load(&r->phase) == NUTS_PHASE_SAMPLING ? PF_SAMPLING : PF_WARMUP);
+    if (piece(r)) goto paused;
+    goto out;
+  }
   pf_set_phase(r->prof, r->cfg.num_warmup > 0 ? PF_WARMUP : PF_SAMPLING);
   atomic_store(&r->phase, NUTS_PHASE_INIT);
   tm_rng_seed(&r->rng, r->seed, (uint64_t)r->chain_id);
@@ -385,25 +459,33 @@ void nuts_run_task(void *arg) {
   /* warmup is timed from here; on_draw moves the clock to sampling */
   r->t_phase = now();
   atomic_store(&r->phase, r->cfg.num_warmup > 0 ? NUTS_PHASE_WARMUP : NUTS_PHASE_SAMPLING);
-  nuts_sink sink = { r, on_draw, NULL };
-  nuts_result res;
-  memset(&res, 0, sizeof res);
-  res.inv_metric = r->inv_metric;
-  if (r->fixed_param) rc = fixed_param_run(r, &res);
-  else rc = nuts_chain_run(&r->cfg, logp, r, (int)n, r->init_used, &r->rng, &sink, &res);
-  stage_flush(r);
-  flush_print(r);
-  double t = now();
-  if (atomic_load(&r->phase) == NUTS_PHASE_WARMUP) r->t_warmup = t - r->t_phase;
-  else r->t_sampling = t - r->t_phase;
-  r->have_metric = 1;
-  if (res.iterations >= r->cfg.num_warmup) r->step_size = res.stepsize;
-  r->status = rc;
-  if (rc != AD_OK && rc != NUTS_INTERRUPTED) snprintf(r->msg, sizeof r->msg, "%s", res.msg);
-  if (rc == NUTS_INTERRUPTED) r->msg[0] = '\0';
+  static const nuts_sink sink_proto = { NULL, on_draw, NULL };
+  r->sink = sink_proto;
+  r->sink.ctx = r;
+  memset(&r->res, 0, sizeof r->res);
+  r->res.inv_metric = r->inv_metric;
+  if (r->fixed_param) {
+    rc = fixed_param_run(r, &r->res);
+  } else if (r->pieces) {
+    rc = nuts_chain_start(&r->cfg, logp, r, (int)n, r->init_used, &r->rng, &r->sink, &r->res,
+                          &r->chain);
+    if (r->chain && rc == AD_OK) {
+      if (piece(r)) goto paused;
+      goto out;
+    }
+    if (r->chain) { rc = nuts_chain_end(r->chain); r->chain = NULL; }
+  } else {
+    rc = nuts_chain_run(&r->cfg, logp, r, (int)n, r->init_used, &r->rng, &r->sink, &r->res);
+  }
+  finish(r, rc, &r->res);
 out:
   if (!r->init_ok) r->t_warmup = now() - start;
   pp_set_threads(saved_threads);
   pf_set_current(saved_prof);
   atomic_store(&r->phase, NUTS_PHASE_DONE);
+  return;
+paused:
+  pp_set_threads(saved_threads);
+  pf_set_current(saved_prof);
+  atomic_store(&r->paused, 1);
 }

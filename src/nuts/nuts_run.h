@@ -55,6 +55,27 @@ typedef struct nuts_run {
                                      draw (num_samples of them, thinned; no warmup), lp__ and
                                      accept_stat__ 0, the other sampler columns 0 */
 
+  /* a run in pieces (cross-chain warmup, sampling to a target ESS;
+     src/nuts/nuts_cross.h): the task returns with `paused` set once the
+     chain has made `until` iterations, keeping its state in `chain`; the
+     main thread looks at every chain's draws, may set the chain's length
+     (nuts_chain_set_length) and a pooled metric for the next piece
+     (`next_metric`, applied by the chain's own thread, since it takes
+     gradients), sets `until` and submits the task again */
+  int pieces;                     /* run in pieces */
+  long until;
+  nuts_chain *chain;
+  nuts_result res;
+  nuts_sink sink;
+  const double *next_metric;      /* NULL, or applied when the next piece starts */
+  atomic_int paused;
+  /* the warmup draws since the start of the previous window: lp__, the
+     unconstrained parameters, then divergent__, column-major with wcap
+     rows, wlen held */
+  double *wbuf;
+  size_t wcap, wlen;
+  double t_paused;                /* when the chain paused (pauses are not its time) */
+
   /* results: valid once the task has finished.  draws and upars are
      column-major (draw i of column j at [i + j * cap_rows]), the layout of
      R's matrices, so the caller may give R's own memory (set both before
@@ -105,8 +126,13 @@ void nuts_run_release(nuts_run *r);
 ** caller set ctx and cfg.  AD_OK or AD_EMEMORY. */
 int  nuts_run_alloc(nuts_run *r);
 void nuts_run_free(nuts_run *r);
-/* The task: runs the chain to its end (or its stop). */
+/* The task: runs the chain to its end (or its stop), or, with `pieces`,
+** to `until` (then `paused` is 1 and the task may be submitted again). */
 void nuts_run_task(void *arg);
+/* Ends a paused chain where it stands (on the caller's thread): status
+** AD_OK keeps its draws as a finished chain (sampling stopped at a target
+** ESS), NUTS_INTERRUPTED as an interrupted one. */
+void nuts_run_end_paused(nuts_run *r, int status);
 /* The generator of the generated quantities of one saved draw: seeded with
 ** (seed, a stream made of the chain id, the draw's index among the chain's
 ** saved draws of its phase, and the phase), fresh for every draw and apart

@@ -26,6 +26,7 @@
 #include <R.h>
 #include <Rinternals.h>
 #include "../nuts/nuts_run.h"
+#include "../nuts/nuts_cross.h"
 #include "../par/pp.h"
 #include "r_convert.h"
 #include "r_model.h"
@@ -58,6 +59,14 @@ static int opt_int_elt(SEXP list, const char *name) {
 }
 static double real_elt(SEXP list, const char *name) { return asReal(list_elt(list, name)); }
 
+/* An optional element (R_NilValue when absent). */
+static SEXP opt_elt(SEXP list, const char *name) {
+  SEXP names = getAttrib(list, R_NamesSymbol);
+  for (R_xlen_t i = 0; i < XLENGTH(list); i++)
+    if (!strcmp(CHAR(STRING_ELT(names, i)), name)) return VECTOR_ELT(list, i);
+  return R_NilValue;
+}
+
 static double now(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
@@ -71,6 +80,41 @@ static void check_interrupt(void *unused) {
 
 typedef struct shared { pp_group g; atomic_int stop; } shared;
 
+/* One decision of a run in pieces (cross-chain warmup or sampling to a
+** target ESS), for the fit's metadata. */
+typedef struct decision {
+  int sampling;         /* 0 a warmup window, 1 a sampling check */
+  long iteration;       /* iterations made when it was taken */
+  int niter;            /* draws per chain it looked at */
+  double rhat_lp, rhat_max, ess_min, ess_tail_min, step_ratio;
+  int rhat_var, ess_var;   /* warmup: -1 lp__, else the unconstrained index; sampling: column */
+  long divergent;
+  int agree;            /* warmup: the rule held; sampling: the target was reached */
+  int ends;             /* warmup ends (with its last buffer) / sampling ends here */
+} decision;
+
+/* A run in pieces: the plan of the pieces and the decisions taken. */
+typedef struct cross {
+  int on;               /* the chains run in pieces */
+  int warmup_auto;
+  long warmup_max, init_buffer, term_buffer, window;
+  long warmup_used;     /* the end of warmup, once decided (-1 before) */
+  int agreed;
+  double target_ess, target_rhat;
+  long check_every;
+  const int *cols;
+  int ncols;
+  int ended_at_target;
+  long sampling_used;
+  long last_pause;      /* the iteration of the previous pause */   /* sampling iterations made, once ended (-1 before) */
+  nuts_cross_rule rule;
+  double *metric;       /* the pooled metric handed to the chains */
+  decision *dec;
+  int ndec, capdec;
+  SEXP upar_names;      /* for the decisions' lines (protected by config) */
+  SEXP col_names;       /* protected by the caller */
+} cross;
+
 /* The state of one $sample() call. */
 typedef struct sampling {
   int nchains, parallel, refresh, show_messages, interactive;
@@ -82,6 +126,9 @@ typedef struct sampling {
   SEXP *kept;          /* per chain: character vectors of messages, protected by `keep` */
   int *nkept;
   SEXP progress;       /* R function showing progress, or R_NilValue (config's `progress`) */
+  cross x;
+  int *at_pause;       /* per chain: paused, waiting for the others */
+  int *want;           /* per chain: to be submitted (again) */
 } sampling;
 
 static int show_progress(sampling *s, int final);
@@ -145,15 +192,242 @@ static int show_progress(sampling *s, int final) {
   return err != 0;
 }
 
-/* A chain that cannot be queued ends at once, with the reason. */
+/* A chain that cannot be queued ends at once, with the reason.  A chain
+** run in pieces is submitted once per piece; its clock starts with the
+** first. */
 static void submit(sampling *s, pp_group *g, int k) {
-  s->started[k] = now();
+  if (!s->submitted[k]) s->started[k] = now();
   s->submitted[k] = 1;
+  s->want[k] = 0;
   if (pp_submit(g, nuts_run_task, &s->runs[k]) != AD_OK) {
     s->runs[k].status = AD_EMEMORY;
     snprintf(s->runs[k].msg, sizeof s->runs[k].msg, "%s", ad_errmsg());
     atomic_store(&s->runs[k].phase, NUTS_PHASE_DONE);
   }
+}
+
+/* ---- a run in pieces: the decisions between them ---- */
+
+static void upar_name(const cross *x, int j, char *buf, size_t size) {
+  if (j < 0) snprintf(buf, size, "lp__");
+  else if (!isNull(x->upar_names) && j < LENGTH(x->upar_names))
+    snprintf(buf, size, "%s", CHAR(STRING_ELT(x->upar_names, j)));
+  else snprintf(buf, size, "parameter %d", j + 1);
+}
+
+static decision *new_decision(cross *x) {
+  if (x->ndec == x->capdec) {
+    int cap = x->capdec ? 2 * x->capdec : 16;
+    decision *d = realloc(x->dec, (size_t)cap * sizeof *d);
+    if (!d) return NULL;
+    x->dec = d;
+    x->capdec = cap;
+  }
+  decision *d = &x->dec[x->ndec++];
+  memset(d, 0, sizeof *d);
+  return d;
+}
+
+/* A decision as a line of the output (the progress lines' companion). */
+static void say(sampling *s, const char *line) {
+  if (!s->show_messages) return;
+  if (s->interactive) show_progress(s, NA_LOGICAL);
+  Rprintf("%s\n", line);
+}
+
+/* The end of the next warmup window after iteration `it`: `window`
+** iterations, the last window stretched to leave exactly the final
+** buffer before iter_warmup_max (as Stan stretches its last window). */
+static long next_window_end(const cross *x, long it) {
+  long u = it + x->window;
+  if (u + x->window + x->term_buffer > x->warmup_max) u = x->warmup_max - x->term_buffer;
+  return u;
+}
+
+/* Every chain still running is paused at the same iteration: look at
+** their draws, record and show the decision, and set the next piece.
+** Chains whose sampling reached its target end here (counted in *ended). */
+static void cross_step(sampling *s, int nthreads, int *ended) {
+  cross *x = &s->x;
+  int m = 0;
+  nuts_run **live = (nuts_run **)R_alloc((size_t)s->nchains, sizeof *live);
+  int *idx = (int *)R_alloc((size_t)s->nchains, sizeof *idx);
+  for (int k = 0; k < s->nchains; k++)
+    if (s->at_pause[k]) { idx[m] = k; live[m++] = &s->runs[k]; }
+  *ended = 0;
+  if (m == 0) return;
+  long it = nuts_chain_iteration(live[0]->chain), until = LONG_MAX;
+  long nw = x->warmup_used >= 0 ? x->warmup_used : live[0]->cfg.num_warmup;
+  char line[1024], a[256], b[256];
+  if (x->warmup_auto && x->warmup_used < 0) {
+    if (it == x->init_buffer) {
+      /* the initial buffer: step size only, its draws not kept */
+      nuts_cross_window_shift(live, m, 0);
+      until = next_window_end(x, it);
+    } else {
+      nuts_cross_warm w;
+      int dense = live[0]->cfg.metric == NUTS_DENSE_E, unit = live[0]->cfg.metric == NUTS_UNIT_E;
+      size_t keep = (size_t)(it - x->last_pause);
+      int rc = nuts_cross_warmup_check(live, m, keep, &x->rule, dense, nthreads, unit ? NULL : x->metric, &w);
+      if (rc != AD_OK) { memset(&w, 0, sizeof w); w.rhat_lp = w.rhat_max = w.ess_min = w.step_ratio = NAN; }
+      int last = it >= x->warmup_max - x->term_buffer;
+      decision *d = new_decision(x);
+      if (d) {
+        d->iteration = it; d->niter = w.niter; d->rhat_lp = w.rhat_lp; d->rhat_max = w.rhat_max;
+        d->rhat_var = w.rhat_var; d->ess_min = w.ess_min; d->ess_var = w.ess_var;
+        d->ess_tail_min = NAN; d->divergent = w.divergent; d->step_ratio = w.step_ratio;
+        d->agree = w.agree; d->ends = w.agree || last;
+      }
+      upar_name(x, w.rhat_var, a, sizeof a);
+      upar_name(x, w.ess_var, b, sizeof b);
+      char why[400];
+      if (w.agree) snprintf(why, sizeof why, "the chains agree");
+      else if (!(w.rhat_lp <= x->rule.rhat_lp))
+        snprintf(why, sizeof why, "R-hat of lp__ %.3f above %.2f", w.rhat_lp, x->rule.rhat_lp);
+      else if (!(w.rhat_max <= x->rule.rhat_par))
+        snprintf(why, sizeof why, "R-hat of %s %.3f above %.2f", a, w.rhat_max, x->rule.rhat_par);
+      else if (!(w.ess_min >= x->rule.ess_min))
+        snprintf(why, sizeof why, "bulk ESS of %s %.0f below %.0f", b, w.ess_min, x->rule.ess_min);
+      else if (!w.div_ok)
+        snprintf(why, sizeof why, "%ld divergent transition%s in the second half of the window", w.divergent,
+                 w.divergent == 1 ? "" : "s");
+      else
+        snprintf(why, sizeof why, "step sizes %.2f times apart", w.step_ratio);
+      if (w.agree || last) {
+        x->warmup_used = it + x->term_buffer;
+        x->agreed = w.agree;
+        for (int k = 0; k < m; k++)
+          nuts_chain_set_length(live[k]->chain, x->warmup_used, live[k]->cfg.num_samples);
+        until = x->target_ess > 0 ? x->warmup_used + x->check_every : LONG_MAX;
+        snprintf(line, sizeof line, "Warmup check at iteration %ld (%d draws per chain): %s; "
+                 "warmup ends at iteration %ld, after %ld iterations with the pooled metric%s.",
+                 it, w.niter, why, x->warmup_used, x->term_buffer,
+                 w.agree ? "" : " (iter_warmup_max reached)");
+      } else {
+        nuts_cross_window_shift(live, m, keep);
+        until = next_window_end(x, it);
+        snprintf(line, sizeof line, "Warmup check at iteration %ld (%d draws per chain): %s; "
+                 "warmup goes on to iteration %ld.", it, w.niter, why, until);
+      }
+      say(s, line);
+      if (!unit) for (int k = 0; k < m; k++) live[k]->next_metric = x->metric;
+    }
+  } else {
+    nuts_cross_samp c;
+    int rc = nuts_cross_sampling_check(live, m, x->cols, x->ncols, x->target_ess, x->target_rhat,
+                                       nthreads, &c);
+    if (rc != AD_OK) { memset(&c, 0, sizeof c); c.rhat_max = c.ess_bulk_min = c.ess_tail_min = NAN; }
+    int cap = it >= nw + live[0]->cfg.num_samples;
+    decision *d = new_decision(x);
+    if (d) {
+      d->sampling = 1; d->iteration = it; d->niter = c.niter; d->rhat_lp = NAN;
+      d->rhat_max = c.rhat_max; d->rhat_var = c.rhat_col; d->ess_min = c.ess_bulk_min;
+      d->ess_tail_min = c.ess_tail_min; d->ess_var = c.ess_col; d->step_ratio = NAN;
+      d->agree = c.reached; d->ends = c.reached || cap;
+    }
+    const char *cname = c.ess_col >= 0 && c.ess_col < LENGTH(x->col_names)
+                        ? CHAR(STRING_ELT(x->col_names, c.ess_col)) : "?";
+    const char *rname = c.rhat_col >= 0 && c.rhat_col < LENGTH(x->col_names)
+                        ? CHAR(STRING_ELT(x->col_names, c.rhat_col)) : "?";
+    snprintf(a, sizeof a, "smallest ESS %.0f bulk, %.0f tail (%s), largest R-hat %.3f (%s)",
+             c.ess_bulk_min, c.ess_tail_min, cname, c.rhat_max, rname);
+    if (c.reached) {
+      x->ended_at_target = 1;
+      x->sampling_used = it - nw;
+      snprintf(line, sizeof line, "Sampling check at %d draws per chain: %s; target ESS %.0f "
+               "reached, sampling stops.", c.niter, a, x->target_ess);
+      for (int k = 0; k < m; k++) {
+        nuts_chain_set_length(live[k]->chain, nw, it - nw);
+        nuts_run_end_paused(live[k], AD_OK);
+        s->at_pause[idx[k]] = 0;
+        (*ended)++;
+      }
+      say(s, line);
+      return;
+    }
+    until = it + x->check_every;
+    snprintf(line, sizeof line, "Sampling check at %d draws per chain: %s; target ESS %.0f "
+             "not reached, sampling goes on.", c.niter, a, x->target_ess);
+    say(s, line);
+  }
+  x->last_pause = it;
+  for (int k = 0; k < m; k++) {
+    live[k]->until = until;
+    atomic_store(&live[k]->paused, 0);
+    s->at_pause[idx[k]] = 0;
+    s->want[idx[k]] = 1;
+  }
+}
+
+/* The decisions as R columns (the fit's metadata()$decisions). */
+static SEXP decisions_sexp(const sampling *s) {
+  const cross *x = &s->x;
+  static const char *const f[] = { "phase", "iteration", "draws_per_chain", "rhat_lp",
+    "rhat_max", "rhat_variable", "ess_min", "ess_tail_min", "ess_variable", "divergent",
+    "step_size_ratio", "passed", "ends" };
+  SEXP out = PROTECT(rc_named_list(13, f, NULL));
+  int n = x->ndec;
+  SEXP ph = PROTECT(allocVector(STRSXP, n)), rv = PROTECT(allocVector(STRSXP, n)),
+       ev = PROTECT(allocVector(STRSXP, n));
+  SEXP cols[7];
+  for (int j = 0; j < 7; j++) cols[j] = PROTECT(allocVector(REALSXP, n));
+  SEXP it = PROTECT(allocVector(INTSXP, n)), nd = PROTECT(allocVector(INTSXP, n)),
+       ag = PROTECT(allocVector(LGLSXP, n)), en = PROTECT(allocVector(LGLSXP, n));
+  char buf[512];
+  for (int i = 0; i < n; i++) {
+    const decision *d = &x->dec[i];
+    SET_STRING_ELT(ph, i, mkChar(d->sampling ? "sampling" : "warmup"));
+    INTEGER(it)[i] = (int)d->iteration;
+    INTEGER(nd)[i] = d->niter;
+    double v[7] = { d->rhat_lp, d->rhat_max, d->ess_min, d->ess_tail_min, (double)d->divergent,
+                    d->step_ratio, 0 };
+    for (int j = 0; j < 6; j++) REAL(cols[j])[i] = isnan(v[j]) ? NA_REAL : v[j];
+    if (d->sampling) {
+      SET_STRING_ELT(rv, i, d->rhat_var >= 0 && d->rhat_var < LENGTH(x->col_names)
+                     ? STRING_ELT(x->col_names, d->rhat_var) : NA_STRING);
+      SET_STRING_ELT(ev, i, d->ess_var >= 0 && d->ess_var < LENGTH(x->col_names)
+                     ? STRING_ELT(x->col_names, d->ess_var) : NA_STRING);
+      REAL(cols[4])[i] = NA_REAL;
+    } else {
+      upar_name(x, d->rhat_var, buf, sizeof buf);
+      SET_STRING_ELT(rv, i, mkCharCE(buf, CE_UTF8));
+      upar_name(x, d->ess_var, buf, sizeof buf);
+      SET_STRING_ELT(ev, i, mkCharCE(buf, CE_UTF8));
+    }
+    LOGICAL(ag)[i] = d->agree;
+    LOGICAL(en)[i] = d->ends;
+  }
+  SET_VECTOR_ELT(out, 0, ph);
+  SET_VECTOR_ELT(out, 1, it);
+  SET_VECTOR_ELT(out, 2, nd);
+  SET_VECTOR_ELT(out, 3, cols[0]);
+  SET_VECTOR_ELT(out, 4, cols[1]);
+  SET_VECTOR_ELT(out, 5, rv);
+  SET_VECTOR_ELT(out, 6, cols[2]);
+  SET_VECTOR_ELT(out, 7, cols[3]);
+  SET_VECTOR_ELT(out, 8, ev);
+  SET_VECTOR_ELT(out, 9, cols[4]);
+  SET_VECTOR_ELT(out, 10, cols[5]);
+  SET_VECTOR_ELT(out, 11, ag);
+  SET_VECTOR_ELT(out, 12, en);
+  UNPROTECT(15);
+  return out;
+}
+
+static SEXP cross_sexp(const sampling *s) {
+  const cross *x = &s->x;
+  static const char *const f[] = { "warmup_auto", "iter_warmup", "warmup_agreed",
+    "target_ess", "iter_sampling", "target_reached", "decisions" };
+  SEXP out = PROTECT(rc_named_list(7, f, NULL));
+  SET_VECTOR_ELT(out, 0, ScalarLogical(x->warmup_auto));
+  SET_VECTOR_ELT(out, 1, ScalarInteger(x->warmup_used >= 0 ? (int)x->warmup_used : NA_INTEGER));
+  SET_VECTOR_ELT(out, 2, x->warmup_auto ? ScalarLogical(x->agreed) : ScalarLogical(NA_LOGICAL));
+  SET_VECTOR_ELT(out, 3, ScalarReal(x->target_ess > 0 ? x->target_ess : NA_REAL));
+  SET_VECTOR_ELT(out, 4, ScalarInteger(x->sampling_used >= 0 ? (int)x->sampling_used : NA_INTEGER));
+  SET_VECTOR_ELT(out, 5, ScalarLogical(x->ended_at_target));
+  SET_VECTOR_ELT(out, 6, decisions_sexp(s));
+  UNPROTECT(1);
+  return out;
 }
 
 /* The first nr rows of a column-major cap x nc matrix, as a new matrix
@@ -297,6 +571,36 @@ static SEXP sample_body(SEXP ctx, SEXP config, SEXP inits, SEXP chain_ids, SEXP 
       if (!strcmp(CHAR(STRING_ELT(names, i)), "progress") && isFunction(VECTOR_ELT(config, i)))
         s.progress = VECTOR_ELT(config, i);     /* protected by config */
   }
+  /* a run in pieces: cross-chain warmup (config$warmup_auto, the window
+     lengths, config$num_warmup its maximum) and/or sampling to a target
+     ESS (config$target_ess over the 0-based draw columns target_cols,
+     checked every check_every iterations) */
+  cross *x = &s.x;
+  x->warmup_auto = opt_int_elt(config, "warmup_auto") && cfg.adapt_engaged && cfg.num_warmup > 0;
+  {
+    SEXP te = opt_elt(config, "target_ess");
+    x->target_ess = isNull(te) ? 0 : asReal(te);
+    if (!(x->target_ess > 0)) x->target_ess = 0;
+  }
+  x->on = (x->warmup_auto || x->target_ess > 0) && !fixed_param;
+  x->warmup_max = cfg.num_warmup;
+  x->init_buffer = cfg.init_buffer;
+  x->term_buffer = cfg.term_buffer;
+  x->window = opt_int_elt(config, "warmup_window");
+  if (x->window < 1) x->window = 100;
+  x->check_every = opt_int_elt(config, "check_every");
+  if (x->check_every < 1) x->check_every = 100;
+  x->target_rhat = 1.01;
+  x->warmup_used = x->warmup_auto ? -1 : cfg.num_warmup;
+  x->sampling_used = -1;
+  x->upar_names = opt_elt(config, "upar_names");
+  nuts_cross_rule_default(&x->rule);
+  if (x->on) {
+    SEXP tc = opt_elt(config, "target_cols");
+    x->ncols = isNull(tc) ? 0 : LENGTH(tc);
+    x->cols = x->ncols ? INTEGER(tc) : NULL;     /* protected by config */
+  }
+  if (x->warmup_auto) cfg.cross_warmup = 1;
   int pool_n = asInteger(threads), cores = pp_cores();
   if (pool_n > cores) pool_n = cores;
   if (pool_n < 1) pool_n = 1;
@@ -313,6 +617,10 @@ static SEXP sample_body(SEXP ctx, SEXP config, SEXP inits, SEXP chain_ids, SEXP 
   memset(s.submitted, 0, (size_t)nchains * sizeof(int));
   memset(s.reported, 0, (size_t)nchains * sizeof(int));
   memset(s.nkept, 0, (size_t)nchains * sizeof(int));
+  s.at_pause = (int *)R_alloc((size_t)nchains, sizeof(int));
+  s.want = (int *)R_alloc((size_t)nchains, sizeof(int));
+  memset(s.at_pause, 0, (size_t)nchains * sizeof(int));
+  for (int k = 0; k < nchains; k++) s.want[k] = 1;
   SEXP keep = PROTECT(allocVector(VECSXP, nchains));
   for (int k = 0; k < nchains; k++) SET_VECTOR_ELT(keep, k, allocVector(STRSXP, KEEP_MESSAGES));
   SEXP colnames = PROTECT(allocVector(STRSXP, (R_xlen_t)(NUTS_RUN_NSAMPLER + li_num_outputs(c, 1, 1))));
@@ -329,6 +637,12 @@ static SEXP sample_body(SEXP ctx, SEXP config, SEXP inits, SEXP chain_ids, SEXP 
         SET_STRING_ELT(colnames, j++, mkCharCE(buf, CE_UTF8));
       }
     }
+  }
+  x->col_names = colnames;
+  if (x->ncols) {
+    for (int i = 0; i < x->ncols; i++)
+      if (x->cols[i] < 0 || x->cols[i] >= LENGTH(colnames))
+        rc_raise_msg("internal: bad target columns", "tapestry_argument_error");
   }
 
   /* The draws go straight into R matrices, the fit's own, which the
@@ -376,6 +690,13 @@ static SEXP sample_body(SEXP ctx, SEXP config, SEXP inits, SEXP chain_ids, SEXP 
     r->keep_messages = 1;
     r->threads = per_chain;
     r->fixed_param = fixed_param;
+    if (x->on) {
+      r->pieces = 1;
+      r->until = x->warmup_auto ? x->init_buffer : cfg.num_warmup + x->check_every;
+      /* the previous window and the current one, the last stretched by
+         up to a window */
+      if (x->warmup_auto) r->wcap = (size_t)(3 * x->window + x->init_buffer);
+    }
     r->draws = REAL(VECTOR_ELT(mats, 2 * k));
     r->upars = REAL(VECTOR_ELT(mats, 2 * k + 1));
     /* one registry per chain: its threads write only their own tables, and
@@ -398,6 +719,10 @@ static SEXP sample_body(SEXP ctx, SEXP config, SEXP inits, SEXP chain_ids, SEXP 
     else
       rc = nuts_run_alloc(r);
   }
+  if (rc == AD_OK && x->warmup_auto) {
+    x->metric = malloc((dense ? n * n : n) * sizeof(double) + 1);
+    if (!x->metric) rc = ad_fail(AD_EMEMORY, "out of memory");
+  }
   if (rc == AD_OK) rc = pp_pool_resize(pool_n);
   int have_group = 0;
   if (rc == AD_OK) { rc = pp_group_init(&sh->g); have_group = rc == AD_OK; }
@@ -406,6 +731,7 @@ static SEXP sample_body(SEXP ctx, SEXP config, SEXP inits, SEXP chain_ids, SEXP 
     if (have_group) pp_group_destroy(&sh->g);
     free_runs(&s);
     free(sh);
+    free(x->metric);
     rc_raise_msg(err, rc_status_class(rc));
   }
 
@@ -415,19 +741,49 @@ static SEXP sample_body(SEXP ctx, SEXP config, SEXP inits, SEXP chain_ids, SEXP 
   /* run: submit up to `parallel` chains, then one more as each finishes */
   double run_start = now();
   ad_interrupt_clear();
-  int next = 0, running = 0, done = 0, interrupted = 0;
-  for (; next < nchains && running < s.parallel; next++, running++) submit(&s, &sh->g, next);
-  while (done < nchains) {
+  /* chains are submitted in order as slots free up: at most `parallel` run
+     at once.  A chain run in pieces frees its slot when it pauses; once
+     every chain still running has paused at the same iteration the
+     decision between pieces is taken here (cross_step) and they are
+     submitted again, so the pieces of more chains than `parallel` take
+     turns. */
+  int running = 0, done = 0, interrupted = 0;
+  for (;;) {
+    for (int k = 0; k < nchains && running < s.parallel && !interrupted; k++)
+      if (s.want[k] && !s.reported[k]) { submit(&s, &sh->g, k); running++; }
+    if (done >= nchains) break;
     pp_group_wait(&sh->g, POLL_SECONDS);
     for (int k = 0; k < nchains; k++) {
-      if (!s.submitted[k] || s.reported[k]) continue;
+      if (!s.submitted[k] || s.reported[k] || s.at_pause[k] || s.want[k]) continue;
       show_messages(&s, k, keep);
       if (atomic_load(&s.runs[k].phase) == NUTS_PHASE_DONE) {
         s.reported[k] = 1;
         done++;
         running--;
         show_messages(&s, k, keep);
-        if (next < nchains && !interrupted) { submit(&s, &sh->g, next); next++; running++; }
+      } else if (atomic_load(&s.runs[k].paused)) {
+        s.at_pause[k] = 1;
+        running--;
+        show_messages(&s, k, keep);
+      }
+    }
+    if (x->on && !interrupted && running == 0) {
+      int waiting = 0, paused = 0;
+      for (int k = 0; k < nchains; k++) {
+        waiting += s.want[k] && !s.reported[k];
+        paused += s.at_pause[k];
+      }
+      if (!waiting && paused) {
+        int ended = 0;
+        cross_step(&s, pool_n, &ended);
+        for (int k = 0; k < nchains && ended; k++)
+          if (!s.reported[k] && !s.at_pause[k] && !s.want[k] &&
+              atomic_load(&s.runs[k].phase) == NUTS_PHASE_DONE) {
+            s.reported[k] = 1;
+            done++;
+            show_messages(&s, k, keep);
+          }
+        continue;      /* submit the next pieces at once */
       }
     }
     int stop = show_progress(&s, 0);
@@ -438,11 +794,21 @@ static SEXP sample_body(SEXP ctx, SEXP config, SEXP inits, SEXP chain_ids, SEXP 
       ad_interrupt_set();
     }
     if (interrupted) {
-      /* chains never started count as done, with nothing */
-      for (; next < nchains; next++) {
-        s.runs[next].status = NUTS_INTERRUPTED;
-        s.reported[next] = 1;
-        done++;
+      /* chains never started count as done, with nothing; paused ones
+         keep the draws they made */
+      for (int k = 0; k < nchains; k++) {
+        if (s.reported[k]) continue;
+        if (s.at_pause[k] || (s.want[k] && s.runs[k].chain)) {
+          nuts_run_end_paused(&s.runs[k], NUTS_INTERRUPTED);
+          s.at_pause[k] = s.want[k] = 0;
+          s.reported[k] = 1;
+          done++;
+        } else if (s.want[k]) {
+          s.runs[k].status = NUTS_INTERRUPTED;
+          s.want[k] = 0;
+          s.reported[k] = 1;
+          done++;
+        }
       }
     }
   }
@@ -460,8 +826,8 @@ static SEXP sample_body(SEXP ctx, SEXP config, SEXP inits, SEXP chain_ids, SEXP 
 
   /* "chains_time": the wall time of the chains themselves, from the first
      submission to the last chain's end (what R adds is measured apart) */
-  static const char *const top[] = { "chains", "interrupted", "chains_time" };
-  SEXP out = PROTECT(rc_named_list(3, top, NULL));
+  static const char *const top[] = { "chains", "interrupted", "chains_time", "cross" };
+  SEXP out = PROTECT(rc_named_list(x->on ? 4 : 3, top, NULL));
   SEXP chains = PROTECT(allocVector(VECSXP, nchains));
   for (int k = 0; k < nchains; k++)
     SET_VECTOR_ELT(chains, k, chain_result(&s, k, n, dense, colnames, VECTOR_ELT(keep, k),
@@ -469,6 +835,9 @@ static SEXP sample_body(SEXP ctx, SEXP config, SEXP inits, SEXP chain_ids, SEXP 
   SET_VECTOR_ELT(out, 0, chains);
   SET_VECTOR_ELT(out, 1, ScalarLogical(interrupted));
   SET_VECTOR_ELT(out, 2, ScalarReal(run_wall));
+  if (x->on) SET_VECTOR_ELT(out, 3, cross_sexp(&s));
+  free(x->dec);
+  free(x->metric);
   free_runs(&s);
   UNPROTECT(5);
   return out;
