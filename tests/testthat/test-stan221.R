@@ -149,3 +149,15 @@ test_that("every _rng of Stan 2.21 draws from Stan's distribution", {
   }
   expect_gt(n_sigs, 1600)
 })
+
+test_that("hypergeometric_rng draws where Stan 2.21 cannot (N = 5 of 3 successes and 4 failures)", {
+  # Stan 2.21 asks boost for the cdf below the support's least value
+  # (max(0, N - b) = 1 here) and throws (tools/stan221/refused-rng.tsv);
+  # the exact distribution is R's dhyper
+  m <- tapestry_model(code = "generated quantities { int y = hypergeometric_rng(5, 3, 4); }")
+  fit <- m$sample(fixed_param = TRUE, chains = 1, iter_sampling = 4000, seed = 3, show_messages = FALSE, refresh = 0)
+  y <- as.vector(posterior::as_draws_matrix(fit$draws("y")))
+  p <- stats::dhyper(1:3, 3, 4, 5)
+  expect_setequal(unique(y), 1:3)
+  expect_true(all(abs(tabulate(y, 3)[1:3] / 4000 - p) <= 5 * sqrt(p * (1 - p) / 4000)))
+})

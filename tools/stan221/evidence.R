@@ -76,6 +76,21 @@ if (length(rng_rows)) {
     lines <- c(lines, sprintf("| `%s` | %d | %.2f (in the cdf) | `%s` %s |", fn, length(unique(e$sig)), e$worst[w], e$sig[w], e$ex[w]))
   }
 }
+# what is not in the fixtures, and why
+nonrng <- vapply(Filter(function(x) !grepl("_rng$", x$name), all_sigs), sig_text, "")
+rngs <- vapply(Filter(function(x) grepl("_rng$", x$name), all_sigs), sig_text, "")
+uns <- utils::read.delim(file.path(here, "unsupported.tsv"), colClasses = "character")
+ref_r <- if (file.exists(file.path(here, "refused-rng.tsv"))) utils::read.delim(file.path(here, "refused-rng.tsv"), colClasses = "character") else NULL
+stan_refused <- setdiff(nonrng, c(sigs_b, uns$sig))
+lines <- c(lines, "", sprintf(paste(
+  "Not in the fixtures: %d signatures tapestry does not have (arrays of 9 dimensions: `%s`), %d that Stan 2.21's",
+  "C++ does not compile with parameters as their arguments (`%s`: rstan's compiler error, recorded in",
+  "`tools/stan221/refused.tsv` as the `invalid connection` its sink leaves), and %d `_rng` Stan 2.21",
+  "cannot draw from at valid arguments (`%s`: it asks boost for the cdf below the support's least value and",
+  "throws; tapestry's draws are checked against R's `dhyper` instead)."),
+  length(unique(uns$sig)), paste(unique(sub("\\(.*", "", uns$sig)), collapse = "`, `"),
+  length(stan_refused), paste(unique(sub("\\(.*", "", stan_refused)), collapse = "`, `"),
+  length(setdiff(rngs, sigs_r)), paste(setdiff(rngs, sigs_r), collapse = "`, `")))
 readme <- readLines("README.md")
 a <- grep("<!-- stan221:start -->", readme, fixed = TRUE); b <- grep("<!-- stan221:end -->", readme, fixed = TRUE)
 if (length(a) != 1 || length(b) != 1) stop("README.md has no stan221 markers")

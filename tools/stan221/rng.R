@@ -88,7 +88,7 @@ stan_draws <- function(bt) {
                  iter = x$n, warmup = 0, seed = 20261127 + p, refresh = 0)))
         D <- as.matrix(fit, pars = "d")
         # a call that throws in generated quantities ends the run with no draws
-        if (!is.matrix(D) || nrow(D) == 0) stop("Stan made no draws at point ", p)
+        if (!is.matrix(D) || nrow(D) == 0 || anyNA(D)) stop("Stan made no draws (or NaN ones) at point ", p)
         D
       })
     }, error = function(e) structure(conditionMessage(e), class = "stan_error"))
@@ -118,6 +118,13 @@ evaluate <- function(sg, name) {
   }
   if (length(sg) == 1) {
     refused[[length(refused) + 1L]] <<- c(sig = bt$sig, msg = gsub("\\s+", " ", substr(res, 1, 300)))
+    return(invisible())
+  }
+  # the families the message names first (boost's hypergeometric_distribution
+  # names hypergeometric_rng's): one compile instead of a bisection
+  hit <- vapply(sg, function(x) grepl(family_of(x$name), res, fixed = TRUE), NA)
+  if (any(hit) && !all(hit)) {
+    evaluate(sg[!hit], paste0(name, "n")); evaluate(sg[hit], paste0(name, "f"))
     return(invisible())
   }
   h <- length(sg) %/% 2
