@@ -16,6 +16,7 @@
 #include "r/r_entries_prof.h"
 #include "r/r_entries_gq.h"
 #include "r/r_entries_summary.h"
+#include "r/r_interrupt.h"
 #include "par/pp.h"
 #include "tree/li.h"
 
@@ -53,6 +54,7 @@ void R_init_tapestry(DllInfo *dll) {
 
 void R_unload_tapestry(DllInfo *dll) {
   (void)dll;
+  ri_shutdown();     /* the SIGINT handler lives in this library */
   pp_pool_shutdown();
   pp_stacks_free();
   ad_thread_free();
