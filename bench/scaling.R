@@ -40,8 +40,8 @@ programs <- if (length(args)) args else
     "logistic_reduce", "gp_profile")
 
 root <- normalizePath(".")
-if (!file.exists(file.path(root, "tools", "cli", "Makefile")))
-  stop("run from the repository root (tools/cli/Makefile not found)")
+if (!file.exists(file.path(root, "tools", "cli", "GNUmakefile")))
+  stop("run from the repository root (tools/cli/GNUmakefile not found)")
 if (is.na(models)) {
   models <- file.path(dirname(root), "shared", "models")
   if (!dir.exists(models)) models <- file.path(root, "inst", "extdata")

@@ -10,7 +10,7 @@ cli_source_dir <- function() {
             test_path("..", "..", "00_pkg_src", "tapestry"),
             test_path("..", "..", "..", "00_pkg_src", "tapestry"))
   for (d in cand[nzchar(cand)]) {
-    if (file.exists(file.path(d, "tools", "cli", "Makefile")) && file.exists(file.path(d, "src", "ad", "ad.h")))
+    if (file.exists(file.path(d, "tools", "cli", "GNUmakefile")) && file.exists(file.path(d, "src", "ad", "ad.h")))
       return(normalizePath(d))
   }
   NULL
