@@ -131,12 +131,15 @@ static int parse(int argc, char **argv, cli_opts *o) {
   o->warmup = 1000;
   o->samples = 1000;
   o->thin = 1;
-  o->max_depth = 10;
   o->refresh = 100;
-  o->adapt_delta = 0.8;
   o->init_radius = 2;
-  o->stepsize = 1;
-  o->metric = NUTS_DIAG_E;
+  /* the sampler's own defaults (Stan's), not a second copy of them */
+  nuts_config dflt;
+  nuts_config_default(&dflt);
+  o->max_depth = dflt.max_depth;
+  o->adapt_delta = dflt.delta;
+  o->stepsize = dflt.stepsize;
+  o->metric = dflt.metric;
   o->output = "output.csv";
   int npos = 0;
   for (int i = 1; i < argc; i++) {
