@@ -22,8 +22,6 @@ dir.create(cache_dir, showWarnings = FALSE)
 n_draws <- 2000L
 probs <- c(0.1, 0.3, 0.5, 0.7, 0.9)
 batch_size <- 300L
-makevars <- file.path(tempdir(), "Makevars")
-writeLines(c("CXXFLAGS = -O0 -w", "CXX11FLAGS = -O0 -w", "CXX14FLAGS = -O0 -w", "CXX17FLAGS = -O0 -w"), makevars)
 
 sigs <- load_signatures(file.path(here, "signatures.tsv.gz"))
 sigs <- Filter(function(s) grepl("_rng$", s$name), sigs)
@@ -68,20 +66,7 @@ build_rng_batch <- function(sg) {
        sig = vapply(sg, sig_text, ""), fam = vapply(sg, function(s) family_of(s$name), ""))
 }
 
-stan_draws <- function(bt) {
-  key <- unname(tools::md5sum(textConnection_file(bt$old)))
-  so <- file.path(cache_dir, paste0("rng_", key, ".rds"))
-  in_file <- tempfile(fileext = ".rds"); res_file <- tempfile(fileext = ".rds")
-  saveRDS(list(bt = bt, so = so, n = n_draws), in_file)
-  code <- sprintf('
-    Sys.setenv(R_MAKEVARS_USER = "%s")
-    suppressMessages(library(rstan))
-    rstan_options(boost_lib = "/usr/include", eigen_lib = system.file("include", package = "RcppEigen"))
-    x <- readRDS("%s"); bt <- x$bt
-    out <- tryCatch({
-      sm <- if (file.exists(x$so)) readRDS(x$so) else {
-        m <- stan_model(model_code = bt$old, auto_write = FALSE); saveRDS(m, x$so); m }
-      lapply(1:3, function(p) {
+stan_draws <- function(bt) stan_child(bt, cache_dir, prefix = "rng_", extra = list(n = n_draws), per_point = '
         d <- list(NI = length(bt$ii[[p]]), ii = array(bt$ii[[p]], dim = length(bt$ii[[p]])),
                   NT = length(bt$th[[p]]), th = array(bt$th[[p]], dim = length(bt$th[[p]])))
         fit <- suppressWarnings(suppressMessages(sampling(sm, data = d, algorithm = "Fixed_param", chains = 1,
@@ -89,16 +74,7 @@ stan_draws <- function(bt) {
         D <- as.matrix(fit, pars = "d")
         # a call that throws in generated quantities ends the run with no draws
         if (!is.matrix(D) || nrow(D) == 0 || anyNA(D)) stop("Stan made no draws (or NaN ones) at point ", p)
-        D
-      })
-    }, error = function(e) structure(conditionMessage(e), class = "stan_error"))
-    saveRDS(out, "%s")', makevars, in_file, res_file)
-  f <- tempfile(fileext = ".R"); writeLines(code, f)
-  system2(file.path(R.home("bin"), "Rscript"), f, stdout = FALSE, stderr = FALSE, timeout = 2400)
-  if (!file.exists(res_file)) return(structure("the R process running Stan crashed", class = "stan_error"))
-  readRDS(res_file)
-}
-textConnection_file <- function(s) { f <- tempfile(); writeLines(s, f); f }
+        D')
 
 # batches by family, split on failure down to single signatures
 refused <- list()

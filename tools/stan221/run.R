@@ -30,10 +30,6 @@ cache_dir <- file.path(here, "cache")
 dir.create(fixture_dir, recursive = TRUE, showWarnings = FALSE)
 dir.create(cache_dir, showWarnings = FALSE)
 batch_size <- 400L
-# Stan compiled at -O0: four times quicker to build, the same values (seen
-# bit for bit against -O2 on a batch of 580 calls); the programs run once.
-makevars <- file.path(tempdir(), "Makevars")
-writeLines(c("CXXFLAGS = -O0 -w", "CXX11FLAGS = -O0 -w", "CXX14FLAGS = -O0 -w", "CXX17FLAGS = -O0 -w"), makevars)
 
 sigs <- load_signatures(file.path(here, "signatures.tsv.gz"))
 sigs <- Filter(function(s) !grepl("_rng$", s$name), sigs)
@@ -133,42 +129,14 @@ names(batches) <- sprintf("b%03d_%s", seq_along(batches), vapply(batches, functi
 cat(length(entries), "calls of", length(sigs), "signatures in", length(batches), "batches;",
     sum(!ok), "calls tapestry refused alone at first,", sum(still), "still (unsupported.tsv)\n")
 
-# ---- Stan's side, in a child process per batch (a crash loses one batch) ----
-stan_eval <- function(bt) {
-  key <- digest_text(bt$old)
-  so <- file.path(cache_dir, paste0(key, ".rds"))
-  res_file <- tempfile(fileext = ".rds")
-  in_file <- tempfile(fileext = ".rds")
-  saveRDS(list(bt = bt, so = so), in_file)
-  code <- sprintf('
-    Sys.setenv(R_MAKEVARS_USER = "%s")
-    suppressMessages(library(rstan))
-    rstan_options(boost_lib = "/usr/include", eigen_lib = system.file("include", package = "RcppEigen"))
-    x <- readRDS("%s"); bt <- x$bt
-    out <- tryCatch({
-      sm <- if (file.exists(x$so)) readRDS(x$so) else {
-        m <- stan_model(model_code = bt$old, auto_write = FALSE); saveRDS(m, x$so); m }
-      lapply(1:3, function(p) {
+# ---- Stan's side: gen.R's stan_child ----
+stan_eval <- function(bt) stan_child(bt, cache_dir, '
         fit <- suppressWarnings(suppressMessages(sampling(sm, data = list(NI = length(bt$ii[[p]]), ii = array(bt$ii[[p]], dim = length(bt$ii[[p]]))),
                         chains = 0, refresh = 0)))
         th <- bt$th[[p]]; if (!length(th)) th <- 0
         g <- grad_log_prob(fit, th, adjust_transform = FALSE)
         r <- constrain_pars(fit, th)$r
-        list(lp = attr(g, "log_prob"), grad = as.numeric(g), r = as.numeric(r))
-      })
-    }, error = function(e) structure(conditionMessage(e), class = "stan_error"))
-    saveRDS(out, "%s")', makevars, in_file, res_file)
-  f <- tempfile(fileext = ".R"); writeLines(code, f)
-  # a batch that hangs (a function looping at some argument) counts as a
-  # crash and is split like one
-  system2(file.path(R.home("bin"), "Rscript"), f, stdout = FALSE, stderr = FALSE, timeout = 2400)
-  if (!file.exists(res_file)) return(structure("the R process running Stan crashed", class = "stan_error"))
-  readRDS(res_file)
-}
-digest_text <- function(s) {
-  f <- tempfile(); writeLines(s, f); on.exit(unlink(f))
-  unname(tools::md5sum(f))
-}
+        list(lp = attr(g, "log_prob"), grad = as.numeric(g), r = as.numeric(r))')
 
 # Evaluate entries; split on failure down to single calls.
 refused <- list()
