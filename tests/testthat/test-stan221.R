@@ -67,18 +67,26 @@ stan221_check <- function(fx) {
   bad
 }
 
-test_that("every signature of Stan 2.21 gives Stan's values and gradients", {
-  files <- list.files(test_path("fixtures", "stan221"), "^b[0-9].*\\.rds$", full.names = TRUE)
+# Runs `check` on every fixture whose name matches `pattern`, one
+# expectation per fixture naming its first disagreements (`what`); returns
+# how many signatures the fixtures hold.
+stan221_each <- function(pattern, check, what) {
+  files <- list.files(test_path("fixtures", "stan221"), pattern, full.names = TRUE)
   expect_gt(length(files), 0)
-  n_calls <- 0
+  n <- 0
   for (f in files) {
     fx <- readRDS(f)
-    n_calls <- n_calls + length(fx$sig)
-    bad <- tryCatch(stan221_check(fx), error = function(e) paste("error:", conditionMessage(e)))
+    n <- n + length(fx$sig)
+    bad <- tryCatch(check(fx), error = function(e) paste("error:", conditionMessage(e)))
     expect(length(bad) == 0,
-           sprintf("%s: %d disagreements with Stan 2.21, the first:\n%s", basename(f), length(bad),
+           sprintf("%s: %d %s, the first:\n%s", basename(f), length(bad), what,
                    paste(utils::head(bad, 8), collapse = "\n")))
   }
+  n
+}
+
+test_that("every signature of Stan 2.21 gives Stan's values and gradients", {
+  n_calls <- stan221_each("^b[0-9].*\\.rds$", stan221_check, "disagreements with Stan 2.21")
   expect_gt(n_calls, 20000)
 })
 
@@ -136,17 +144,7 @@ stan221_rng_check <- function(fx) {
 }
 
 test_that("every _rng of Stan 2.21 draws from Stan's distribution", {
-  files <- list.files(test_path("fixtures", "stan221"), "^rng_.*\\.rds$", full.names = TRUE)
-  expect_gt(length(files), 0)
-  n_sigs <- 0
-  for (f in files) {
-    fx <- readRDS(f)
-    n_sigs <- n_sigs + length(fx$sig)
-    bad <- tryCatch(stan221_rng_check(fx), error = function(e) paste("error:", conditionMessage(e)))
-    expect(length(bad) == 0,
-           sprintf("%s: %d draws unlike Stan 2.21's, the first:\n%s", basename(f), length(bad),
-                   paste(utils::head(bad, 8), collapse = "\n")))
-  }
+  n_sigs <- stan221_each("^rng_.*\\.rds$", stan221_rng_check, "draws unlike Stan 2.21's")
   expect_gt(n_sigs, 1600)
 })
 
