@@ -120,3 +120,13 @@ local_dir <- function(env = parent.frame()) {
           envir = env)
   d
 }
+
+# The raw result of a run of ff's chains where Ctrl-C stopped chains 3 and
+# 4 (after 12 and 5 saved rows) while 1 and 2 had finished.
+interrupted_raw <- function(ff) {
+  ch <- ff$raw$chains
+  ch[[3]]$draws <- ch[[3]]$draws[1:12, ]
+  ch[[4]]$draws <- ch[[4]]$draws[1:5, ]
+  ch[[3]]$return_code <- ch[[4]]$return_code <- 2L
+  list(chains = ch, interrupted = TRUE)
+}

@@ -5,11 +5,8 @@
 
 test_that("finished chains are kept whole; interrupted chains' partial draws are left out", {
   ff <- fake_fit(chains = 4L)
-  ch <- ff$raw$chains
-  ch[[3]]$draws <- ch[[3]]$draws[1:12, ]
-  ch[[4]]$draws <- ch[[4]]$draws[1:5, ]
-  ch[[3]]$return_code <- ch[[4]]$return_code <- 2L
-  raw <- list(chains = ch, interrupted = TRUE)
+  raw <- interrupted_raw(ff)
+  ch <- raw$chains
   expect_snapshot(fit <- TapestryFit$new(raw, ff$model, ff$ctx, fake_args(4L)))
   d <- fit$draws()
   # the two finished chains, all 30 draws each: nothing of them is cut

@@ -154,11 +154,8 @@ test_that("cmdstan_diagnose() lists no NA when a generated quantity is an intege
 
 test_that("an interrupted fit: num_chains() is the chains of its draws, and the run says it was interrupted", {
   ff <- fake_fit(chains = 4L)
-  ch <- ff$raw$chains
-  ch[[3]]$draws <- ch[[3]]$draws[1:12, ]
-  ch[[4]]$draws <- ch[[4]]$draws[1:5, ]
-  ch[[3]]$return_code <- ch[[4]]$return_code <- 2L
-  raw <- list(chains = ch, interrupted = TRUE)
+  raw <- interrupted_raw(ff)
+  ch <- raw$chains
   out <- character()
   w <- character()
   out <- capture.output(withCallingHandlers(report_chains(raw, 2, TRUE),
