@@ -34,7 +34,12 @@
 #'    * the divergent transitions of the second half of the window (the
 #'      first half follows a new metric and a restarted step size
 #'      adaptation, whose first large steps diverge even on posteriors
-#'      that are fine) must be at most 1% of its transitions;
+#'      that are fine) must be at most 5% of its transitions. Divergences
+#'      while the step size adapts do not tell a funnel from a posterior
+#'      that is fine: the second halves of varying_slopes' windows diverge
+#'      in 1.5-4% of transitions and its sampling then in none, the
+#'      centered eight schools' in 0-6%; the ESS bound separates those.
+#'      The bound catches a sampler that diverges on most steps;
 #'    * the step sizes the chains' dual averaging has reached must be
 #'      within a factor of 2 of each other (the step size settled: chains
 #'      that adapt to different regions disagree here).

@@ -26,7 +26,7 @@ void nuts_cross_rule_default(nuts_cross_rule *rule) {
   rule->rhat_par = 1.05;
   rule->ess_min = 100;
   rule->step_ratio = 2;
-  rule->div_rate = 0.01;
+  rule->div_rate = 0.05;
 }
 
 static double *znorm_table(int m, int niter) {

@@ -20,7 +20,7 @@ typedef struct nuts_cross_rule {
   double rhat_par;      /* 1.05: R-hat of every unconstrained parameter at most this */
   double ess_min;       /* 100: bulk ESS of lp__ and of every parameter at least this */
   double step_ratio;    /* 2: the chains' step sizes within this factor */
-  double div_rate;      /* 0.01: divergences in the second half of the window at most
+  double div_rate;      /* 0.05: divergences in the second half of the window at most
                            this fraction of its transitions */
 } nuts_cross_rule;
 
