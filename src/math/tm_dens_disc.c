@@ -130,6 +130,8 @@ typedef struct elem_run {
   const elem_def *def;
   elem_rows rows;                 /* NULL: element by element through def->term */
   int finite;                     /* rows only on blocks whose real argument is finite */
+  int lfact;                      /* poisson_log with its constant: the rows' sum less
+                                     the block's lgamma(y + 1) (lfact_sum) */
   double *t;                      /* rows: the partials they write (D's, or scratch) */
   const tm_v *a;
   tm_dens *D;
@@ -138,6 +140,40 @@ typedef struct elem_run {
   double sum[TM_BLOCKS_MAX];
   double sc[TM_BLOCKS_MAX][4];
 } elem_run;
+
+/* The sum of lgamma(y + 1) over n counts (stride ys), from the table; 0
+** when a count is past it (the block then goes element by element: Stan's
+** saddle form).  Four sums, so the adds do not wait on each other; the
+** counts are checked nonnegative and TM_LFACT_N is a power of 2, so a count
+** past the table has a bit above its mask.  (Read inside the vector rows
+** instead, the table's loads made them slower.) */
+static int lfact_sum(const int *y, size_t ys, size_t n, double *out) {
+  const double *t = tm_lfact_table;
+  unsigned past = 0, m = TM_LFACT_N - 1;
+  if (!ys) {
+    past = (unsigned)y[0] & ~m;
+    *out = (double)n * t[(unsigned)y[0] & m];
+    return !past;
+  }
+  double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  size_t j = 0;
+  for (; j + 4 <= n; j += 4) {
+    unsigned v0 = (unsigned)y[j], v1 = (unsigned)y[j + 1], v2 = (unsigned)y[j + 2],
+             v3 = (unsigned)y[j + 3];
+    past |= (v0 | v1 | v2 | v3) & ~m;
+    s0 += t[v0 & m];
+    s1 += t[v1 & m];
+    s2 += t[v2 & m];
+    s3 += t[v3 & m];
+  }
+  for (; j < n; j++) {
+    unsigned v = (unsigned)y[j];
+    past |= v & ~m;
+    s0 += t[v & m];
+  }
+  *out = (s0 + s1) + (s2 + s3);
+  return !past;
+}
 
 static void elem_block(void *ctx, int b) {
   elem_run *r = ctx;
@@ -153,10 +189,12 @@ static void elem_block(void *ctx, int b) {
     int ok = 1;
     if (r->finite)
       for (size_t j = 0; j < hi - lo; j++) ok &= isfinite(al[j]);
+    const tm_v *y = &r->a[0];
+    size_t ys = tm_is_scalar(y) ? 0 : 1;
+    double c = 0;
+    if (ok && r->lfact) ok = lfact_sum(y->ival + (ys ? lo : 0), ys, hi - lo, &c);
     if (ok) {
-      const tm_v *y = &r->a[0];
-      size_t ys = tm_is_scalar(y) ? 0 : 1;
-      r->sum[b] = r->rows(y->ival + (ys ? lo : 0), ys, al, 1, r->t + lo, hi - lo);
+      r->sum[b] = r->rows(y->ival + (ys ? lo : 0), ys, al, 1, r->t + lo, hi - lo) - c;
       memset(r->sc[b], 0, sizeof r->sc[b]);
       return;
     }
@@ -194,6 +232,7 @@ int tm_dens_elem_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   r.def = def;
   r.rows = NULL;
   r.finite = 0;
+  r.lfact = 0;
   r.t = NULL;
   r.a = a;
   r.D = &D;
@@ -203,13 +242,17 @@ int tm_dens_elem_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
     if (D.d[i]) r.need |= 1u << i;
     if (D.d[i] && tm_is_scalar(&a[i])) r.shared |= 1u << i;
   }
-  /* bernoulli_logit and poisson_log (without the constant, which propto
-     drops) on a vector of autodiff values: the rows of tm_simd.h, whose
-     exp and log1p run on vector lanes (poisson_log only on finite rates:
-     its limits at +-inf are Stan's, element by element) */
+  /* bernoulli_logit and poisson_log on a vector of autodiff values: the
+     rows of tm_simd.h, whose exp and log1p run on vector lanes (poisson_log
+     only on finite rates: its limits at +-inf are Stan's, element by
+     element; its constant, when kept, from the lgamma table) */
   if (nargs == 2 && a[0].base == TM_INT && a[1].base != TM_INT && !tm_is_scalar(&a[1]) && D.n) {
     if (def == &bernoulli_logit_def && (r.keep & 2u)) r.rows = tm_rows_bernoulli_logit;
-    if (def == &poisson_log_def && r.keep == 2u) { r.rows = tm_rows_poisson_log; r.finite = 1; }
+    if (def == &poisson_log_def && (r.keep & 2u)) {
+      r.rows = tm_rows_poisson_log;
+      r.finite = 1;
+      r.lfact = (r.keep & 1u) != 0;
+    }
     /* on doubles (no partials wanted) the rows still write theirs: to
        scratch, so the value is the tape's bit for bit */
     if (r.rows && !D.d[1]) {
