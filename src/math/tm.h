@@ -165,12 +165,14 @@ int          tm_table_init(void);
 ** tm_for runs fn(ctx, b) for every block b < nblocks: through the runner
 ** the package installed (src/par's pp_for) when the evaluation may use more
 ** than one thread, else in order here.  fn touches no tape and writes only
-** what block b owns; the kernel adds the blocks' results in block order. */
-typedef void (*tm_for_run)(int nblocks, void (*fn)(void *ctx, int block), void *ctx);
+** what block b owns; the kernel adds the blocks' results in block order.
+** work: the call's size in the kernel's unit (elements, multiply-adds), by
+** which the runner measures whether threads pay for this kernel. */
+typedef void (*tm_for_run)(int nblocks, double work, void (*fn)(void *ctx, int block), void *ctx);
 typedef int (*tm_for_threads_fn)(void);
 void tm_set_for(tm_for_run run, tm_for_threads_fn threads);
 int  tm_for_threads(void);     /* threads the running evaluation may use (1 without a runner) */
-void tm_for(int nblocks, void (*fn)(void *ctx, int block), void *ctx);
+void tm_for(int nblocks, double work, void (*fn)(void *ctx, int block), void *ctx);
 
 /* Call by entry: fills a tm_call and runs the kernel. */
 int tm_invoke(const tm_fn *fn, int propto, tm_rng *rng, const tm_v *args, int nargs, tm_v *out);

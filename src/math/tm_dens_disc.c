@@ -269,7 +269,7 @@ int tm_dens_elem_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
     r.bs = (D.n + TM_BLOCKS_MAX - 1) / TM_BLOCKS_MAX;
     if (r.bs < TM_BLOCK_MIN) r.bs = TM_BLOCK_MIN;
     int nb = (int)((D.n + r.bs - 1) / r.bs);
-    if (D.n >= TM_PAR_MIN) tm_for(nb, elem_block, &r);
+    if (D.n >= TM_PAR_MIN) tm_for(nb, (double)D.n, elem_block, &r);
     else for (int b = 0; b < nb; b++) elem_block(&r, b);
     for (int b = 0; b < nb; b++) {
       logp += r.sum[b];

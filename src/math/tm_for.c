@@ -25,10 +25,10 @@ int tm_for_threads(void) {
   return t ? t() : 1;
 }
 
-void tm_for(int nblocks, void (*fn)(void *ctx, int block), void *ctx) {
+void tm_for(int nblocks, double work, void (*fn)(void *ctx, int block), void *ctx) {
   tm_for_run run = atomic_load_explicit(&run_fn, memory_order_relaxed);
   if (run && nblocks > 1 && tm_for_threads() > 1) {
-    run(nblocks, fn, ctx);
+    run(nblocks, work, fn, ctx);
     return;
   }
   for (int b = 0; b < nblocks; b++) fn(ctx, b);

@@ -168,7 +168,7 @@ static int glm_sweep_chunks(glm *G, glm_rows rows, void *ctx, size_t ctx_size,
   P.lanes = G->lanes ? ad_alloc_doubles((size_t)nc * P.lanes_stride) : NULL;
   if (!P.ctxs || !P.gsums || (G->lanes && !P.lanes)) return AD_EMEMORY;
   for (int c = 0; c < nc; c++) memcpy(P.ctxs + (size_t)c * P.ctx_stride, ctx, ctx_size);
-  tm_for(nc, glm_chunk, &P);
+  tm_for(nc, (double)N * (K + 1), glm_chunk, &P);
   double gsum = 0;
   for (int c = 0; c < nc; c++) {
     merge(ctx, P.ctxs + (size_t)c * P.ctx_stride);

@@ -159,14 +159,14 @@ static void gemm_nn(int m, int n, int k, const double *A, const double *B, doubl
   int nb = mul_bands(m, n, k, 1);
   if (nb < 2) { tm_la_gemm_nn(m, n, k, 1.0, A, B, C); return; }
   mul_job q = { m, n, k, nb, A, B, C };
-  tm_for(nb, mul_nn_band, &q);
+  tm_for(nb, (double)m * n * k, mul_nn_band, &q);
 }
 
 static void gemm_tn(int m, int n, int k, const double *A, const double *B, double *C) {
   int nb = mul_bands(m, n, k, 4);   /* bands of four rows or more (tm_la_gemm_tn_rows) */
   if (nb < 2) { tm_la_gemm_tn(m, n, k, 1.0, A, B, C); return; }
   mul_job q = { m, n, k, nb, A, B, C };
-  tm_for(nb, mul_tn_band, &q);
+  tm_for(nb, (double)m * n * k, mul_tn_band, &q);
 }
 
 typedef struct {

@@ -17,6 +17,7 @@
 #define PP_H
 
 #include <pthread.h>
+#include <stdint.h>
 #include "../ad/ad.h"
 
 typedef void (*pp_fn)(void *arg);
@@ -114,10 +115,35 @@ void pp_stacks_free(void);
 ** fn(ctx, b) for every block b < nblocks, on the threads of this thread's
 ** budget (pp_threads()) when it is above 1, else in order here.  fn touches
 ** no tape and writes only what block b owns; the caller combines the
-** blocks' results in block order, so they do not depend on the threads. */
-void pp_for(int nblocks, void (*fn)(void *ctx, int block), void *ctx);
+** blocks' results in block order, so they do not depend on the threads.
+** work is the call's size in the kernel's own unit (elements, multiply-
+** adds): pp_gate decides by it whether the threads pay. */
+void pp_for(int nblocks, double work, void (*fn)(void *ctx, int block), void *ctx);
 /* pp_for calls so far that opened a region (for tests). */
 long pp_for_regions(void);
+
+/* ---- whether the threads pay (pp_gate.c) ----
+** A call site (key: a kernel's block function, a plan node) asks before
+** its parallel work how many threads to use, 1 or `threads`, and reports
+** after it (pp_gate_end, with the same g).  The site times itself both ways
+** per size of work (powers of 2) and thread count, and keeps the faster,
+** trying the other way now and then.  The callers' results do not depend on
+** the choice (reduce_sum may differ in the last bits, as DESIGN.md allows).
+** Mode: PP_GATE_MEASURE (the default), PP_GATE_ALWAYS (always the threads,
+** as before the gate: the tests of bits across thread counts), PP_GATE_NEVER. */
+enum { PP_GATE_MEASURE = 0, PP_GATE_ALWAYS = 1, PP_GATE_NEVER = 2 };
+typedef struct pp_gate {
+  void *slot;                    /* NULL: nothing to record */
+  int par;
+  double work;
+  long long t0;
+} pp_gate;
+int  pp_gate_begin(pp_gate *g, uintptr_t key, double work, int threads);
+void pp_gate_end(pp_gate *g);
+void pp_gate_set_mode(int mode);
+int  pp_gate_get_mode(void);
+/* Forgets every site's times (tests). */
+void pp_gate_reset(void);
 
 /* Cores the process may use: online processors, at most 2 when
 ** _R_CHECK_LIMIT_CORES_ is set (as R CMD check asks). */

@@ -25,8 +25,18 @@ static int for_chunk(pp_region *g, int slot, int chunk) {
   return AD_OK;
 }
 
-void pp_for(int nblocks, void (*fn)(void *ctx, int block), void *ctx) {
-  if (nblocks > 1 && pp_threads() > 1 && pp_pool_size() > 0) {
+void pp_for(int nblocks, double work, void (*fn)(void *ctx, int block), void *ctx) {
+  pp_gate gate;
+  int threads = nblocks > 1 && pp_pool_size() > 0 ? pp_threads() : 1;
+  gate.slot = NULL;
+  if (threads > 1) {
+    /* the kernel's block function names the site (pp_gate.c); a function
+       pointer's bits, as C gives no conversion to an integer */
+    uintptr_t key = 0;
+    memcpy(&key, &fn, sizeof fn < sizeof key ? sizeof fn : sizeof key);
+    threads = pp_gate_begin(&gate, key, work, threads);
+  }
+  if (threads > 1) {
     for_ctx f = { fn, ctx };
     pp_region g;
     memset(&g, 0, sizeof g);
@@ -39,8 +49,10 @@ void pp_for(int nblocks, void (*fn)(void *ctx, int block), void *ctx) {
     if (pp_region_run(&g) == AD_OK) {
       pp_region_release(&g);
       atomic_fetch_add_explicit(&regions, 1, memory_order_relaxed);
+      pp_gate_end(&gate);
       return;
     }
   }
   for (int b = 0; b < nblocks; b++) fn(ctx, b);
+  pp_gate_end(&gate);
 }

@@ -292,6 +292,14 @@ static int pieces_chunk(pp_region *g, int slot, int i) {
 
 /* Runs pieces 0 .. n-1.  With a region, its stacks stay held until
 ** pieces_release: the caller reads what the slots kept there first. */
+/* Threads for a parallel node (reduce_sum, parallel_map, map_rect): as
+** many as the evaluation may use when they pay for this node (pp_gate.c),
+** else 1; the node names its site. */
+static int gate_begin(pp_gate *g, const void *node, double work, int threads) {
+  g->slot = NULL;
+  return threads > 1 ? pp_gate_begin(g, (uintptr_t)node, work, threads) : threads;
+}
+
 static int pieces_run(pieces *pc, int threads) {
   int rc;
   if (threads > PP_MAX_SLOTS) threads = PP_MAX_SLOTS;
@@ -371,7 +379,8 @@ static int pmap_lanes_piece(void *ctx, piece_slot *sl, int c) {
 ** allows (pl_maplanes.c), else runs of elements one by one, four per
 ** thread. */
 static int run_pmap(const pl_pmap *pm, const pl_ins *in, double *V, double *P, pf_registry *prof) {
-  int threads = pp_threads();
+  pp_gate gate;
+  int threads = gate_begin(&gate, pm, in->n, pp_threads());
   uint32_t t = threads > 1 ? (uint32_t)threads : 1;
   pmap_run w = { pm, in, V, P, t > 1 ? (in->n + 4u * t - 1) / (4u * t) : in->n };
   if (!w.csize) w.csize = 1;
@@ -384,6 +393,7 @@ static int run_pmap(const pl_pmap *pm, const pl_ins *in, double *V, double *P, p
   pc.ctx = &w;
   int rc = pieces_run(&pc, pc.n > 1 ? threads : 1);
   pieces_release(&pc);
+  pp_gate_end(&gate);
   return rc;
 }
 
@@ -468,8 +478,10 @@ static int run_rsum(const pl_reduce *rd, const pl_ins *in, double *V, double *P,
   pc.prof = prof;
   pc.piece = rsum_piece;
   pc.ctx = &w;
-  int rc = pieces_run(&pc, pp_threads());
+  pp_gate gate;
+  int rc = pieces_run(&pc, gate_begin(&gate, rd, rd->n, pp_threads()));
   if (rc) return rc;
+  pp_gate_end(&gate);
   /* the participants' sums live on their stacks: read before the region
      gives the stacks back */
   double total = 0.0;
@@ -601,8 +613,10 @@ static int run_mrect(const pl_maprect *mr, const pl_ins *in, double *V, double *
   pc.prof = prof;
   pc.piece = mrect_piece;
   pc.ctx = &w;
-  rc = pieces_run(&pc, pp_threads());
+  pp_gate gate;
+  rc = pieces_run(&pc, gate_begin(&gate, mr, mr->J, pp_threads()));
   pieces_release(&pc);
+  pp_gate_end(&gate);
   return rc;
 }
 

@@ -4,10 +4,14 @@
 # at the cores: results that must not depend on the thread count are
 # checked with more threads than this machine has), then restores the
 # budget it found.
-with_threads <- function(n, code) {
+with_threads <- function(n, code, gate = "always") {
   old <- .Call(C_tp_threads, NULL)
   on.exit(.Call(C_tp_threads, old), add = TRUE)
   .Call(C_tp_threads, as.integer(n))
+  # the threads taken whether they pay or not (src/par/pp_gate.c), so the
+  # bits of every thread count are compared; gate = "measure" as users run
+  old_gate <- .Call(C_tp_gate, c(measure = 0L, always = 1L, never = 2L)[[gate]])
+  on.exit(.Call(C_tp_gate, old_gate), add = TRUE)
   force(code)
 }
 

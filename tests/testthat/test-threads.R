@@ -135,3 +135,34 @@ test_that("4 chains x 2 threads per chain run on this machine without oversubscr
     expect_gte(.Call(C_tp_pool_size), 1L)
   })
 })
+
+test_that("parallel work takes its threads only where they were measured to pay (pp_gate.c)", {
+  old <- .Call(C_tp_gate, 0L)
+  on.exit(.Call(C_tp_gate, old))
+  # a site whose work takes ten times longer on the threads: after its first
+  # six calls (three each way) it stays on one thread, trying the threads
+  # once every 64 calls (calls 64, 128, 192 and 256 of 300)
+  .Call(C_tp_gate, "reset")
+  expect_lte(.Call(C_tp_gate_probe, 20, 200, 300L), 3L + 4L + 2L)
+  # and one whose threads pay takes them on all but a few calls
+  .Call(C_tp_gate, "reset")
+  expect_gte(.Call(C_tp_gate_probe, 200, 20, 300L), 300L - 3L - 4L - 2L)
+  # never and always, as asked
+  .Call(C_tp_gate, 2L)
+  expect_identical(.Call(C_tp_gate_probe, 200, 20, 20L), 0L)
+  .Call(C_tp_gate, 1L)
+  expect_identical(.Call(C_tp_gate_probe, 20, 200, 20L), 20L)
+})
+
+test_that("threads taken as measured give the bits of one thread, evaluation after evaluation", {
+  d <- list(N = 4096L, y = rep(0:7, 512L), x = seq(-1, 1, length.out = 4096L))
+  ctx <- tapestry_model(code = "
+    data { int N; array[N] int y; vector[N] x; }
+    parameters { real a; real b; }
+    model { y ~ poisson_log(a + b * x); }")$bind(d)
+  u <- c(0.1, -0.2)
+  one <- with_threads(1, ctx$grad_log_prob(u))
+  .Call(C_tp_gate, "reset")
+  many <- with_threads(2, lapply(1:200, function(i) ctx$grad_log_prob(u)), gate = "measure")
+  for (g in many) expect_identical(g, one)
+})
