@@ -22,7 +22,7 @@
 #include "../math/tm_special_dist.h"
 
 void nuts_cross_rule_default(nuts_cross_rule *rule) {
-  rule->rhat_lp = 1.02;
+  rule->rhat_lp = 1.05;
   rule->rhat_par = 1.05;
   rule->ess_min = 100;
   rule->step_ratio = 2;

@@ -16,7 +16,7 @@
 
 /* The rule that ends warmup (documented in R/sample_auto.R). */
 typedef struct nuts_cross_rule {
-  double rhat_lp;       /* 1.02: R-hat of lp__ at most this */
+  double rhat_lp;       /* 1.05: R-hat of lp__ at most this */
   double rhat_par;      /* 1.05: R-hat of every unconstrained parameter at most this */
   double ess_min;       /* 100: bulk ESS of lp__ and of every parameter at least this */
   double step_ratio;    /* 2: the chains' step sizes within this factor */
