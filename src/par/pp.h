@@ -134,7 +134,7 @@ long pp_for_regions(void);
 enum { PP_GATE_MEASURE = 0, PP_GATE_ALWAYS = 1, PP_GATE_NEVER = 2 };
 typedef struct pp_gate {
   void *slot;                    /* NULL: nothing to record */
-  int par;
+  int par, record;
   double work;
   long long t0;
 } pp_gate;

@@ -14,8 +14,11 @@
 ** A site is a key (a kernel's block function, a plan node) with the size of
 ** its work in powers of 2 and the threads it may use.  Its first calls run
 ** on one thread, the next ones on the threads; then it runs the way whose
-** time per unit of work is lower, and every 64th call the other way, so a
-** change (other chains starting, a bigger machine) is seen.  Times are
+** time per unit of work is lower, and three calls in every 64 the other
+** way (every 256 when that way was 1.25 times slower or more), so a change
+** (other chains starting, a bigger machine) is seen.  The
+** first call of a turn to the threads is not counted: it wakes helpers that
+** slept while the site ran alone.  Times are
 ** exponential averages, each time at most twice the average.  The table is shared by every thread with relaxed
 ** atomics: two sites that hash to one slot, or two threads updating it at
 ** once, only blur the averages.  Nothing here changes a result: the callers
@@ -32,7 +35,9 @@
 #define GATE_SLOTS 1024           /* a power of 2 */
 #define GATE_SERIAL_FIRST 3       /* calls 0..2 on one thread */
 #define GATE_THREADS_FIRST 6      /* calls 3..5 on the threads */
-#define GATE_EXPLORE 64           /* then the other way once every 64 calls */
+#define GATE_EXPLORE 64           /* then the other way for GATE_BURST calls every 64, */
+#define GATE_EXPLORE_FAR 256      /* or every 256 when it was 1.25 times slower or more */
+#define GATE_BURST 3
 
 typedef struct gate_slot {
   _Atomic uint64_t tag;           /* 0: free */
@@ -105,15 +110,28 @@ int pp_gate_begin(pp_gate *g, uintptr_t key, double work, int threads) {
   if (!tag) tag = 1;
   gate_slot *s = slot_of(tag);
   uint32_t n = atomic_fetch_add_explicit(&s->calls, 1, memory_order_relaxed);
-  int par;
-  if (n < GATE_SERIAL_FIRST) par = 0;
-  else if (n < GATE_THREADS_FIRST) par = 1;
-  else {
+  int par, first = 0;
+  if (n < GATE_SERIAL_FIRST) {
+    par = 0;
+  } else if (n < GATE_THREADS_FIRST) {
+    par = 1;
+    first = n == GATE_SERIAL_FIRST;
+  } else {
     double one = load_d(&s->ns[0]), many = load_d(&s->ns[1]);
     par = many < one;
-    if (n % GATE_EXPLORE == 0) par = !par;
+    double lo = par ? many : one, hi = par ? one : many;
+    uint32_t every = hi >= 1.25 * lo ? GATE_EXPLORE_FAR : GATE_EXPLORE;
+    if (n % every < GATE_BURST) {
+      par = !par;
+      first = n % every == 0;
+    }
   }
+  /* the first call of a switch to the threads wakes helpers that went to
+     sleep while the site ran on one thread (a futex wake, tens of
+     microseconds): not what the threads cost while they are in use, so
+     not counted */
   g->slot = s;
+  g->record = !(first && par);
   g->par = par;
   g->work = work;
   g->t0 = now_ns();
@@ -122,7 +140,7 @@ int pp_gate_begin(pp_gate *g, uintptr_t key, double work, int threads) {
 
 void pp_gate_end(pp_gate *g) {
   gate_slot *s = (gate_slot *)g->slot;
-  if (!s) return;
+  if (!s || !g->record) return;
   double x = (double)(now_ns() - g->t0) / g->work;
   double old = load_d(&s->ns[g->par]);
   /* a call the system interrupted (another process, a page fault) counts
