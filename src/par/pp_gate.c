@@ -15,7 +15,7 @@
 ** its work in powers of 2 and the threads it may use.  Its first calls run
 ** on one thread, the next ones on the threads; then it runs the way whose
 ** time per unit of work is lower, and three calls in every 64 the other
-** way (every 256 when that way was 1.25 times slower or more), so a change
+** way (every 1024 when that way was 1.25 times slower or more), so a change
 ** (other chains starting, a bigger machine) is seen.  The
 ** first call of a turn to the threads is not counted: it wakes helpers that
 ** slept while the site ran alone.  Times are
@@ -36,7 +36,7 @@
 #define GATE_SERIAL_FIRST 3       /* calls 0..2 on one thread */
 #define GATE_THREADS_FIRST 6      /* calls 3..5 on the threads */
 #define GATE_EXPLORE 64           /* then the other way for GATE_BURST calls every 64, */
-#define GATE_EXPLORE_FAR 256      /* or every 256 when it was 1.25 times slower or more */
+#define GATE_EXPLORE_FAR 1024     /* or every 1024 when it was 1.25 times slower or more */
 #define GATE_BURST 3
 
 typedef struct gate_slot {

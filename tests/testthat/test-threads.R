@@ -141,7 +141,7 @@ test_that("parallel work takes its threads only where they were measured to pay 
   on.exit(.Call(C_tp_gate, old))
   # a site whose work takes ten times longer on the threads: after its first
   # six calls (three each way) it stays on one thread, trying the threads
-  # for three calls in every 256, as they were far slower (from call 256 of
+  # for three calls in every 1024, as they were far slower (none of these
   # 300; every 64 while its averages are still near)
   .Call(C_tp_gate, "reset")
   expect_lte(.Call(C_tp_gate_probe, 20, 200, 300L), 3L + 4L * 3L + 3L)
