@@ -19,6 +19,8 @@
 #include "r/r_interrupt.h"
 #include "par/pp.h"
 #include "tree/li.h"
+#include "tree/li_mpi.h"
+#include "plan/pl.h"
 
 /* R stores every entry as DL_FUNC whatever its arguments; the detour
 ** through void (*)(void), which gcc's -Wcast-function-type exempts, says
@@ -49,6 +51,8 @@ void R_init_tapestry(DllInfo *dll) {
     error("tapestry: %s", ad_errmsg());
   /* kernels' blocks (src/math) run on the pool (src/par) */
   tm_set_for(pp_for, pp_threads);
+  /* a map_rect worker's jobs (src/tree) on plans (src/plan) */
+  li_mpi_set_plans(pl_mpi_jobs, pl_mpi_jobs_free);
   li_integrate_init();
 }
 

@@ -33,6 +33,7 @@
 #define PL_H
 
 #include "../tree/li.h"
+#include "../tree/li_mpi.h"   /* li_mr_job: a map_rect worker's jobs (pl_mpi.c) */
 
 #define PL_MAX_RECORDS 4
 
@@ -73,6 +74,12 @@ typedef struct pl_loopinfo {
 ** plan. */
 size_t pl_loop_report(const li_ctx *c, pl_loopinfo *out, size_t max);
 const char *pl_why_text(int why);
+
+/* A map_rect worker's jobs on plans (pl_mpi.c): the runner and the freeing
+** of its per-site cache that li_mpi_set_plans takes (src/tree/li_mpi.h). */
+int  pl_mpi_jobs(const li_ctx *c, void **cache, const li_map *trace, const tm_v *phi, const tm_v *theta,
+                 int J, size_t np, size_t nt, li_mr_job *jobs);
+void pl_mpi_jobs_free(void *cache);
 
 /* Process-wide switch (tests compare the two paths): 0 turns plans off. */
 void pl_set_enabled(int on);

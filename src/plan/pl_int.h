@@ -288,6 +288,17 @@ void  pl_mem_free(pl_chunk *head);
 /* pl_record.c: a recorder is a tracer; a complete trace becomes a plan. */
 typedef struct pl_rec pl_rec;
 pl_rec *pl_rec_new(const li_ctx *c);
+/* A map_rect job's plan recorded on its own, outside any evaluation's
+** plan (a worker's jobs: pl_mpi.c): map->run(job, args) under the recorder,
+** its nin inputs the leaves at uval/uadj, already holding their values;
+** *dep whether its result depends on them.  NULL with why when it cannot. */
+pl_plan *pl_record_job(const li_ctx *ctx, const li_map *map, int job, const tm_v *args, double *uval,
+                       double *uadj, size_t nin, int *dep, char *why, size_t size);
+/* Job plan s forward at inputs u, then, when wd > 0, backward once per
+** output: out gets its nres values, then a row of wd derivatives per output
+** (zeros when it does not depend on the inputs).  AD_OK, or the replay's
+** failure (a guard: the caller runs the tree). */
+int pl_job_run(const pl_plan *s, const double *u, size_t wd, double *out);
 const li_tracer *pl_rec_tracer(pl_rec *r);
 /* The plan when the trace was complete (the recorder gives it up), else NULL
 ** with why set. */

@@ -543,11 +543,16 @@ static void feed(pl_rec *r, int kind, const tm_v *out) {
   on_event(r, &ev);
 }
 
-static const pl_plan *record_piece(pl_rec *r, const li_event *ev, int piece, int element, const tm_v *args,
-                                   double *uval, double *uadj, size_t nin, const char *what) {
-  pl_plan *p = r->plan;
-  pl_rec *sr = pl_rec_new(r->ctx);
-  if (!sr) { fail(r, "out of memory"); return NULL; }
+/* The piece's plan on its own (record_piece, and a map_rect worker's jobs:
+** pl_record_job); *dep, when asked, whether its result depends on the
+** inputs (li_nonconst), as the tree's would. */
+static pl_plan *record_sub(const li_ctx *ctx, const li_map *map, int piece, int element, const tm_v *args,
+                           double *uval, double *uadj, size_t nin, int *dep, char *why, size_t size) {
+  pl_rec *sr = pl_rec_new(ctx);
+  if (!sr) {
+    snprintf(why, size, "out of memory");
+    return NULL;
+  }
   sr->element = element;
   tm_v in = tm_real_view(uval, uadj);
   in.base = TM_VECTOR;
@@ -555,16 +560,29 @@ static const pl_plan *record_piece(pl_rec *r, const li_event *ev, int piece, int
   in.cols = 1;
   feed(sr, LI_EV_PARAMS, &in);
   tm_v y;
-  int rc = ev->map->run(ev->map->ud, piece, args, &sr->tracer, &y);
+  int rc = map->run(map->ud, piece, args, &sr->tracer, &y);
   if (rc) {
     ad_clear_error();
     fail(sr, "it failed when recorded again");
   } else {
+    if (dep) *dep = y.adj != NULL || y.dep;   /* li_nonconst */
     feed(sr, LI_EV_RESULT, &y);
   }
-  char why[200];
-  pl_plan *sub = pl_rec_finish(sr, why, sizeof why);
+  pl_plan *sub = pl_rec_finish(sr, why, size);
   pl_rec_free(sr);
+  return sub;
+}
+
+pl_plan *pl_record_job(const li_ctx *ctx, const li_map *map, int job, const tm_v *args, double *uval,
+                       double *uadj, size_t nin, int *dep, char *why, size_t size) {
+  return record_sub(ctx, map, job, 0, args, uval, uadj, nin, dep, why, size);
+}
+
+static const pl_plan *record_piece(pl_rec *r, const li_event *ev, int piece, int element, const tm_v *args,
+                                   double *uval, double *uadj, size_t nin, const char *what) {
+  pl_plan *p = r->plan;
+  char why[200];
+  pl_plan *sub = record_sub(r->ctx, ev->map, piece, element, args, uval, uadj, nin, NULL, why, sizeof why);
   if (!sub) {
     char msg[200];
     snprintf(msg, sizeof msg, "%s's function: %.160s", what, why);

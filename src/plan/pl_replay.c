@@ -555,6 +555,40 @@ static int mrect_piece(void *ctx, piece_slot *sl, int j) {
   return AD_OK;
 }
 
+/* A map_rect worker's job (pl_mpi.c): what mrect_piece does for one job,
+** on buffers of its own from the active stack, given back before it
+** returns. */
+int pl_job_run(const pl_plan *s, const double *u, size_t wd, double *out) {
+  ad_mark mark = ad_stack_mark(ad_active);
+  bufs b;
+  if (take_bufs(s, NULL, &b)) {
+    ad_stack_rewind(ad_active, &mark);
+    return ad_fail(AD_EMEMORY, "out of memory");
+  }
+  ad_mark run_mark = ad_stack_mark(ad_active);
+  int rc = fwd(s, &b, u);
+  size_t m = s->nres;
+  if (!rc) {
+    memcpy(out, b.V + s->rv, m * sizeof(double));
+    double *jac = out + m;
+    if (wd && s->ra == PL_NONE) {
+      memset(jac, 0, m * wd * sizeof *jac);
+    } else if (wd) {
+      ad_snapshot *snap = NULL;
+      if (m > 1) rc = ad_stack_snapshot(ad_active, &run_mark, &snap);
+      for (size_t o = 0; o < m && !rc; o++) {
+        if (o > 0) ad_stack_restore(snap);
+        memset(b.A, 0, (s->na ? s->na : 1) * sizeof(double));
+        b.A[s->ra + o] = 1.0;
+        rev(s, &b);
+        memcpy(jac + o * wd, b.A + s->pa, wd * sizeof *jac);
+      }
+    }
+  }
+  ad_stack_rewind(ad_active, &mark);
+  return rc;
+}
+
 /* Over MPI (li_mpi.h), as li_maprect.c: the other ranks' jobs are sent,
 ** this rank runs jobs 0..J0-1, then the others' outputs and Jacobian rows
 ** go to their cells.  A job whose number of outputs is not the recorded

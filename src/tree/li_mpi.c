@@ -41,7 +41,22 @@ typedef struct site1 {        /* a worker: its rows of a call site's data */
   int lo, hi, nxr, nxi;
   double *xr;
   int *xi;
+  void *plans;                /* its jobs' plans (li_mpi_set_plans' runner) */
 } site1;
+
+/* the runner of jobs on plans, set once when the package loads */
+static li_mpi_jobs_fn plans_run;
+static void (*plans_free)(void *cache);
+
+void li_mpi_set_plans(li_mpi_jobs_fn run, void (*free_cache)(void *cache)) {
+  plans_run = run;
+  plans_free = free_cache;
+}
+
+static void site_plans_free(site1 *s) {
+  if (s->plans && plans_free) plans_free(s->plans);
+  s->plans = NULL;
+}
 
 typedef struct mpi_state {
   site0 *s0;
@@ -53,7 +68,7 @@ void li_mpi_free(void *state) {
   mpi_state *st = state;
   if (!st) return;
   if (st->s1)
-    for (int i = 0; i < st->n; i++) { free(st->s1[i].xr); free(st->s1[i].xi); }
+    for (int i = 0; i < st->n; i++) { free(st->s1[i].xr); free(st->s1[i].xi); site_plans_free(&st->s1[i]); }
   free(st->s0);
   free(st->s1);
   free(st);
@@ -244,6 +259,37 @@ static site1 *worker_site(mpi_state *st, int k) {
   return s;
 }
 
+/* The rows of a job's data (x_r, x_i as 2-d arrays; no columns: an empty row) */
+static tm_v data_row(const tm_v *a, int j) {
+  if (a->dim[0] > 0) return tm_elem(a, j);
+  tm_v e = *a;
+  e.narr = 1;
+  e.dim[0] = 0;
+  return e;
+}
+
+/* A worker's job j again under a tracer (the plans' runner records it):
+** phi and theta[j] as the recorder gives them, this rank's data rows. */
+typedef struct wtrace { const li_ctx *c; const ln_func *f; tm_v xr, xi; } wtrace;
+
+static int worker_trace(const void *ud, int j, const tm_v *args, const li_tracer *tr, tm_v *out) {
+  const wtrace *w = ud;
+  li_run run;
+  char pbuf[256];
+  li_print pr = { pbuf, sizeof pbuf, 0 };     /* print() in a job on a worker is not shown */
+  int rc = li_run_init(&run, w->c, 1, NULL, &pr);
+  if (rc) return rc;
+  run.tr = tr;
+  run.prof = NULL;
+  tm_v a[4];
+  a[0] = args[0];
+  a[1] = args[1];
+  a[2] = data_row(&w->xr, j);
+  a[3] = data_row(&w->xi, j);
+  rc = li_call_user(&run, w->f, a, 4, 0, out);
+  return rc ? li_locate(&run, rc) : AD_OK;
+}
+
 /* One PP_MPI_MAPRECT: receive, run this rank's jobs, reply.  A failure
 ** before the reply still replies (with the failure), so rank 0's gather
 ** completes; only a failure of MPI itself returns early. */
@@ -271,6 +317,7 @@ static int serve_maprect(const li_ctx *c, const pp_mpi_hdr *hd) {
     if (s && xr && xi) {
       free(s->xr);
       free(s->xi);
+      site_plans_free(s);          /* recorded with the old rows */
       s->xr = xr;
       s->xi = xi;
       s->lo = lo;
@@ -304,7 +351,14 @@ static int serve_maprect(const li_ctx *c, const pp_mpi_hdr *hd) {
     tm_v vth = li_array_view(tm_vector_view(th, nt ? zeros + nphi : NULL, nth), 1, Jl, 0);
     tm_v vxr = li_array_view(tm_real_view(s->xr, NULL), 2, Jl, nxr);
     tm_v vxi = li_array_view(tm_int_view(s->xi), 2, Jl, nxi);
-    rc = li_mr_local(&run, p->funcs[fi], &vphi, &vth, &vxr, &vxi, Jl, np, nt, jobs, &g);
+    /* the jobs on plans when the runner has them (it records them the
+       first time), else on the tree */
+    wtrace wt = { c, p->funcs[fi], vxr, vxi };
+    li_map trace = { worker_trace, &wt };
+    if (!plans_run || plans_run(c, &s->plans, &trace, &vphi, &vth, Jl, np, nt, jobs) != AD_OK) {
+      ad_clear_error();
+      rc = li_mr_local(&run, p->funcs[fi], &vphi, &vth, &vxr, &vxi, Jl, np, nt, jobs, &g);
+    }
   }
 
   /* the reply */

@@ -37,6 +37,19 @@ int li_mpi_mr_end(li_mpi_call *call, li_mr_job *jobs);
 /* A worker: serves rank 0's commands for context c until rank 0 closes the
 ** session; then *res (n doubles on the active tape, n = -1 for none), and
 ** rank 0's status, with its message in err. */
+/* A worker's jobs on plans (issue 32): src/plan installs a runner here
+** (li_mpi_set_plans), as src/math's kernels get src/par's through
+** tm_set_for, since the tree sits below the plans.  run(c, cache, trace, phi,
+** theta, J, np, nt, jobs) gives jobs[0..J-1] as li_mr_local would (values,
+** then Jacobian rows, on the active stack), keeping in *cache what it
+** recorded for this call site (trace->run(ud, j, args, tracer, out) runs job
+** j again under a tracer: phi and theta[j] as args[0] and args[1]); nonzero
+** leaves the jobs to the tree, with nothing written that the tree needs.
+** free_cache(cache) when the site's data change or the context goes. */
+typedef int (*li_mpi_jobs_fn)(const li_ctx *c, void **cache, const li_map *trace, const tm_v *phi,
+                              const tm_v *theta, int J, size_t np, size_t nt, li_mr_job *jobs);
+void li_mpi_set_plans(li_mpi_jobs_fn run, void (*free_cache)(void *cache));
+
 int li_mpi_serve(const li_ctx *c, double **res, int *n, int *rank0_rc, char *err, size_t errsize);
 void li_mpi_free(void *state);
 
