@@ -128,6 +128,9 @@ typedef struct tm_call {
   unsigned frozen;         /* bit i: args[i]'s values stay as they are until the reverse
                               pass is over (a plan's constant), so a node may keep a
                               pointer to them rather than a copy */
+  const double *konst;     /* a density's term of data alone, computed once for these
+                              arguments by tm_dens_konst (a plan keeps it), or NULL:
+                              the kernel computes it, to the same bits */
 } tm_call;
 
 typedef int (*tm_kernel)(const tm_call *c, const tm_v *args, int nargs, tm_v *out);
@@ -176,8 +179,14 @@ void tm_for(int nblocks, double work, void (*fn)(void *ctx, int block), void *ct
 
 /* Call by entry: fills a tm_call and runs the kernel. */
 int tm_invoke(const tm_fn *fn, int propto, tm_rng *rng, const tm_v *args, int nargs, tm_v *out);
-/* The same for a plan's call: frozen as in tm_call, no generator. */
-int tm_invoke_frozen(const tm_fn *fn, int propto, const tm_v *args, int nargs, unsigned frozen, tm_v *out);
+/* The same for a plan's call: frozen and konst as in tm_call, no generator. */
+int tm_invoke_frozen(const tm_fn *fn, int propto, const tm_v *args, int nargs, unsigned frozen,
+                     const double *konst, tm_v *out);
+/* A density's term of data alone (poisson_log's lgamma(y + 1) sum, with
+** its constants kept), which a plan whose call has those arguments as
+** constants computes once and passes as tm_call's konst.  1 with *out set,
+** 0 when the call has none. */
+int tm_dens_konst(const tm_fn *fn, int propto, const tm_v *args, int nargs, double *out);
 
 /* ---- checks shared by kernels: return AD_OK or fail with Stan's wording ---- */
 int tm_check_size_match(const char *fn, const char *name1, size_t n1, const char *name2, size_t n2);

@@ -130,8 +130,9 @@ typedef struct elem_run {
   const elem_def *def;
   elem_rows rows;                 /* NULL: element by element through def->term */
   int finite;                     /* rows only on blocks whose real argument is finite */
-  int lfact;                      /* poisson_log with its constant: the rows' sum less
-                                     the block's lgamma(y + 1) (lfact_sum) */
+  int lfact;                      /* poisson_log with its constant: the blocks leave out
+                                     lgamma(y + 1), subtracted once for all rows (konst) */
+  double konst;
   double *t;                      /* rows: the partials they write (D's, or scratch) */
   const tm_v *a;
   tm_dens *D;
@@ -142,7 +143,7 @@ typedef struct elem_run {
 } elem_run;
 
 /* The sum of lgamma(y + 1) over n counts (stride ys), from the table; 0
-** when a count is past it (the block then goes element by element: Stan's
+** when a count is past it (every row then goes element by element: Stan's
 ** saddle form).  Four sums, so the adds do not wait on each other; the
 ** counts are checked nonnegative and TM_LFACT_N is a power of 2, so a count
 ** past the table has a bit above its mask.  (Read inside the vector rows
@@ -180,7 +181,8 @@ static void elem_block(void *ctx, int b) {
   const elem_def *def = r->def;
   elem e;
   memset(&e, 0, sizeof e);
-  e.keep = r->keep;
+  /* the lgamma(y + 1) of an lfact run is taken once for all rows */
+  e.keep = r->lfact ? r->keep & ~1u : r->keep;
   e.need = r->need;
   size_t lo = (size_t)b * r->bs, hi = lo + r->bs < r->n ? lo + r->bs : r->n;
   double logp = 0, sc[4] = { 0, 0, 0, 0 };
@@ -191,10 +193,8 @@ static void elem_block(void *ctx, int b) {
       for (size_t j = 0; j < hi - lo; j++) ok &= isfinite(al[j]);
     const tm_v *y = &r->a[0];
     size_t ys = tm_is_scalar(y) ? 0 : 1;
-    double c = 0;
-    if (ok && r->lfact) ok = lfact_sum(y->ival + (ys ? lo : 0), ys, hi - lo, &c);
     if (ok) {
-      r->sum[b] = r->rows(y->ival + (ys ? lo : 0), ys, al, 1, r->t + lo, hi - lo) - c;
+      r->sum[b] = r->rows(y->ival + (ys ? lo : 0), ys, al, 1, r->t + lo, hi - lo);
       memset(r->sc[b], 0, sizeof r->sc[b]);
       return;
     }
@@ -233,6 +233,7 @@ int tm_dens_elem_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   r.rows = NULL;
   r.finite = 0;
   r.lfact = 0;
+  r.konst = 0;
   r.t = NULL;
   r.a = a;
   r.D = &D;
@@ -251,7 +252,15 @@ int tm_dens_elem_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
     if (def == &poisson_log_def && (r.keep & 2u)) {
       r.rows = tm_rows_poisson_log;
       r.finite = 1;
-      r.lfact = (r.keep & 1u) != 0;
+      /* the constant from the table, given by the plan (tm_dens_konst)
+         or summed here the same way; a count past the table: every row
+         element by element (Stan's saddle form) */
+      if (r.keep & 1u) {
+        size_t ys = tm_is_scalar(&a[0]) ? 0 : 1;
+        if (c->konst) r.konst = *c->konst, r.lfact = 1;
+        else if (lfact_sum(a[0].ival, ys, D.n, &r.konst)) r.lfact = 1;
+        else r.rows = NULL, r.finite = 0;
+      }
     }
     /* on doubles (no partials wanted) the rows still write theirs: to
        scratch, so the value is the tape's bit for bit */
@@ -276,8 +285,21 @@ int tm_dens_elem_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
       for (int i = 0; i < nargs; i++)
         if (r.shared >> i & 1u) D.d[i][0] += r.sc[b][i];
     }
+    if (r.lfact) logp -= r.konst;
   }
   return tm_dens_end(&D, logp, out);
+}
+
+int tm_dens_konst(const tm_fn *fn, int propto, const tm_v *args, int nargs, double *out) {
+  /* poisson_log with its constants (propto drops lgamma(y + 1) of data y):
+     what tm_dens_elem_kernel sums when it takes the rows, the count n
+     being the rate's */
+  if (fn->kernel != tm_dens_elem_kernel || fn->data != &poisson_log_def || propto || nargs != 2 ||
+      args[0].base != TM_INT || args[1].base == TM_INT || tm_is_scalar(&args[1]))
+    return 0;
+  size_t n = tm_numel(&args[1]), ys = tm_is_scalar(&args[0]) ? 0 : 1;
+  if (!n || (ys && tm_numel(&args[0]) != n)) return 0;
+  return lfact_sum(args[0].ival, ys, n, out);
 }
 
 /* bernoulli_lpmf(n | theta) */

@@ -73,11 +73,12 @@ int tm_table_size(void) { return ntable; }
 const tm_fn *tm_table_entry(int i) { return i >= 0 && i < ntable ? &table[i] : NULL; }
 
 int tm_invoke(const tm_fn *fn, int propto, tm_rng *rng, const tm_v *args, int nargs, tm_v *out) {
-  tm_call c = { fn, propto, rng, 0 };
+  tm_call c = { fn, propto, rng, 0, NULL };
   return fn->kernel(&c, args, nargs, out);
 }
 
-int tm_invoke_frozen(const tm_fn *fn, int propto, const tm_v *args, int nargs, unsigned frozen, tm_v *out) {
-  tm_call c = { fn, propto, NULL, frozen };
+int tm_invoke_frozen(const tm_fn *fn, int propto, const tm_v *args, int nargs, unsigned frozen,
+                     const double *konst, tm_v *out) {
+  tm_call c = { fn, propto, NULL, frozen, konst };
   return fn->kernel(&c, args, nargs, out);
 }

@@ -298,7 +298,7 @@ int tm_transform_fn_setup(const tm_fn *fn, const tm_v *a, int nargs, tm_tf_call 
   const tm_transform *t = tc->t;
   int want = 1 + (d->kind == TF_EW ? t->nparams : d->kind == TF_SQ ? 1 : d->kind == TF_CHOLCOV ? 2 : 0);
   if (nargs != want) {
-    tm_call c = {fn, 0, NULL, 0};
+    tm_call c = {fn, 0, NULL, 0, NULL};
     return tm_no_overload(&c, a, nargs);
   }
   int rc = flat_x(&a[0], &tc->x);
@@ -349,7 +349,7 @@ int tm_transform_fn_setup(const tm_fn *fn, const tm_v *a, int nargs, tm_tf_call 
   default:
     break;
   }
-  tm_call c = {fn, 0, NULL, 0};
+  tm_call c = {fn, 0, NULL, 0, NULL};
   return tm_no_overload(&c, a, nargs);
 }
 

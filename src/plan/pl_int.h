@@ -207,6 +207,8 @@ typedef struct pl_call {
   pl_arg out[2];              /* v == PL_NONE with a guard: the values must equal c */
   unsigned char view[2];      /* the output is a view of cells already there */
   size_t numel[2];
+  int has_konst;              /* konst: the call's term of data alone (tm_dens_konst), */
+  double konst;               /* computed when recorded, its data being the plan's constants */
 } pl_call;
 
 /* A run of constants copied into V before each replay. */

@@ -904,6 +904,11 @@ static void on_event(void *ud, const li_event *ev) {
     if (!c) break;
     c->propto = ev->propto;
     c->nout = 1;
+    /* a density's term of data alone (poisson_log's lgamma(y + 1) sum),
+       when those data are the plan's constants: computed once, here (a
+       call is never a lane of a loop, so its constants are its own) */
+    if (ev->nargs > 0 && c->args[0].v == PL_NONE && !ev->args[0].adj)
+      c->has_konst = tm_dens_konst(ev->fn, ev->propto, ev->args, ev->nargs, &c->konst);
     call_out(r, c, 0, ev->out);
     break;
   }

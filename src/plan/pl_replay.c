@@ -71,7 +71,7 @@ static int run_call(const pl_call *c, double *V, double *A, call_state *st) {
   st->oadj[0] = st->oadj[1] = NULL;
   switch (c->kind) {
   case PL_K_INVOKE:
-    rc = tm_invoke_frozen(c->fn, c->propto, args, c->nargs, frozen, &y[0]);
+    rc = tm_invoke_frozen(c->fn, c->propto, args, c->nargs, frozen, c->has_konst ? &c->konst : NULL, &y[0]);
     break;
   case PL_K_HOF:
     rc = run_hof(c, args, &y[0]);

@@ -183,3 +183,31 @@ test_that("a costly function of the same argument in every element is taken agai
   expect_gt(r$stats$replays, 5)
   expect_equal(as.vector(ctx$grad_log_prob(pts[[2]])), fd_grad(ctx, pts[[2]], 1e-6), tolerance = 1e-7)
 })
+
+test_that("poisson_log with its constant: R's value, the tree's bits on plans, counts past the lgamma table", {
+  # the rows' sum less lgamma(y + 1) taken once (a plan computes it when it
+  # records: tm_dens_konst); a count of 256 or more sends every row element
+  # by element (Stan's saddle form)
+  code <- "
+    data { int N; array[N] int c; vector[N] x; }
+    parameters { real a; real<lower=0> s; }
+    model { target += poisson_log_lpmf(c | a + s * x); }"
+  set.seed(41)
+  x <- seq(-1, 1, length.out = 3000)
+  for (cmax in c(20, 400)) {
+    cnt <- rpois(3000, 3)
+    cnt[17] <- cmax
+    d <- list(N = 3000L, c = as.integer(cnt), x = x)
+    ctx <- tapestry_model(code = code)$bind(d)
+    u <- c(0.3, log(0.4))
+    old <- tapestry:::plans_enabled(FALSE)
+    tree <- lapply(1:2, function(i) ctx$grad_log_prob(u))
+    tapestry:::plans_enabled(TRUE)
+    plan <- lapply(1:3, function(i) ctx$grad_log_prob(u))
+    tapestry:::plans_enabled(old)
+    for (g in plan) expect_identical(g, tree[[1]])
+    lp <- ctx$log_prob(u, jacobian = FALSE)
+    expect_equal(lp, sum(dpois(cnt, exp(0.3 + 0.4 * x), log = TRUE)), tolerance = 1e-12)
+    expect_equal(attr(tree[[1]], "log_prob") - log(0.4), lp, tolerance = 1e-12)
+  }
+})
