@@ -226,7 +226,7 @@ int tm_dens_elem_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
       return ad_fail(AD_EINVALID, "%s: %s must be a real or a one-dimensional container", fn, def->names[i]);
   }
   tm_dens D;
-  int rc = tm_dens_begin(&D, c, a, nargs, def->names);
+  int rc = tm_dens_begin_ints(&D, c, a, nargs, def->names);
   if (rc || (rc = def->check(&D))) return rc;
   elem_run r;
   r.def = def;

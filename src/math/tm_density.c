@@ -10,8 +10,11 @@
 #include "tm.h"
 #include "tm_dens_def.h"
 
+enum { ASSIGN = 1, INTS_AS_INTS = 2 };
+
 static int begin(tm_dens *D, const tm_call *c, const tm_v *a, int nargs, const char *const *names,
-                 int assign) {
+                 int how) {
+  int assign = how & ASSIGN;
   memset(D, 0, sizeof *D);
   D->fn = c->fn ? c->fn->name : "density";
   D->a = a;
@@ -32,7 +35,9 @@ static int begin(tm_dens *D, const tm_call *c, const tm_v *a, int nargs, const c
   for (int i = 0; i < nargs; i++) {
     size_t m = tm_is_scalar(&a[i]) ? 1 : tm_numel(&a[i]);
     D->inc[i] = tm_is_scalar(&a[i]) ? 0 : 1;
-    if (a[i].base == TM_INT) {
+    if (a[i].base == TM_INT && (how & INTS_AS_INTS)) {
+      D->x[i] = NULL;                  /* the kernel reads a[i].ival */
+    } else if (a[i].base == TM_INT) {
       double *x = ad_alloc_doubles(m ? m : 1);
       if (!x) return AD_EMEMORY;
       for (size_t j = 0; j < m; j++) x[j] = (double)a[i].ival[j];
@@ -54,7 +59,11 @@ int tm_dens_begin(tm_dens *D, const tm_call *c, const tm_v *a, int nargs, const 
 
 int tm_dens_begin_assign(tm_dens *D, const tm_call *c, const tm_v *a, int nargs,
                          const char *const *names) {
-  return begin(D, c, a, nargs, names, 1);
+  return begin(D, c, a, nargs, names, ASSIGN);
+}
+
+int tm_dens_begin_ints(tm_dens *D, const tm_call *c, const tm_v *a, int nargs, const char *const *names) {
+  return begin(D, c, a, nargs, names, INTS_AS_INTS);
 }
 
 int tm_dens_end(tm_dens *D, double logp, tm_v *out) {
