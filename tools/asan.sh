@@ -24,7 +24,9 @@ if [ ! -e "$asan" ] || [ ! -e "$ubsan" ]; then
 fi
 
 # Instrumented build: the package's own flags plus the sanitizers, -O1 to
-# keep stacks readable and the run fast enough.
+# keep stacks readable and the run fast enough (tests/testthat/test-cli.R
+# builds the driver's SIMD kernels at -O1 too under this pass, for the same
+# bits).
 cat > "$work/Makevars" <<EOF
 CFLAGS = -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
 LDFLAGS = -fsanitize=address,undefined
