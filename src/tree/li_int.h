@@ -250,6 +250,10 @@ int li_integrate_core(li_run *r, const ln_expr *e, tm_v *a, tm_v *out);
 ** pp_region_release(g). */
 int li_mr_local(li_run *caller, const ln_func *f, const tm_v *phi, const tm_v *theta, const tm_v *xr,
                 const tm_v *xi, int J, size_t np, size_t nt, li_mr_job *jobs, pp_region *g);
+/* Job j on run: f(phi, theta_j, x_r[j], x_i[j]) (x_r and x_i 2-d arrays, an
+** empty row when they have no columns), its failure located. */
+int li_mr_call(li_run *run, const ln_func *f, const tm_v *phi, const tm_v *theta_j, const tm_v *xr,
+               const tm_v *xi, int j, tm_v *out);
 int li_parallel_map(li_run *r, const ln_expr *e, tm_v *out);
 
 /* ---- li_par.c: what they share ---- */

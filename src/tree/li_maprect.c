@@ -63,6 +63,17 @@ static tm_v data_row(const tm_v *a, int j) {
   return e;
 }
 
+int li_mr_call(li_run *run, const ln_func *f, const tm_v *phi, const tm_v *theta_j, const tm_v *xr,
+               const tm_v *xi, int j, tm_v *out) {
+  tm_v a[4];
+  a[0] = *phi;
+  a[1] = *theta_j;
+  a[2] = data_row(xr, j);
+  a[3] = data_row(xi, j);
+  int rc = li_call_user(run, f, a, 4, 0, out);
+  return rc ? li_locate(run, rc) : AD_OK;
+}
+
 static int mr_begin(pp_region *g, int slot) {
   mr *w = g->ctx;
   mr_slot *sl = &w->slot[slot];
@@ -107,14 +118,12 @@ static int jacobian(mr *w, mr_slot *sl, const tm_v *v, const tm_v *th, int m, do
 static int mr_chunk(pp_region *g, int slot, int j) {
   mr *w = g->ctx;
   mr_slot *sl = &w->slot[slot];
-  tm_v a[4], v;
+  tm_v a[2], v;
   int rc;
   a[0] = sl->phi;
   tm_v th = tm_elem(&w->theta, j);
   if ((rc = li_leaf_copy(&th, &a[1]))) return rc;
-  a[2] = data_row(&w->xr, j);
-  a[3] = data_row(&w->xi, j);
-  if ((rc = li_call_user(&sl->run, w->f, a, 4, 0, &v))) return li_locate(&sl->run, rc);
+  if ((rc = li_mr_call(&sl->run, w->f, &a[0], &a[1], &w->xr, &w->xi, j, &v))) return rc;
   size_t m = tm_numel(&v), wd = w->np + w->nt;   /* a vector's size is an int */
   mr_job *jb = &w->job[j];
   jb->m = (int)m;
@@ -131,17 +140,11 @@ static int mr_chunk(pp_region *g, int slot, int j) {
 ** the phi and theta[j] the recorder gives (its own copies). */
 static int mr_trace(const void *ud, int j, const tm_v *args, const li_tracer *tr, tm_v *out) {
   const mr *w = ud;
-  tm_v a[4];
-  a[0] = args[0];
-  a[1] = args[1];
-  a[2] = data_row(&w->xr, j);
-  a[3] = data_row(&w->xi, j);
   li_run sub;
   li_run_fork(w->caller, &sub);
   sub.tr = tr;
   sub.prof = NULL;   /* the piece ran (and was profiled) already */
-  int rc = li_call_user(&sub, w->f, a, 4, 0, out);
-  return rc ? li_locate(&sub, rc) : AD_OK;
+  return li_mr_call(&sub, w->f, &args[0], &args[1], &w->xr, &w->xi, j, out);
 }
 
 /* The caller's node: output values and adjoints, the jobs' Jacobians. */

@@ -259,15 +259,6 @@ static site1 *worker_site(mpi_state *st, int k) {
   return s;
 }
 
-/* The rows of a job's data (x_r, x_i as 2-d arrays; no columns: an empty row) */
-static tm_v data_row(const tm_v *a, int j) {
-  if (a->dim[0] > 0) return tm_elem(a, j);
-  tm_v e = *a;
-  e.narr = 1;
-  e.dim[0] = 0;
-  return e;
-}
-
 /* A worker's job j again under a tracer (the plans' runner records it):
 ** phi and theta[j] as the recorder gives them, this rank's data rows. */
 typedef struct wtrace { const li_ctx *c; const ln_func *f; tm_v xr, xi; } wtrace;
@@ -281,13 +272,7 @@ static int worker_trace(const void *ud, int j, const tm_v *args, const li_tracer
   if (rc) return rc;
   run.tr = tr;
   run.prof = NULL;
-  tm_v a[4];
-  a[0] = args[0];
-  a[1] = args[1];
-  a[2] = data_row(&w->xr, j);
-  a[3] = data_row(&w->xi, j);
-  rc = li_call_user(&run, w->f, a, 4, 0, out);
-  return rc ? li_locate(&run, rc) : AD_OK;
+  return li_mr_call(&run, w->f, &args[0], &args[1], &w->xr, &w->xi, j, out);
 }
 
 /* One PP_MPI_MAPRECT: receive, run this rank's jobs, reply.  A failure
