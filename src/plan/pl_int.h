@@ -290,12 +290,13 @@ void  pl_mem_free(pl_chunk *head);
 /* pl_record.c: a recorder is a tracer; a complete trace becomes a plan. */
 typedef struct pl_rec pl_rec;
 pl_rec *pl_rec_new(const li_ctx *c);
-/* A map_rect job's plan recorded on its own, outside any evaluation's
-** plan (a worker's jobs: pl_mpi.c): map->run(job, args) under the recorder,
-** its nin inputs the leaves at uval/uadj, already holding their values;
-** *dep whether its result depends on them.  NULL with why when it cannot. */
-pl_plan *pl_record_job(const li_ctx *ctx, const li_map *map, int job, const tm_v *args, double *uval,
-                       double *uadj, size_t nin, int *dep, char *why, size_t size);
+/* Job j of a map_rect recorded as a plan on its own, outside any
+** evaluation's plan (a worker's jobs: pl_mpi.c), as record_maprect records
+** rank 0's: map->run(j, phi, theta[j]) under the recorder, phi (np > 0) and
+** theta[j] (nt > 0) its inputs when autodiff; *dep whether its result
+** depends on them.  NULL when it cannot be recorded. */
+pl_plan *pl_record_job(const li_ctx *ctx, const li_map *map, const tm_v *phi, const tm_v *th, int j,
+                       size_t np, size_t nt, int *dep);
 /* Job plan s forward at inputs u, then, when wd > 0, backward once per
 ** output: out gets its nres values, then a row of wd derivatives per output
 ** (zeros when it does not depend on the inputs).  AD_OK, or the replay's

@@ -33,38 +33,22 @@ typedef struct job_plans {
   pl_plan **subs;
   unsigned char *dep;
   double *consts;             /* phi when data, then theta when data, as recorded */
-  size_t nconsts;
 } job_plans;
 
-/* phi (when data) then theta (when data): what the plans hold as constants */
-static size_t consts_of(const tm_v *phi, const tm_v *th, size_t np, size_t nt, double *to) {
+/* phi (when data) then theta (when data), what the plans hold as
+** constants: copied to buf (check 0), or compared with it (check 1: 0 when
+** they differ).  Returns how many doubles, or 0 on a difference. */
+static size_t consts(const tm_v *phi, const tm_v *th, size_t np, size_t nt, double *buf, int check) {
+  const tm_v *part[2] = { np ? NULL : phi, nt ? NULL : th };
   size_t n = 0;
-  if (!np) {
-    size_t k = tm_numel(phi);
-    if (to) memcpy(to + n, phi->val, k * sizeof *to);
-    n += k;
+  for (int k = 0; k < 2; k++) {
+    if (!part[k]) continue;
+    size_t m = tm_numel(part[k]);
+    if (check && memcmp(buf + n, part[k]->val, m * sizeof *buf)) return 0;
+    if (!check) memcpy(buf + n, part[k]->val, m * sizeof *buf);
+    n += m;
   }
-  if (!nt) {
-    size_t k = tm_numel(th);
-    if (to) memcpy(to + n, th->val, k * sizeof *to);
-    n += k;
-  }
-  return n;
-}
-
-static int same_consts(const job_plans *jp, const tm_v *phi, const tm_v *th) {
-  size_t n = 0;
-  if (!jp->np) {
-    size_t k = tm_numel(phi);
-    if (memcmp(jp->consts + n, phi->val, k * sizeof(double))) return 0;
-    n += k;
-  }
-  if (!jp->nt) {
-    size_t k = tm_numel(th);
-    if (memcmp(jp->consts + n, th->val, k * sizeof(double))) return 0;
-    n += k;
-  }
-  return n == jp->nconsts;
+  return n ? n : 1;   /* nonzero: none to compare is the same */
 }
 
 void pl_mpi_jobs_free(void *cache) {
@@ -78,33 +62,11 @@ void pl_mpi_jobs_free(void *cache) {
   free(jp);
 }
 
-/* Job j's plan, with phi and theta[j] as its inputs (when autodiff). */
-static pl_plan *record_one(const li_ctx *c, const li_map *trace, const tm_v *phi, const tm_v *th, int j,
-                           size_t np, size_t nt, int *dep) {
-  size_t nin = np + nt;
-  ad_mark mark = ad_stack_mark(ad_active);
-  double *uval, *uadj;
-  if (ad_leaves(nin ? nin : 1, NULL, &uval, &uadj)) {
-    ad_stack_rewind(ad_active, &mark);
-    return NULL;
-  }
-  tm_v args[2];
-  args[0] = *phi;
-  args[1] = tm_elem(th, j);
-  if (np) {
-    memcpy(uval, phi->val, np * sizeof *uval);
-    args[0].val = uval;
-    args[0].adj = uadj;
-  }
-  if (nt) {
-    memcpy(uval + np, args[1].val, nt * sizeof *uval);
-    args[1].val = uval + np;
-    args[1].adj = uadj + np;
-  }
-  char why[200];
-  pl_plan *sub = pl_record_job(c, trace, j, args, uval, uadj, nin, dep, why, sizeof why);
-  ad_stack_rewind(ad_active, &mark);
-  return sub;
+/* The site goes to the tree for good: its plans are not kept. */
+static void give_up(job_plans *jp) {
+  for (int j = 0; j < jp->J; j++) pl_plan_free(jp->subs[j]);
+  memset(jp->subs, 0, (size_t)jp->J * sizeof *jp->subs);
+  jp->failed = 1;
 }
 
 static job_plans *record_all(const li_ctx *c, const li_map *trace, const tm_v *phi, const tm_v *th, int J,
@@ -116,20 +78,16 @@ static job_plans *record_all(const li_ctx *c, const li_map *trace, const tm_v *p
   jp->nt = nt;
   jp->subs = calloc((size_t)(J ? J : 1), sizeof *jp->subs);
   jp->dep = calloc((size_t)(J ? J : 1), 1);
-  jp->nconsts = consts_of(phi, th, np, nt, NULL);
-  jp->consts = malloc((jp->nconsts ? jp->nconsts : 1) * sizeof *jp->consts);
+  jp->consts = malloc((tm_numel(phi) + tm_numel(th) + 1) * sizeof *jp->consts);
   if (!jp->subs || !jp->dep || !jp->consts) {
     pl_mpi_jobs_free(jp);
     return NULL;
   }
-  consts_of(phi, th, np, nt, jp->consts);
+  consts(phi, th, np, nt, jp->consts, 0);
   for (int j = 0; j < J; j++) {
     int dep = 0;
-    if (!(jp->subs[j] = record_one(c, trace, phi, th, j, np, nt, &dep))) {
-      /* the site stays on the tree: its plans are not kept */
-      for (int k = 0; k < j; k++) pl_plan_free(jp->subs[k]);
-      memset(jp->subs, 0, (size_t)J * sizeof *jp->subs);
-      jp->failed = 1;
+    if (!(jp->subs[j] = pl_record_job(c, trace, phi, th, j, np, nt, &dep))) {
+      give_up(jp);
       ad_clear_error();
       break;
     }
@@ -152,11 +110,8 @@ int pl_mpi_jobs(const li_ctx *c, void **cache, const li_map *trace, const tm_v *
     *cache = jp;
   }
   if (jp->failed) return 1;
-  if (!same_consts(jp, phi, theta)) {
-    /* other data at this site: the tree runs it from now on */
-    for (int j = 0; j < jp->J; j++) pl_plan_free(jp->subs[j]);
-    memset(jp->subs, 0, (size_t)jp->J * sizeof *jp->subs);
-    jp->failed = 1;
+  if (!consts(phi, theta, np, nt, jp->consts, 1)) {
+    give_up(jp);      /* other data at this site */
     return 1;
   }
   size_t wd = np + nt, nin = wd ? wd : 1;

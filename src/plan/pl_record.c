@@ -573,9 +573,38 @@ static pl_plan *record_sub(const li_ctx *ctx, const li_map *map, int piece, int 
   return sub;
 }
 
-pl_plan *pl_record_job(const li_ctx *ctx, const li_map *map, int job, const tm_v *args, double *uval,
-                       double *uadj, size_t nin, int *dep, char *why, size_t size) {
-  return record_sub(ctx, map, job, 0, args, uval, uadj, nin, dep, why, size);
+/* A map_rect job's inputs: leaves on the active stack holding phi's values
+** (when autodiff, np of them) then theta[j]'s (nt), and args[0..1] phi and
+** theta[j] as the job sees them.  AD_OK or AD_EMEMORY. */
+static int job_inputs(const tm_v *phi, const tm_v *th, int j, size_t np, size_t nt, double **uval,
+                      double **uadj, tm_v *args) {
+  if (ad_leaves(np + nt ? np + nt : 1, NULL, uval, uadj)) return AD_EMEMORY;
+  args[0] = *phi;
+  args[1] = tm_elem(th, j);
+  if (np) {
+    memcpy(*uval, phi->val, np * sizeof **uval);
+    args[0].val = *uval;
+    args[0].adj = *uadj;
+  }
+  if (nt) {
+    memcpy(*uval + np, args[1].val, nt * sizeof **uval);
+    args[1].val = *uval + np;
+    args[1].adj = *uadj + np;
+  }
+  return AD_OK;
+}
+
+pl_plan *pl_record_job(const li_ctx *ctx, const li_map *map, const tm_v *phi, const tm_v *th, int j,
+                       size_t np, size_t nt, int *dep) {
+  ad_mark mark = ad_stack_mark(ad_active);
+  double *uval, *uadj;
+  tm_v args[2];
+  char why[200];
+  pl_plan *sub = NULL;
+  if (job_inputs(phi, th, j, np, nt, &uval, &uadj, args) == AD_OK)
+    sub = record_sub(ctx, map, j, 0, args, uval, uadj, np + nt, dep, why, sizeof why);
+  ad_stack_rewind(ad_active, &mark);
+  return sub;
 }
 
 static const pl_plan *record_piece(pl_rec *r, const li_event *ev, int piece, int element, const tm_v *args,
@@ -788,20 +817,8 @@ static void record_maprect(pl_rec *r, const li_event *ev) {
   for (int j = 0; j < J && !r->failed; j++) {
     ad_mark mark = ad_stack_mark(ad_active);
     double *uval, *uadj;
-    if (ad_leaves(nin ? nin : 1, NULL, &uval, &uadj)) { ad_stack_rewind(ad_active, &mark); fail(r, "out of memory"); break; }
     tm_v args[2];
-    args[0] = *phi;
-    args[1] = tm_elem(th, j);
-    if (mr->np) {
-      memcpy(uval, phi->val, mr->np * sizeof *uval);
-      args[0].val = uval;
-      args[0].adj = uadj;
-    }
-    if (mr->nt) {
-      memcpy(uval + mr->np, args[1].val, mr->nt * sizeof *uval);
-      args[1].val = uval + mr->np;
-      args[1].adj = uadj + mr->np;
-    }
+    if (job_inputs(phi, th, j, mr->np, mr->nt, &uval, &uadj, args)) { ad_stack_rewind(ad_active, &mark); fail(r, "out of memory"); break; }
     const pl_plan *sub = record_piece(r, ev, j, 0, args, uval, uadj, nin, "map_rect");
     ad_stack_rewind(ad_active, &mark);
     if (!sub) break;
@@ -904,11 +921,11 @@ static void on_event(void *ud, const li_event *ev) {
     if (!c) break;
     c->propto = ev->propto;
     c->nout = 1;
-    /* a density's term of data alone (poisson_log's lgamma(y + 1) sum),
-       when those data are the plan's constants: computed once, here (a
-       call is never a lane of a loop, so its constants are its own) */
-    if (ev->nargs > 0 && c->args[0].v == PL_NONE && !ev->args[0].adj)
-      c->has_konst = tm_dens_konst(ev->fn, ev->propto, ev->args, ev->nargs, &c->konst);
+    /* a density's term of data alone (poisson_log's lgamma(y + 1) sum of
+       its int counts, which are always the plan's constants): computed
+       once, here (a call is never a lane of a loop, so its constants are
+       its own) */
+    c->has_konst = tm_dens_konst(ev->fn, ev->propto, ev->args, ev->nargs, &c->konst);
     call_out(r, c, 0, ev->out);
     break;
   }

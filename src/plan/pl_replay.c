@@ -527,32 +527,41 @@ typedef struct mrect_run {
 /* li_maprect.c's mr_chunk and jacobian: the job's outputs, then one reverse
 ** loop per output, each from zero adjoints (the nodes of library calls
 ** restored from a snapshot taken after the forward loop). */
-static int mrect_piece(void *ctx, piece_slot *sl, int j) {
-  const mrect_run *w = ctx;
-  const pl_maprect *mr = w->mr;
-  const pl_plan *s = mr->subs[j];
-  size_t wd = (size_t)mr->np + mr->nt, m = mr->off[j + 1] - mr->off[j];
-  if (mr->np) memcpy(sl->u, w->V + mr->phiv, mr->np * sizeof *sl->u);
-  if (mr->nt) memcpy(sl->u + mr->np, w->V + mr->thv + (size_t)j * mr->nt, mr->nt * sizeof *sl->u);
-  int rc = fwd(s, &sl->b, sl->u);
-  if (rc) { ad_stack_rewind(ad_active, &sl->mark); return rc; }
-  memcpy(w->V + w->in->o + mr->off[j], sl->b.V + s->rv, m * sizeof(double));
-  double *jac = w->P + w->in->x + (size_t)mr->off[j] * wd;
+/* One map_rect job on buffers b (the stack rewound to mark after): job
+** plan s forward at inputs u, its nres values to val, then backward once
+** per output, each Jacobian row (wd derivatives) to jac; zeros when the
+** job does not depend on its inputs. */
+static int job_pass(const pl_plan *s, const bufs *b, const ad_mark *mark, const double *u, size_t wd,
+                    double *val, double *jac) {
+  size_t m = s->nres;
+  int rc = fwd(s, b, u);
+  if (rc) { ad_stack_rewind(ad_active, mark); return rc; }
+  memcpy(val, b->V + s->rv, m * sizeof(double));
   if (s->ra == PL_NONE) {
     memset(jac, 0, m * wd * sizeof *jac);
   } else {
     ad_snapshot *snap = NULL;
-    if (m > 1 && (rc = ad_stack_snapshot(ad_active, &sl->mark, &snap))) { ad_stack_rewind(ad_active, &sl->mark); return rc; }
+    if (m > 1 && (rc = ad_stack_snapshot(ad_active, mark, &snap))) { ad_stack_rewind(ad_active, mark); return rc; }
     for (size_t o = 0; o < m; o++) {
       if (o > 0) ad_stack_restore(snap);
-      memset(sl->b.A, 0, (s->na ? s->na : 1) * sizeof(double));
-      sl->b.A[s->ra + o] = 1.0;
-      rev(s, &sl->b);
-      memcpy(jac + o * wd, sl->b.A + s->pa, wd * sizeof *jac);
+      memset(b->A, 0, (s->na ? s->na : 1) * sizeof(double));
+      b->A[s->ra + o] = 1.0;
+      rev(s, b);
+      memcpy(jac + o * wd, b->A + s->pa, wd * sizeof *jac);
     }
   }
-  ad_stack_rewind(ad_active, &sl->mark);
+  ad_stack_rewind(ad_active, mark);
   return AD_OK;
+}
+
+static int mrect_piece(void *ctx, piece_slot *sl, int j) {
+  const mrect_run *w = ctx;
+  const pl_maprect *mr = w->mr;
+  size_t wd = (size_t)mr->np + mr->nt;
+  if (mr->np) memcpy(sl->u, w->V + mr->phiv, mr->np * sizeof *sl->u);
+  if (mr->nt) memcpy(sl->u + mr->np, w->V + mr->thv + (size_t)j * mr->nt, mr->nt * sizeof *sl->u);
+  return job_pass(mr->subs[j], &sl->b, &sl->mark, sl->u, wd, w->V + w->in->o + mr->off[j],
+                  w->P + w->in->x + (size_t)mr->off[j] * wd);
 }
 
 /* A map_rect worker's job (pl_mpi.c): what mrect_piece does for one job,
@@ -565,26 +574,8 @@ int pl_job_run(const pl_plan *s, const double *u, size_t wd, double *out) {
     ad_stack_rewind(ad_active, &mark);
     return ad_fail(AD_EMEMORY, "out of memory");
   }
-  ad_mark run_mark = ad_stack_mark(ad_active);
-  int rc = fwd(s, &b, u);
-  size_t m = s->nres;
-  if (!rc) {
-    memcpy(out, b.V + s->rv, m * sizeof(double));
-    double *jac = out + m;
-    if (wd && s->ra == PL_NONE) {
-      memset(jac, 0, m * wd * sizeof *jac);
-    } else if (wd) {
-      ad_snapshot *snap = NULL;
-      if (m > 1) rc = ad_stack_snapshot(ad_active, &run_mark, &snap);
-      for (size_t o = 0; o < m && !rc; o++) {
-        if (o > 0) ad_stack_restore(snap);
-        memset(b.A, 0, (s->na ? s->na : 1) * sizeof(double));
-        b.A[s->ra + o] = 1.0;
-        rev(s, &b);
-        memcpy(jac + o * wd, b.A + s->pa, wd * sizeof *jac);
-      }
-    }
-  }
+  ad_mark run = ad_stack_mark(ad_active);
+  int rc = job_pass(s, &b, &run, u, wd, out, out + s->nres);
   ad_stack_rewind(ad_active, &mark);
   return rc;
 }
