@@ -176,6 +176,11 @@ static int lfact_sum(const int *y, size_t ys, size_t n, double *out) {
   return !past;
 }
 
+/* lfact_sum over the n rows of counts y (an int, or an array of n) */
+static int counts_lfact(const tm_v *y, size_t n, double *out) {
+  return lfact_sum(y->ival, tm_is_scalar(y) ? 0 : 1, n, out);
+}
+
 static void elem_block(void *ctx, int b) {
   elem_run *r = ctx;
   const elem_def *def = r->def;
@@ -191,9 +196,9 @@ static void elem_block(void *ctx, int b) {
     int ok = 1;
     if (r->finite)
       for (size_t j = 0; j < hi - lo; j++) ok &= isfinite(al[j]);
-    const tm_v *y = &r->a[0];
-    size_t ys = tm_is_scalar(y) ? 0 : 1;
     if (ok) {
+      const tm_v *y = &r->a[0];
+      size_t ys = tm_is_scalar(y) ? 0 : 1;
       r->sum[b] = r->rows(y->ival + (ys ? lo : 0), ys, al, 1, r->t + lo, hi - lo);
       memset(r->sc[b], 0, sizeof r->sc[b]);
       return;
@@ -256,10 +261,16 @@ int tm_dens_elem_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
          or summed here the same way; a count past the table: every row
          element by element (Stan's saddle form) */
       if (r.keep & 1u) {
-        size_t ys = tm_is_scalar(&a[0]) ? 0 : 1;
-        if (c->konst) r.konst = *c->konst, r.lfact = 1;
-        else if (lfact_sum(a[0].ival, ys, D.n, &r.konst)) r.lfact = 1;
-        else r.rows = NULL, r.finite = 0;
+        if (c->konst) {
+          r.konst = *c->konst;
+          r.lfact = 1;
+        } else {
+          r.lfact = counts_lfact(&a[0], D.n, &r.konst);
+        }
+        if (!r.lfact) {
+          r.rows = NULL;
+          r.finite = 0;
+        }
       }
     }
     /* on doubles (no partials wanted) the rows still write theirs: to
@@ -297,9 +308,9 @@ int tm_dens_konst(const tm_fn *fn, int propto, const tm_v *args, int nargs, doub
   if (fn->kernel != tm_dens_elem_kernel || fn->data != &poisson_log_def || propto || nargs != 2 ||
       args[0].base != TM_INT || args[1].base == TM_INT || tm_is_scalar(&args[1]))
     return 0;
-  size_t n = tm_numel(&args[1]), ys = tm_is_scalar(&args[0]) ? 0 : 1;
-  if (!n || (ys && tm_numel(&args[0]) != n)) return 0;
-  return lfact_sum(args[0].ival, ys, n, out);
+  size_t n = tm_numel(&args[1]);
+  if (!n || (!tm_is_scalar(&args[0]) && tm_numel(&args[0]) != n)) return 0;
+  return counts_lfact(&args[0], n, out);
 }
 
 /* bernoulli_lpmf(n | theta) */
