@@ -15,13 +15,13 @@
 ** its work in powers of 2 and the threads it may use.  Its first calls run
 ** on one thread, the next ones on the threads; then it runs the way whose
 ** time per unit of work is lower, and three calls in every 64 the other
-** way (every 1024 when that way was 1.25 times slower or more), so a change
-** (other chains starting, a bigger machine) is seen.  The
-** first call of a turn to the threads is not counted: it wakes helpers that
-** slept while the site ran alone.  Times are
-** exponential averages, each time at most twice the average.  The table is shared by every thread with relaxed
-** atomics: two sites that hash to one slot, or two threads updating it at
-** once, only blur the averages.  Nothing here changes a result: the callers
+** way (every 1024 when that way was 1.25 times slower or more), so a
+** change (other chains starting, a bigger machine) is seen.  The first
+** call of a turn to the threads is not counted: it wakes helpers that slept
+** while the site ran alone.  Times are exponential averages, each sample
+** counted as at most twice the average.  The table is shared by every
+** thread with relaxed atomics: two sites that hash to one slot, or two
+** threads updating it at once, only blur the averages.  Nothing here changes a result: the callers
 ** cut their work the same way whatever the threads (or, for reduce_sum, may
 ** differ in the last bits, as DESIGN.md allows).
 */
@@ -100,7 +100,7 @@ static int64_t now_ns(void) {
 
 int pp_gate_begin(pp_gate *g, uintptr_t key, double work, int threads) {
   g->slot = NULL;
-  if (threads <= 1) return threads < 1 ? 1 : threads;
+  if (threads <= 1) return 1;
   int mode = atomic_load_explicit(&gate_mode, memory_order_relaxed);
   if (mode == PP_GATE_ALWAYS) return threads;
   if (mode == PP_GATE_NEVER) return 1;
