@@ -57,21 +57,9 @@ g_ok <- ctx$grad_log_prob(u)
 res$reject_grad <- tryCatch(ctx$grad_log_prob(u_bad), error = function(e) conditionMessage(e))
 res$after_reject_grad <- list(g_ok, ctx$grad_log_prob(u))
 
-# phi as data that changes from call to call at one site (a loop over
-# data): plans recorded with the first phi must not run with another
-loop_phi <- tapestry_model(code = "
-  functions {
-    vector f(vector phi, vector theta, array[] real x_r, array[] int x_i) {
-      return [normal_lpdf(x_r | theta[1] * phi[1], 1)]';
-    }
-  }
-  data { array[2] vector[1] ph; array[6, 3] real y; }
-  transformed data { array[6, 0] int none; }
-  parameters { array[6] vector[1] th; }
-  model { for (k in 1:2) target += sum(map_rect(f, ph[k], th, y, none)); }")
-set.seed(5)
-ctx3 <- loop_phi$bind(list(ph = matrix(c(1, 2), 2), y = matrix(rnorm(18), 6)))
-res$loop_phi <- lapply(1:3, function(k) ctx3$grad_log_prob(seq(0.1, 0.6, by = 0.1) * k))
+# phi as data that changes from call to call at one site (loop_phi.R)
+source(system.file("mpi", "loop_phi.R", package = "tapestry"))
+res$loop_phi <- loop_phi_grads()
 
 # a call site whose data change size from one call to the next
 chg <- tapestry_model(code = "
