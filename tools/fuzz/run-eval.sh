@@ -17,7 +17,7 @@ work=${FUZZ_WORK:-/tmp/tapestry_fuzz_eval}
 mkdir -p "$work/corpus" "$work/artifacts"
 export FUZZ_MODELS="${FUZZ_MODELS:-$root/../shared/models:$root/inst/extdata:$root/tests/testthat/fixtures/brms}"
 
-srcs=$(ls "$root"/src/ad/*.c "$root"/src/math/*.c "$root"/src/par/*.c "$root"/src/prof/*.c "$root"/src/front/*.c "$root"/src/data/*.c "$root"/src/tree/*.c "$root"/src/plan/*.c | tr '\n' ' ')
+srcs=$(ls "$root"/src/ad/*.c "$root"/src/math/*.c $(ls "$root"/src/math/*/*.c 2>/dev/null) "$root"/src/par/*.c "$root"/src/prof/*.c "$root"/src/front/*.c "$root"/src/data/*.c "$root"/src/tree/*.c "$root"/src/plan/*.c | tr '\n' ' ')
 # shellcheck disable=SC2086
 clang -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
   -I"$root/src" "$here/fuzz_eval.c" $srcs -o "$work/fuzz_eval" -lm -pthread

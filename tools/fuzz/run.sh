@@ -18,7 +18,7 @@ srcs="$root/src/front/lx_lex.c $root/src/front/lp_parse.c $root/src/front/lp_dec
 $root/src/front/lp_stmt.c $root/src/front/lp_expr.c $root/src/front/ln_ast.c $root/src/front/ln_diag.c $root/src/front/ln_include.c"
 defs=""
 if [ -n "${WITH_CHECK:-}" ]; then
-  srcs="$srcs $(ls "$root"/src/front/lc_*.c "$root"/src/front/lt_*.c "$root"/src/ad/*.c "$root"/src/math/*.c | tr '\n' ' ')"
+  srcs="$srcs $(ls "$root"/src/front/lc_*.c "$root"/src/front/lt_*.c "$root"/src/ad/*.c "$root"/src/math/*.c $(ls "$root"/src/math/*/*.c 2>/dev/null) | tr '\n' ' ')"
   defs="-DWITH_CHECK"
 fi
 # shellcheck disable=SC2086
