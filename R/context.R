@@ -75,7 +75,6 @@ TapestryContext <- R6::R6Class("TapestryContext",
     #'   than the gradient.
     grad_log_prob = NULL,
 
-
     #' @description Times `n` evaluations of the log density (with the
     #'   Jacobian, as the sampler evaluates it) and its gradient at one
     #'   point, recording what the program's `profile("name") { ... }`
@@ -311,41 +310,6 @@ check_data <- function(data) {
   data <- complex_as_pairs(data)
   if (!is.null(file)) attr(data, "data_file") <- file
   data
-}
-
-check_seed <- function(seed) {
-  if (!is.numeric(seed) || length(seed) != 1L || is.na(seed) || seed < 0 ||
-      seed != floor(seed) || seed > 2^53) {
-    abort_arg("`seed` must be a non-negative whole number.")
-  }
-  as.double(seed)
-}
-
-check_flag <- function(x, arg) {
-  if (!is.logical(x) || length(x) != 1L || is.na(x)) {
-    abort_arg(sprintf("`%s` must be TRUE or FALSE.", arg))
-  }
-}
-
-check_string <- function(x, arg) {
-  if (!is.character(x) || length(x) != 1L || is.na(x)) {
-    abort_arg(sprintf("`%s` must be a string.", arg))
-  }
-}
-
-all_named <- function(x) {
-  nm <- names(x)
-  !is.null(nm) && !anyNA(nm) && all(nzchar(nm))
-}
-
-describe <- function(x) {
-  if (is.null(x)) return("NULL")
-  cls <- if (is.list(x)) "a list" else paste0("a ", class(x)[1L], " value")
-  cls
-}
-
-abort_arg <- function(message) {
-  tapestry_raise(message, "tapestry_argument_error")
 }
 
 # The context's $grad_log_prob: made here, in the package's compiled code, so

@@ -353,27 +353,6 @@ save_trace <- function(x, file) {
   write_trace(list(list(pid = 1L, label = "profile_log_prob", trace = x$trace)), file)
 }
 
-# JSON strings: quotes, backslashes and control characters escaped.
-json_string <- function(s) {
-  s <- enc2utf8(as.character(s))
-  s <- gsub("\\", "\\\\", s, fixed = TRUE)
-  s <- gsub("\"", "\\\"", s, fixed = TRUE)
-  s <- gsub("\n", "\\n", s, fixed = TRUE)
-  s <- gsub("\t", "\\t", s, fixed = TRUE)
-  s <- gsub("\r", "\\r", s, fixed = TRUE)
-  ctl <- grepl("[\001-\037]", s, useBytes = TRUE)
-  if (any(ctl)) {
-    s[ctl] <- vapply(s[ctl], function(one) {
-      ch <- strsplit(one, "", fixed = TRUE)[[1]]
-      code <- vapply(ch, utf8ToInt, 0L)
-      bad <- code < 32L
-      ch[bad] <- sprintf("\\u%04x", code[bad])
-      paste(ch, collapse = "")
-    }, "")
-  }
-  paste0("\"", s, "\"")
-}
-
 # Microseconds with nanosecond resolution; JSON has no infinities.
 json_micros <- function(x) {
   out <- sprintf("%.3f", x)

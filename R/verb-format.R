@@ -1,5 +1,5 @@
 # $format(): the program printed back from the parser's tree (tp_parse()'s
-# S-expression, read by sexp_read() in R/verb-pedantic.R), in canonical
+# S-expression, read by sexp_read() in R/utils-sexp.R), in canonical
 # form: new array syntax, two-space indentation, parentheses only where the
 # operators' precedence needs them.  Comments are not in the tree.
 

@@ -52,7 +52,7 @@ laplace_model <- function(model, data = NULL, seed = NULL, init = NULL, mode = N
   check_flag(jacobian, "jacobian")
   check_flag(show_messages, "show_messages")
   draws <- arg_count(draws, "draws", 1L, 1000L)
-  seed <- opt_seed(seed)
+  seed <- arg_seed(seed, integer = TRUE)
   start <- Sys.time()
   if (is.null(mode)) {
     if (!is.null(opt_args) && !is.list(opt_args)) abort_arg("`opt_args` must be a named list.")
@@ -97,7 +97,7 @@ laplace_model <- function(model, data = NULL, seed = NULL, init = NULL, mode = N
                           "no Laplace approximation (is the mode a maximum?)."),
                    "tapestry_error")
   }
-  Z <- with_local_seed(seed, matrix(stats::rnorm(draws * n), draws, n))
+  Z <- with_r_seed(seed, matrix(stats::rnorm(draws * n), draws, n))
   U <- sweep(Z %*% t(L), 2L, u_hat, "+")
   colnames(U) <- context$upar_names()
   log_p <- apply(U, 1L, opt_lp_fn(context, jacobian))

@@ -124,11 +124,7 @@ diagnose_start <- function(context, init, seed) {
   given <- init$given %||% rep(FALSE, n)
   r <- init$radius %||% 2
   if (any(!given) && r > 0) {
-    old <- if (exists(".Random.seed", envir = globalenv())) get(".Random.seed", envir = globalenv())
-    on.exit(if (is.null(old)) rm(".Random.seed", envir = globalenv()) else
-      assign(".Random.seed", old, envir = globalenv()), add = TRUE)
-    set.seed(seed %% .Machine$integer.max)
-    u[!given] <- stats::runif(sum(!given), -r, r)
+    u[!given] <- with_r_seed(seed %% .Machine$integer.max, stats::runif(sum(!given), -r, r))
   }
   u
 }

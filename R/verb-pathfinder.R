@@ -272,7 +272,7 @@ pathfinder_model <- function(model, data = NULL, seed = NULL, refresh = NULL, in
     tol_rel_grad = opt_number(tol_rel_grad, "tol_rel_grad", 1e7, strict = FALSE),
     tol_param = opt_number(tol_param, "tol_param", 1e-8, strict = FALSE),
     psis_resample = psis_resample, calculate_lp = calculate_lp)
-  seed <- opt_seed(seed)
+  seed <- arg_seed(seed, integer = TRUE)
   context <- model$bind(data, seed)
   start <- Sys.time()
   n <- context$num_upars()
@@ -280,9 +280,9 @@ pathfinder_model <- function(model, data = NULL, seed = NULL, refresh = NULL, in
   fn0 <- opt_objective(context, TRUE)$fn
   # one seed per path from the run's seed (seed + k would share paths
   # between runs with neighbouring seeds)
-  path_seeds <- with_local_seed(seed, sample.int(.Machine$integer.max, a$num_paths))
+  path_seeds <- with_r_seed(seed, sample.int(.Machine$integer.max, a$num_paths))
   paths <- lapply(seq_len(a$num_paths), function(k) {
-    with_local_seed(path_seeds[k], {
+    with_r_seed(path_seeds[k], {
       s <- inits[[k]]
       u0 <- NULL
       for (t in seq_len(100L)) {
@@ -317,7 +317,7 @@ pathfinder_model <- function(model, data = NULL, seed = NULL, refresh = NULL, in
     ps <- psis_smooth(lp - lq)
     pareto_k <- ps$pareto_k
     w <- exp(ps$log_weights)
-    pick <- with_local_seed(seed, sample.int(nrow(U), a$draws, replace = TRUE, prob = w))
+    pick <- with_r_seed(seed, sample.int(nrow(U), a$draws, replace = TRUE, prob = w))
     U <- U[pick, , drop = FALSE]; lp <- lp[pick]; lq <- lq[pick]
     lines <- c(lines, sprintf("PSIS resampling: %d draws, Pareto k = %.2f", a$draws, pareto_k))
   }

@@ -1,6 +1,270 @@
-# The arguments of cmdstanr's $sample() beyond the sampler's own settings
-# (R/sample_args.R checks those): where its CSV files go, how many digits
-# they keep, metric files, and the arguments that cannot apply here.
+# The arguments of `$sample()`: checked and normalized before any chain
+# starts.  The sampler's own settings (validate_sample_args(), then
+# check_sample_args_model() once the model's size is known); cmdstanr's
+# other arguments (where its CSV files go, how many digits they keep,
+# metric files, the arguments that cannot apply here, the deprecated
+# names); `mpi`; `iter_warmup = "auto"` and `target_ess` (R/verb-sample-auto.R).
+
+#' Check and normalize the arguments of `$sample()`
+#'
+#' Takes every argument of `$sample()` under 'cmdstanr''s names and defaults
+#' (`NULL` stands for the default of any argument) and returns them checked,
+#' in the forms the sampler takes. Every problem is an error of class
+#' `tapestry_argument_error` naming the argument, what it must be and what
+#' was given.
+#'
+#' @param data `NULL`, a named list or the path of a JSON file.
+#' @param seed A non-negative whole number; `NULL` draws one from R's
+#'   generator (so `set.seed()` makes runs reproducible).
+#' @param chains,chain_ids Number of chains (at least 1) and their distinct
+#'   positive ids.
+#' @param parallel_chains Chains run at once; capped at `chains`.
+#' @param threads_per_chain Threads of a chain's parallel regions; `NULL`
+#'   is 1.
+#' @param iter_warmup,iter_sampling Iterations (>= 0).
+#' @param save_warmup,adapt_engaged,show_messages Flags.
+#' @param thin Keep every `thin`-th draw (>= 1).
+#' @param refresh Progress every `refresh` iterations; 0 shows none.
+#' @param init Kept as given; [process_init()] resolves it.
+#' @param adapt_delta Target acceptance statistic, in (0, 1).
+#' @param max_treedepth Maximum tree depth (>= 1).
+#' @param metric `"diag_e"`, `"dense_e"` or `"unit_e"`.
+#' @param inv_metric `NULL`, or the inverse metric: a positive vector of
+#'   length `num_upars` (`"diag_e"`) or a symmetric positive definite
+#'   `num_upars` x `num_upars` matrix (`"dense_e"`; a vector stands for
+#'   its diagonal matrix); or a list of one such value per chain.
+#' @param step_size `NULL` (1), a positive number, or one per chain.
+#' @param init_buffer,term_buffer,window Adaptation windows (>= 0).
+#' @param num_upars Number of unconstrained parameters of the model, or
+#'   `NULL` when the data are not bound yet (the seed drawn here seeds
+#'   transformed data too): then call [check_sample_args_model()] on the
+#'   result once it is known.
+#' @return A named list of the arguments, in the order above (without
+#'   `num_upars`): counts as integers, `data` as [check_data()] leaves it,
+#'   `seed` a double, `step_size` a double vector of length `chains`,
+#'   `inv_metric` `NULL` or a list of `chains` numeric vectors (`"diag_e"`)
+#'   or matrices (`"dense_e"`).
+#' @noRd
+validate_sample_args <- function(data = NULL, seed = NULL, chains = 4, chain_ids = seq_len(chains),
+                                 parallel_chains = getOption("mc.cores", 1),
+                                 threads_per_chain = NULL, iter_warmup = 1000,
+                                 iter_sampling = 1000, save_warmup = FALSE, thin = 1,
+                                 refresh = 100, init = NULL, adapt_delta = 0.8,
+                                 max_treedepth = 10, metric = "diag_e", inv_metric = NULL,
+                                 step_size = NULL, adapt_engaged = TRUE, show_messages = TRUE,
+                                 init_buffer = 75, term_buffer = 50, window = 25,
+                                 num_upars = NULL) {
+  chains <- arg_count(chains, "chains", 1L, 4L)
+  chain_ids <- arg_chain_ids(if (is.null(chain_ids)) seq_len(chains) else chain_ids, chains)
+  parallel_chains <- arg_count(parallel_chains, "parallel_chains", 1L,
+                               getOption("mc.cores", 1L))
+  metric <- arg_metric(metric)
+  args <- list(
+    data = check_data(data),
+    seed = arg_seed(seed),
+    chains = chains,
+    chain_ids = chain_ids,
+    parallel_chains = min(parallel_chains, chains),
+    threads_per_chain = arg_count(threads_per_chain, "threads_per_chain", 1L, 1L),
+    iter_warmup = arg_count(iter_warmup, "iter_warmup", 0L, 1000L),
+    iter_sampling = arg_count(iter_sampling, "iter_sampling", 0L, 1000L),
+    save_warmup = arg_flag(save_warmup, "save_warmup", FALSE),
+    thin = arg_count(thin, "thin", 1L, 1L),
+    refresh = arg_count(refresh, "refresh", 0L, 100L),
+    init = init,
+    adapt_delta = arg_adapt_delta(adapt_delta),
+    max_treedepth = arg_count(max_treedepth, "max_treedepth", 1L, 10L),
+    metric = metric,
+    inv_metric = arg_inv_metric(inv_metric, metric, chains, chain_ids),
+    step_size = arg_step_size(step_size, chains),
+    adapt_engaged = arg_flag(adapt_engaged, "adapt_engaged", TRUE),
+    show_messages = arg_flag(show_messages, "show_messages", TRUE),
+    init_buffer = arg_count(init_buffer, "init_buffer", 0L, 75L),
+    term_buffer = arg_count(term_buffer, "term_buffer", 0L, 50L),
+    window = arg_count(window, "window", 0L, 25L)
+  )
+  if (is.null(num_upars)) args else check_sample_args_model(args, num_upars)
+}
+
+#' The checks of `$sample()`'s arguments that need the model's size
+#'
+#' @param args The value of [validate_sample_args()].
+#' @param num_upars Number of unconstrained parameters.
+#' @return `args`, with `inv_metric` checked against `num_upars` (a vector
+#'   for `"dense_e"` becomes its diagonal matrix).
+#' @noRd
+check_sample_args_model <- function(args, num_upars) {
+  # CmdStan refuses adaptation without warmup ("The number of warmup samples
+  # (num_warmup) must be greater than zero if adaptation is enabled"), and
+  # cmdstanr passes that on; since 2.36 it lets a model without parameters
+  # through, as there is nothing to adapt.  We do the same, before any chain
+  # starts.
+  if (args$adapt_engaged && args$iter_warmup == 0L && num_upars > 0) {
+    abort_arg(paste0("`iter_warmup` is 0, but `adapt_engaged` is TRUE: adaptation needs ",
+                     "warmup iterations. Set `adapt_engaged = FALSE` to sample without ",
+                     "warmup (giving `step_size` and `inv_metric`), or give `iter_warmup` > 0."))
+  }
+  m <- args$inv_metric
+  if (!is.null(m)) {
+    shared <- all(vapply(m, identical, TRUE, m[[1L]]))
+    args$inv_metric <- lapply(seq_along(m), function(i) {
+      what <- if (shared) {
+        "`inv_metric`"
+      } else {
+        sprintf("`inv_metric` for chain %d", args$chain_ids[i])
+      }
+      one_inv_metric(m[[i]], args$metric, num_upars, what)
+    })
+  }
+  args
+}
+
+arg_chain_ids <- function(x, chains) {
+  if (!is.numeric(x) || !is.null(dim(x))) {
+    abort_arg(sprintf("`chain_ids` must be positive whole numbers, not %s.", show_value(x)))
+  }
+  bad <- which(is.na(x) | !is.finite(x) | x != round(x) | x < 1 | x > .Machine$integer.max)
+  if (length(bad)) {
+    abort_arg(sprintf("`chain_ids` must be positive whole numbers, but element %d is %s.",
+                      bad[1L], format(x[bad[1L]])))
+  }
+  if (length(x) != chains) {
+    abort_arg(sprintf("`chain_ids` has %d element%s, but `chains` is %d: give one id per chain.",
+                      length(x), if (length(x) == 1L) "" else "s", chains))
+  }
+  if (anyDuplicated(x)) {
+    abort_arg(sprintf("`chain_ids` must be distinct, but %s appears more than once.",
+                      format(x[anyDuplicated(x)])))
+  }
+  as.integer(x)
+}
+
+arg_adapt_delta <- function(x) {
+  if (is.null(x)) return(0.8)
+  if (!is.numeric(x) || length(x) != 1L || is.na(x) || !(x > 0 && x < 1)) {
+    abort_arg(sprintf("`adapt_delta` must be a number strictly between 0 and 1, not %s.",
+                      show_value(x)))
+  }
+  as.double(x)
+}
+
+metrics <- c("diag_e", "dense_e", "unit_e")
+
+arg_metric <- function(x) {
+  if (is.null(x)) return("diag_e")
+  if (!is.character(x) || length(x) != 1L || is.na(x) || !x %in% metrics) {
+    abort_arg(sprintf("`metric` must be one of %s, not %s.",
+                      paste0("\"", metrics, "\"", collapse = ", "), show_value(x)))
+  }
+  x
+}
+
+# One step size per chain.
+arg_step_size <- function(x, chains) {
+  if (is.null(x)) return(rep(1, chains))
+  if (!is.numeric(x) || !is.null(dim(x)) || length(x) == 0L) {
+    abort_arg(sprintf("`step_size` must be a positive number, or one per chain, not %s.",
+                      show_value(x)))
+  }
+  bad <- which(is.na(x) | !is.finite(x) | x <= 0)
+  if (length(bad)) {
+    if (length(x) == 1L) {
+      abort_arg(sprintf("`step_size` must be a positive number, not %s.", format(x)))
+    }
+    abort_arg(sprintf("`step_size` must be positive numbers, but element %d is %s.",
+                      bad[1L], format(x[bad[1L]])))
+  }
+  if (length(x) != 1L && length(x) != chains) {
+    abort_arg(sprintf(paste0("`step_size` has %d elements, but `chains` is %d: give one ",
+                             "step size, or one per chain."), length(x), chains))
+  }
+  rep_len(as.double(x), chains)
+}
+
+# A list of one inverse metric per chain, or NULL for the sampler's default.
+# Sizes are checked by check_sample_args_model(), which calls one_inv_metric()
+# again with the model's size.
+arg_inv_metric <- function(x, metric, chains, chain_ids) {
+  if (is.null(x)) return(NULL)
+  if (metric == "unit_e") {
+    abort_arg(paste0("`inv_metric` can't be given with `metric = \"unit_e\"`, whose metric ",
+                     "is the identity: use \"diag_e\" or \"dense_e\"."))
+  }
+  per_chain <- is.list(x) && !is.data.frame(x)
+  if (per_chain) {
+    if (length(x) != 1L && length(x) != chains) {
+      abort_arg(sprintf(paste0("`inv_metric` is a list of %d element%s, but `chains` is %d: ",
+                               "give one inverse metric, or a list of one per chain."),
+                        length(x), if (length(x) == 1L) "" else "s", chains))
+    }
+    if (length(x) == 1L) {
+      per_chain <- FALSE
+      x <- x[[1L]]
+    }
+  }
+  if (!per_chain) {
+    m <- one_inv_metric(x, metric, NULL, "`inv_metric`")
+    return(rep(list(m), chains))
+  }
+  lapply(seq_len(chains), function(i) {
+    one_inv_metric(x[[i]], metric, NULL, sprintf("`inv_metric` for chain %d", chain_ids[i]))
+  })
+}
+
+# One inverse metric: a positive vector (diag_e; also dense_e, for its
+# diagonal matrix) or a symmetric positive definite matrix (dense_e).  With
+# n NULL (size not known yet) the shape is checked but not the size.
+one_inv_metric <- function(x, metric, n, what) {
+  if (is.data.frame(x)) x <- as.matrix(x)
+  if (!is.numeric(x)) {
+    abort_arg(sprintf("%s must be numeric, not %s.", what, show_value(x)))
+  }
+  bad <- which(is.na(x) | !is.finite(x))
+  if (length(bad)) {
+    abort_arg(sprintf("%s must hold finite numbers, but element %d is %s.", what, bad[1L],
+                      format(x[bad[1L]])))
+  }
+  d <- dim(x)
+  plural <- function(k) if (k == 1L) "" else "s"
+  if (is.null(d) || length(d) == 1L) {
+    if (!is.null(n) && length(x) != n) {
+      abort_arg(sprintf("%s has %d element%s, but the model has %d unconstrained parameter%s%s.",
+                        what, length(x), plural(length(x)), n, plural(n),
+                        if (metric == "dense_e") {
+                          sprintf(": give a %d x %d matrix (or its diagonal)", n, n)
+                        } else {
+                          ""
+                        }))
+    }
+    if (any(x <= 0)) {
+      i <- which(x <= 0)[1L]
+      abort_arg(sprintf("%s must be positive, but element %d is %s.", what, i, format(x[i])))
+    }
+    x <- as.double(x)
+    return(if (metric == "dense_e" && !is.null(n)) diag(x, nrow = n) else x)
+  }
+  if (metric == "diag_e") {
+    abort_arg(sprintf(paste0("%s must be a vector for `metric = \"diag_e\"`, not %s: use ",
+                             "`metric = \"dense_e\"` for a dense matrix."), what, show_value(x)))
+  }
+  if (length(d) != 2L || d[1L] != d[2L] || (!is.null(n) && d[1L] != n)) {
+    if (is.null(n)) {
+      abort_arg(sprintf("%s must be a square matrix, not %s.", what, show_value(x)))
+    }
+    abort_arg(sprintf(paste0("%s must be a %d x %d matrix (the model has %d unconstrained ",
+                             "parameter%s), not %s."), what, n, n, n, plural(n), show_value(x)))
+  }
+  k <- d[1L]
+  m <- matrix(as.double(x), k, k)
+  if (k > 0L && max(abs(m - t(m))) > 1e-8 * max(abs(m))) {
+    abort_arg(sprintf("%s must be a symmetric matrix.", what))
+  }
+  m <- (m + t(m)) / 2
+  if (k > 0L && inherits(tryCatch(chol(m), error = function(e) e), "error")) {
+    abort_arg(sprintf("%s must be positive definite (its Cholesky factorization failed).", what))
+  }
+  m
+}
 
 #' The arguments of cmdstanr's `$sample()` in tapestry
 #'
@@ -167,18 +431,6 @@ read_metric_files <- function(files) {
   })
 }
 
-# One variable of a CmdStan JSON file, as an R value (dims row-major in the
-# file; R arrays are column-major).
-read_json_variable <- function(file, name) {
-  d <- tp_data_read(file)[[name]]
-  if (is.null(d)) return(NULL)
-  dims <- d$dims
-  v <- d$values
-  if (length(dims) <= 1L) return(v)
-  a <- array(v, dim = rev(dims))
-  aperm(a, rev(seq_along(dims)))
-}
-
 add_extra_sample_args <- function(a, extra) {
   for (n in c("save_latent_dynamics", "output_dir", "output_basename", "sig_figs",
               "fixed_param", "show_exceptions", "diagnostics", "save_metric",
@@ -189,90 +441,67 @@ add_extra_sample_args <- function(a, extra) {
   a
 }
 
-# Draws rounded to sig_figs significant digits, as CmdStan writes them.
-round_sig_figs <- function(raw, sig_figs) {
-  if (is.null(sig_figs)) return(raw)
-  raw$chains <- lapply(raw$chains, function(ch) {
-    if (!is.null(ch$draws) && length(ch$draws)) {
-      keep <- ch$draws
-      ch$draws[] <- signif(keep, sig_figs)
-    }
-    ch
-  })
-  raw
+arg_mpi_mode <- function(mpi) {
+  if (is.character(mpi) && length(mpi) > 1L) mpi <- mpi[1L]
+  if (!is.character(mpi) || length(mpi) != 1L || !(mpi %in% c("map_rect", "chains")))
+    abort_arg(paste0("`mpi` must be \"map_rect\" or \"chains\", not ", show_value(mpi)))
+  mpi
 }
 
-# After sampling: the CSV, metric and config files asked for.
-save_sample_files <- function(fit, a) {
-  want <- !is.null(a$output_dir) || !is.null(a$output_basename) || isTRUE(a$save_metric) ||
-    isTRUE(a$save_cmdstan_config)
-  if (!want || fit$num_chains() == 0L) return(fit)
-  dir <- a$output_dir %||% tempdir()
-  named <- !is.null(a$output_basename)
-  files <- tryCatch(
-    fit$save_output_files(dir, basename = a$output_basename, timestamp = !named,
-                          random = !named),
-    error = function(e) NULL)
-  if (is.null(files)) return(fit)
-  priv <- fit$.__enclos_env__$private
-  stem <- sub("\\.csv$", "", files)
-  used <- priv$used_
-  if (isTRUE(a$save_metric)) {
-    priv$metric_files_ <- paste0(stem, "_metric.json")
-    for (i in seq_along(used)) {
-      ch <- priv$chains_[[used[i]]]
-      write_json_text(list(stepsize = ch$step_size, metric_type = a$metric,
-                           inv_metric = ch$inv_metric), priv$metric_files_[i])
+# iter_warmup = "auto": list(auto, iter_warmup (the maximum when auto)).
+arg_warmup_auto <- function(iter_warmup, iter_warmup_max) {
+  if (is.character(iter_warmup)) {
+    if (!identical(iter_warmup, "auto")) {
+      abort_arg(sprintf("`iter_warmup` must be a whole number >= 0 or \"auto\", not %s.",
+                        show_value(iter_warmup)))
     }
+    return(list(auto = TRUE,
+                iter_warmup = arg_count(iter_warmup_max, "iter_warmup_max", 1L, 1000L)))
   }
-  if (isTRUE(a$save_cmdstan_config)) {
-    priv$config_files_ <- paste0(stem, "_config.json")
-    meta <- fit$metadata()
-    meta$time <- NULL
-    meta$start_datetime <- format(meta$start_datetime)
-    for (i in seq_along(used)) {
-      m <- meta
-      m$chain_id <- priv$chain_ids()[used[i]]
-      m$init <- if (is.numeric(m$init) || is.character(m$init)) m$init else NULL
-      write_json_text(m, priv$config_files_[i])
-    }
+  if (!is.null(iter_warmup_max)) {
+    abort_arg("`iter_warmup_max` applies only with `iter_warmup = \"auto\"`.")
   }
-  fit
+  list(auto = FALSE, iter_warmup = iter_warmup)
 }
 
-# A small JSON writer for the metric and config files (numbers at full
-# precision, matrices as arrays of rows, NULL as null); jsonlite is not a
-# dependency.
-json_text <- function(x) {
-  if (is.null(x)) return("null")
-  if (is.list(x)) {
-    if (length(x) && !is.null(names(x)) && all(nzchar(names(x)))) {
-      items <- vapply(names(x), function(n) paste0(json_string(n), ": ", json_text(x[[n]])), "")
-      return(paste0("{", paste(items, collapse = ", "), "}"))
+arg_target_ess <- function(target_ess, target_variables) {
+  if (!is.null(target_ess)) {
+    if (!is.numeric(target_ess) || length(target_ess) != 1L || is.na(target_ess) ||
+        !is.finite(target_ess) || target_ess <= 0) {
+      abort_arg(sprintf("`target_ess` must be NULL or a positive number, not %s.",
+                        show_value(target_ess)))
     }
-    return(paste0("[", paste(vapply(x, json_text, ""), collapse = ", "), "]"))
+    target_ess <- as.double(target_ess)
   }
-  if (is.matrix(x)) {
-    rows <- vapply(seq_len(nrow(x)), function(i) json_text(as.vector(x[i, ])), "")
-    return(paste0("[", paste(rows, collapse = ", "), "]"))
+  if (!is.null(target_variables)) {
+    if (is.null(target_ess)) abort_arg("`target_variables` applies only with `target_ess`.")
+    if (!is.character(target_variables) || !length(target_variables) || anyNA(target_variables)) {
+      abort_arg(sprintf("`target_variables` must be NULL or names of variables, not %s.",
+                        show_value(target_variables)))
+    }
   }
-  atom <- if (is.character(x)) json_string(x) else if (is.logical(x)) {
-    ifelse(is.na(x), "null", ifelse(x, "true", "false"))
-  } else if (is.numeric(x)) {
-    out <- csv_numbers(x)
-    out[is.na(x)] <- "null"
-    out[x == Inf] <- "Infinity"
-    out[x == -Inf] <- "-Infinity"
-    out
-  } else {
-    json_string(as.character(x))
-  }
-  if (length(x) == 1L) atom else paste0("[", paste(atom, collapse = ", "), "]")
+  list(target_ess = target_ess, target_variables = target_variables)
 }
 
-# (json_string() is R/profiles.R's.)
-
-write_json_text <- function(x, file) {
-  writeLines(json_text(x), file)
-  invisible(file)
+# Checks that need the other arguments (before the data are bound).
+check_auto_args <- function(a, mpi) {
+  if (!isTRUE(a$warmup_auto) && is.null(a$target_ess)) return(invisible(a))
+  if (isTRUE(a$warmup_auto)) {
+    if (!a$adapt_engaged) {
+      abort_arg("`iter_warmup = \"auto\"` adapts the sampler: it can't be used with `adapt_engaged = FALSE`.")
+    }
+    least <- a$init_buffer + auto_window + a$term_buffer
+    if (a$iter_warmup < least) {
+      abort_arg(sprintf(paste0(
+        "`iter_warmup_max` must be at least %d with `iter_warmup = \"auto\"`: the initial ",
+        "buffer (%d), one window of %d and the final buffer (%d), not %d."),
+        least, a$init_buffer, auto_window, a$term_buffer, a$iter_warmup))
+    }
+  }
+  if (mpi == "chains" && tapestry_mpi_size() > 1L) {
+    abort_arg(paste0("`iter_warmup = \"auto\"` and `target_ess` look at every chain's draws ",
+                     "at once, which `mpi = \"chains\"` spreads over the ranks: use ",
+                     "`mpi = \"map_rect\"` or a fixed schedule."))
+  }
+  invisible(a)
 }

@@ -65,7 +65,8 @@ TapestryModel$set("public", "variational", function(data = NULL, seed = NULL, re
   context <- self$bind(data, a$seed)
   inits <- process_init(init, 1L, 1L, context)[[1L]]
   start <- Sys.time()
-  res <- with_r_seed(a$seed, advi_run(context, a, inits, show_messages, show_exceptions))
+  res <- with_r_seed(a$seed %% .Machine$integer.max,
+                     advi_run(context, a, inits, show_messages, show_exceptions))
   a$time_total <- as.double(difftime(Sys.time(), start, units = "secs"))
   a$model_name <- self$model_name()
   a$init_arg <- init
@@ -110,19 +111,6 @@ vb_args <- function(algorithm, iter, grad_samples, elbo_samples, eta, adapt_enga
        eval_elbo = count(eval_elbo, "eval_elbo", 100L),
        output_samples = count(draws, "draws", 1000L),
        refresh = count(refresh, "refresh", 100L, min = 0L))
-}
-
-# Runs expr with R's generator seeded by seed, leaving the caller's stream
-# as it was.
-with_r_seed <- function(seed, expr) {
-  env <- globalenv()
-  had <- exists(".Random.seed", envir = env, inherits = FALSE)
-  old <- if (had) get(".Random.seed", envir = env)
-  on.exit(if (had) assign(".Random.seed", old, envir = env)
-          else if (exists(".Random.seed", envir = env, inherits = FALSE))
-            rm(".Random.seed", envir = env))
-  set.seed(seed %% .Machine$integer.max)
-  expr
 }
 
 vb_fail <- function(msg) tapestry_raise(msg, "tapestry_error")

@@ -1,4 +1,4 @@
-# $sample(iter_warmup = "auto") and $sample(target_ess = ): R/sample_auto.R,
+# $sample(iter_warmup = "auto") and $sample(target_ess = ): R/verb-sample-auto.R,
 # src/nuts/nuts_cross.c and the pieces of src/r/r_sample.c.
 
 auto_normal <- tapestry_model(code = "

@@ -122,64 +122,6 @@ NULL
 auto_window <- 100L
 auto_check_every <- 100L
 
-# iter_warmup = "auto": list(auto, iter_warmup (the maximum when auto)).
-arg_warmup_auto <- function(iter_warmup, iter_warmup_max) {
-  if (is.character(iter_warmup)) {
-    if (!identical(iter_warmup, "auto")) {
-      abort_arg(sprintf("`iter_warmup` must be a whole number >= 0 or \"auto\", not %s.",
-                        show_value(iter_warmup)))
-    }
-    return(list(auto = TRUE,
-                iter_warmup = arg_count(iter_warmup_max, "iter_warmup_max", 1L, 1000L)))
-  }
-  if (!is.null(iter_warmup_max)) {
-    abort_arg("`iter_warmup_max` applies only with `iter_warmup = \"auto\"`.")
-  }
-  list(auto = FALSE, iter_warmup = iter_warmup)
-}
-
-arg_target_ess <- function(target_ess, target_variables) {
-  if (!is.null(target_ess)) {
-    if (!is.numeric(target_ess) || length(target_ess) != 1L || is.na(target_ess) ||
-        !is.finite(target_ess) || target_ess <= 0) {
-      abort_arg(sprintf("`target_ess` must be NULL or a positive number, not %s.",
-                        show_value(target_ess)))
-    }
-    target_ess <- as.double(target_ess)
-  }
-  if (!is.null(target_variables)) {
-    if (is.null(target_ess)) abort_arg("`target_variables` applies only with `target_ess`.")
-    if (!is.character(target_variables) || !length(target_variables) || anyNA(target_variables)) {
-      abort_arg(sprintf("`target_variables` must be NULL or names of variables, not %s.",
-                        show_value(target_variables)))
-    }
-  }
-  list(target_ess = target_ess, target_variables = target_variables)
-}
-
-# Checks that need the other arguments (before the data are bound).
-check_auto_args <- function(a, mpi) {
-  if (!isTRUE(a$warmup_auto) && is.null(a$target_ess)) return(invisible(a))
-  if (isTRUE(a$warmup_auto)) {
-    if (!a$adapt_engaged) {
-      abort_arg("`iter_warmup = \"auto\"` adapts the sampler: it can't be used with `adapt_engaged = FALSE`.")
-    }
-    least <- a$init_buffer + auto_window + a$term_buffer
-    if (a$iter_warmup < least) {
-      abort_arg(sprintf(paste0(
-        "`iter_warmup_max` must be at least %d with `iter_warmup = \"auto\"`: the initial ",
-        "buffer (%d), one window of %d and the final buffer (%d), not %d."),
-        least, a$init_buffer, auto_window, a$term_buffer, a$iter_warmup))
-    }
-  }
-  if (mpi == "chains" && tapestry_mpi_size() > 1L) {
-    abort_arg(paste0("`iter_warmup = \"auto\"` and `target_ess` look at every chain's draws ",
-                     "at once, which `mpi = \"chains\"` spreads over the ranks: use ",
-                     "`mpi = \"map_rect\"` or a fixed schedule."))
-  }
-  invisible(a)
-}
-
 # The 0-based columns of the draws the target applies to: every element of
 # the parameters, or of target_variables (whole variables or elements).
 target_columns <- function(context, target_variables) {

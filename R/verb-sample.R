@@ -18,7 +18,7 @@ sample_model <- function(model, data, seed, refresh, init, chains, parallel_chai
                          diagnostics = hmc_diagnostics, extra = list(),
                          iter_warmup_max = NULL, target_ess = NULL, target_variables = NULL) {
   mpi <- arg_mpi_mode(mpi)
-  # iter_warmup = "auto" (R/sample_auto.R): the schedule is sized for its maximum
+  # iter_warmup = "auto" (R/verb-sample-auto.R): the schedule is sized for its maximum
   auto <- arg_warmup_auto(iter_warmup, iter_warmup_max)
   iter_warmup <- auto$iter_warmup
   target <- arg_target_ess(target_ess, target_variables)
@@ -75,7 +75,7 @@ sample_model <- function(model, data, seed, refresh, init, chains, parallel_chai
     threads_per_chain = a$threads_per_chain,
     profile_trace_every = a$profile_trace_every, fixed_param = as.integer(a$fixed_param))
   if ((a$warmup_auto || !is.null(a$target_ess)) && !a$fixed_param) {
-    # a run in pieces (R/sample_auto.R, src/r/r_sample.c's cross_step)
+    # a run in pieces (R/verb-sample-auto.R, src/r/r_sample.c's cross_step)
     config$warmup_auto <- as.integer(a$warmup_auto)
     config$warmup_window <- auto_window
     config$check_every <- auto_check_every
@@ -241,13 +241,6 @@ and_list <- function(x) {
   paste(paste(x[-length(x)], collapse = ", "), "and", x[length(x)])
 }
 
-arg_mpi_mode <- function(mpi) {
-  if (is.character(mpi) && length(mpi) > 1L) mpi <- mpi[1L]
-  if (!is.character(mpi) || length(mpi) != 1L || !(mpi %in% c("map_rect", "chains")))
-    abort_arg(paste0("`mpi` must be \"map_rect\" or \"chains\", not ", show_value(mpi)))
-  mpi
-}
-
 # $sample(mpi = "chains") under mpirun: rank r runs chains k whose block
 # (chains split evenly, in order) is r's, with the inits, step sizes and
 # metrics the one-process run gives them; their raw results travel to rank
@@ -279,4 +272,55 @@ sample_chains_over_ranks <- function(context, config, inits, a, pool) {
   raw$chains <- do.call(c, lapply(parts, `[[`, "chains"))
   raw$interrupted <- any(vapply(parts, function(p) isTRUE(p$interrupted), TRUE))
   raw
+}
+
+# Draws rounded to sig_figs significant digits, as CmdStan writes them.
+round_sig_figs <- function(raw, sig_figs) {
+  if (is.null(sig_figs)) return(raw)
+  raw$chains <- lapply(raw$chains, function(ch) {
+    if (!is.null(ch$draws) && length(ch$draws)) {
+      keep <- ch$draws
+      ch$draws[] <- signif(keep, sig_figs)
+    }
+    ch
+  })
+  raw
+}
+
+# After sampling: the CSV, metric and config files asked for.
+save_sample_files <- function(fit, a) {
+  want <- !is.null(a$output_dir) || !is.null(a$output_basename) || isTRUE(a$save_metric) ||
+    isTRUE(a$save_cmdstan_config)
+  if (!want || fit$num_chains() == 0L) return(fit)
+  dir <- a$output_dir %||% tempdir()
+  named <- !is.null(a$output_basename)
+  files <- tryCatch(
+    fit$save_output_files(dir, basename = a$output_basename, timestamp = !named,
+                          random = !named),
+    error = function(e) NULL)
+  if (is.null(files)) return(fit)
+  priv <- fit$.__enclos_env__$private
+  stem <- sub("\\.csv$", "", files)
+  used <- priv$used_
+  if (isTRUE(a$save_metric)) {
+    priv$metric_files_ <- paste0(stem, "_metric.json")
+    for (i in seq_along(used)) {
+      ch <- priv$chains_[[used[i]]]
+      write_json_text(list(stepsize = ch$step_size, metric_type = a$metric,
+                           inv_metric = ch$inv_metric), priv$metric_files_[i])
+    }
+  }
+  if (isTRUE(a$save_cmdstan_config)) {
+    priv$config_files_ <- paste0(stem, "_config.json")
+    meta <- fit$metadata()
+    meta$time <- NULL
+    meta$start_datetime <- format(meta$start_datetime)
+    for (i in seq_along(used)) {
+      m <- meta
+      m$chain_id <- priv$chain_ids()[used[i]]
+      m$init <- if (is.numeric(m$init) || is.character(m$init)) m$init else NULL
+      write_json_text(m, priv$config_files_[i])
+    }
+  }
+  fit
 }
