@@ -452,33 +452,10 @@ TapestryFit <- R6::R6Class("TapestryFit",
                           describe(draws)))
       }
       arr <- posterior::as_draws_array(draws)
-      ctx <- private$context_
-      n <- ctx$num_upars()
-      shapes <- ctx$constrain_variables(rep(0, n), transformed_parameters = FALSE,
-                                        generated_quantities = FALSE)
-      have <- posterior::variables(arr)
-      cols <- lapply(names(shapes), function(p) {
-        e <- private$variables_[output_var_names(private$variables_) == p]
-        if (grepl(":", p, fixed = TRUE)) e[storage_order(e)] else e
-      })
-      lacking <- setdiff(unlist(cols), have)
-      if (length(lacking)) {
-        abort_arg(sprintf("`draws` lacks %s, which the unconstrained scale needs.",
-                          paste0("'", lacking, "'", collapse = ", ")))
-      }
-      x <- unclass(arr)
-      out <- array(NA_real_, c(dim(x)[1:2], n),
-                   dimnames = list(iteration = dimnames(x)[[1]], chain = dimnames(x)[[2]],
-                                   variable = ctx$upar_names()))
-      for (i in seq_len(dim(x)[1])) {
-        for (j in seq_len(dim(x)[2])) {
-          vals <- shapes
-          for (k in seq_along(shapes)) {
-            if (length(cols[[k]])) vals[[k]][] <- x[i, j, cols[[k]]]
-          }
-          out[i, j, ] <- ctx$unconstrain_variables(vals)
-        }
-      }
+      out <- unconstrain_draw_array(arr, private$context_, private$variables_,
+                                    "`draws` lacks %s, which the unconstrained scale needs.")
+      dimnames(out) <- list(iteration = dimnames(arr)[[1]], chain = dimnames(arr)[[2]],
+                            variable = private$context_$upar_names())
       convert_draws(posterior::as_draws_array(out), format)
     },
 
@@ -714,24 +691,8 @@ TapestryFit <- R6::R6Class("TapestryFit",
 
     select_variables = function(variables) {
       all <- private$variables_
-      if (is.null(variables)) return(all)
-      if (!is.character(variables) || length(variables) == 0L || anyNA(variables)) {
-        abort_arg(sprintf(paste0("`variables` must be a character vector of variable names, ",
-                                 "or NULL for all, not %s."), show_value(variables)))
-      }
-      base <- base_names(all)
-      hits <- lapply(variables, function(v) {
-        i <- which(all == v)
-        if (length(i)) i else which(base == v)
-      })
-      missing <- variables[lengths(hits) == 0L]
-      if (length(missing)) {
-        abort_arg(sprintf("The fit has no variable%s %s. Its variables are %s.",
-                          if (length(missing) > 1L) "s" else "",
-                          paste0("'", missing, "'", collapse = ", "),
-                          paste0("'", unique(base), "'", collapse = ", ")))
-      }
-      all[unique(unlist(hits))]
+      select_elements(variables, all, all, base_names(all),
+                      "The fit has no variable%s %s. Its variables are %s.")
     },
 
     # posterior's draws_array of the columns `cols` (iterations x chains x
@@ -837,6 +798,38 @@ fit_variable_names <- function(chains, context) {
     if (length(nm)) return(nm[!nm %in% sampler_diagnostic_names])
   }
   c("lp__", context$variable_names())
+}
+
+# iterations x chains x num_upars from constrained draws of the parameters
+# (a draws_array), for $generate_quantities() and the fit's
+# $unconstrain_draws(): `elems` are names of elements among which each
+# parameter's are found, `lacking_message` the error (a format for the
+# names) when the draws lack some.
+unconstrain_draw_array <- function(arr, context, elems, lacking_message) {
+  n <- context$num_upars()
+  shapes <- context$constrain_variables(rep(0, n), transformed_parameters = FALSE,
+                                        generated_quantities = FALSE)
+  have <- posterior::variables(arr)
+  cols <- lapply(names(shapes), function(p) {
+    e <- elems[output_var_names(elems) == p]
+    if (grepl(":", p, fixed = TRUE)) e[storage_order(e)] else e
+  })
+  lacking <- setdiff(unlist(cols), have)
+  if (length(lacking)) {
+    abort_arg(sprintf(lacking_message, paste0("'", lacking, "'", collapse = ", ")))
+  }
+  x <- unclass(arr)
+  out <- array(NA_real_, c(dim(x)[1:2], n))
+  for (i in seq_len(dim(x)[1])) {
+    for (j in seq_len(dim(x)[2])) {
+      vals <- shapes
+      for (k in seq_along(shapes)) {
+        if (length(cols[[k]])) vals[[k]][] <- x[i, j, cols[[k]]]
+      }
+      out[i, j, ] <- context$unconstrain_variables(vals)
+    }
+  }
+  out
 }
 
 # "theta[2]" -> "theta"

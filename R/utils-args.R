@@ -87,6 +87,18 @@ opt_number <- function(x, arg, default, lower = 0, strict = TRUE) {
   as.double(x)
 }
 
+# The line search's first step and the convergence tests of L-BFGS and BFGS
+# ($optimize() and $pathfinder()), with Stan's defaults for NULL.
+bfgs_settings <- function(init_alpha, tol_obj, tol_rel_obj, tol_grad, tol_rel_grad, tol_param) {
+  list(
+    init_alpha = opt_number(init_alpha, "init_alpha", 1e-3),
+    tol_obj = opt_number(tol_obj, "tol_obj", 1e-12, strict = FALSE),
+    tol_rel_obj = opt_number(tol_rel_obj, "tol_rel_obj", 1e4, strict = FALSE),
+    tol_grad = opt_number(tol_grad, "tol_grad", 1e-8, strict = FALSE),
+    tol_rel_grad = opt_number(tol_rel_grad, "tol_rel_grad", 1e7, strict = FALSE),
+    tol_param = opt_number(tol_param, "tol_param", 1e-8, strict = FALSE))
+}
+
 # Arguments of cmdstanr that have no meaning here: a clear message, not
 # "unused argument".
 opt_no_args <- function(method, ...) {
@@ -117,4 +129,29 @@ opt_no_args <- function(method, ...) {
     }
   }
   invisible()
+}
+
+# The elements named by `variables` among `all`: an element's full name, or
+# a variable's name (`base`, the names without their indices) for all its
+# elements; NULL gives `default`.  `none` words the error for names not
+# found (the sampler's fit keeps its own wording).
+select_elements <- function(variables, all, default, base = output_var_names(all),
+                            none = "No variable%s %s. The variables are %s.") {
+  if (is.null(variables)) return(default)
+  if (!is.character(variables) || length(variables) == 0L || anyNA(variables)) {
+    abort_arg(sprintf(paste0("`variables` must be a character vector of variable names, ",
+                             "or NULL for all, not %s."), show_value(variables)))
+  }
+  hits <- lapply(variables, function(v) {
+    i <- which(all == v)
+    if (length(i)) i else which(base == v)
+  })
+  missing <- variables[lengths(hits) == 0L]
+  if (length(missing)) {
+    abort_arg(sprintf(none,
+                      if (length(missing) > 1L) "s" else "",
+                      paste0("'", missing, "'", collapse = ", "),
+                      paste0("'", unique(base), "'", collapse = ", ")))
+  }
+  all[unique(unlist(hits))]
 }

@@ -93,24 +93,19 @@ diagnostics_lines <- function(counts, n, chain_ids, max_depth, diagnostics, summ
         "Running the chains for more iterations may help. See\n",
         "https://mc-stan.org/misc/warnings.html#r-hat"))
     }
-    low_bulk <- sum(summary$ess_bulk < 100 * nchains, na.rm = TRUE)
-    if (low_bulk > 0) {
-      out <- c(out, paste0(
-        sprintf(paste0("Warning: Bulk Effective Samples Size (ESS) is too low (below %d for %d ",
-                       "of %d variables), indicating posterior means and medians may be ",
-                       "unreliable.\n"), 100L * nchains, low_bulk, nrow(summary)),
+    # cmdstanr's two ESS warnings: below 100 per chain, bulk then tail
+    low_ess <- function(ess, kind, estimates, anchor) {
+      low <- sum(ess < 100 * nchains, na.rm = TRUE)
+      if (low == 0) return(NULL)
+      paste0(
+        sprintf(paste0("Warning: %s Effective Samples Size (ESS) is too low (below %d for %d ",
+                       "of %d variables), indicating %s may be unreliable.\n"),
+                kind, 100L * nchains, low, nrow(summary), estimates),
         "Running the chains for more iterations may help. See\n",
-        "https://mc-stan.org/misc/warnings.html#bulk-ess"))
+        "https://mc-stan.org/misc/warnings.html#", anchor)
     }
-    low_tail <- sum(summary$ess_tail < 100 * nchains, na.rm = TRUE)
-    if (low_tail > 0) {
-      out <- c(out, paste0(
-        sprintf(paste0("Warning: Tail Effective Samples Size (ESS) is too low (below %d for %d ",
-                       "of %d variables), indicating posterior variances and tail quantiles ",
-                       "may be unreliable.\n"), 100L * nchains, low_tail, nrow(summary)),
-        "Running the chains for more iterations may help. See\n",
-        "https://mc-stan.org/misc/warnings.html#tail-ess"))
-    }
+    out <- c(out, low_ess(summary$ess_bulk, "Bulk", "posterior means and medians", "bulk-ess"),
+             low_ess(summary$ess_tail, "Tail", "posterior variances and tail quantiles", "tail-ess"))
   }
   out
 }

@@ -273,15 +273,22 @@ asub_first <- function(x, i) {
 TapestryFit$set("public", "metric_files", function() private$metric_files_)
 TapestryFit$set("public", "config_files", function() private$config_files_)
 
-TapestryFit$set("public", "save_metric_files", function(dir = ".", basename = NULL,
-                                                        timestamp = TRUE, random = TRUE) {
+# The paths of the files beside each used chain's CSV file, named as
+# cmdstanr names them (csv_file_names()) with `suffix` in place of ".csv",
+# in `dir`.
+side_file_paths <- function(private, dir, basename, timestamp, random, suffix) {
   check_string(dir, "dir")
   if (!dir.exists(dir)) abort_arg(sprintf("Directory '%s' does not exist.", dir))
   basename <- basename %||% private$model_$model_name()
+  sub("\\.csv$", suffix,
+      csv_file_names(normalizePath(dir), basename, private$chain_ids()[private$used_],
+                     timestamp, random))
+}
+
+TapestryFit$set("public", "save_metric_files", function(dir = ".", basename = NULL,
+                                                        timestamp = TRUE, random = TRUE) {
   used <- private$used_
-  paths <- sub("\\.csv$", "_metric.json",
-               csv_file_names(normalizePath(dir), basename, private$chain_ids()[used],
-                              timestamp, random))
+  paths <- side_file_paths(private, dir, basename, timestamp, random, "_metric.json")
   for (i in seq_along(used)) {
     ch <- private$chains_[[used[i]]]
     write_json_text(list(stepsize = ch$step_size, metric_type = private$args_$metric %||% "diag_e",
@@ -293,13 +300,8 @@ TapestryFit$set("public", "save_metric_files", function(dir = ".", basename = NU
 
 TapestryFit$set("public", "save_config_files", function(dir = ".", basename = NULL,
                                                         timestamp = TRUE, random = TRUE) {
-  check_string(dir, "dir")
-  if (!dir.exists(dir)) abort_arg(sprintf("Directory '%s' does not exist.", dir))
-  basename <- basename %||% private$model_$model_name()
   used <- private$used_
-  paths <- sub("\\.csv$", "_config.json",
-               csv_file_names(normalizePath(dir), basename, private$chain_ids()[used],
-                              timestamp, random))
+  paths <- side_file_paths(private, dir, basename, timestamp, random, "_config.json")
   meta <- self$metadata()
   meta$time <- NULL
   meta$start_datetime <- format(meta$start_datetime)

@@ -114,7 +114,9 @@ gq_points <- function(fitted_params, context) {
                       describe(fitted_params)))
   }
   arr <- posterior::as_draws_array(draws)
-  u <- unconstrain_draw_array(arr, context)
+  u <- unconstrain_draw_array(
+    arr, context, context$variable_names(transformed_parameters = FALSE, generated_quantities = FALSE),
+    "`fitted_params` lacks %s, which the generated quantities need.")
   # a fit's chains keep their ids; a draws object's chains are 1, 2, ...
   ids <- if (!is.null(p)) p$chain_ids()[p$used_] else seq_len(dim(arr)[2])
   chains <- lapply(seq_len(dim(u)[2]), function(j) {
@@ -122,36 +124,6 @@ gq_points <- function(fitted_params, context) {
          sampling = matrix(u[, j, ], dim(u)[1], n))
   })
   list(chains = chains, has_warmup = FALSE)
-}
-
-# iterations x chains x num_upars from constrained draws of the parameters.
-unconstrain_draw_array <- function(arr, context) {
-  n <- context$num_upars()
-  shapes <- context$constrain_variables(rep(0, n), transformed_parameters = FALSE,
-                                        generated_quantities = FALSE)
-  elems <- context$variable_names(transformed_parameters = FALSE, generated_quantities = FALSE)
-  have <- posterior::variables(arr)
-  cols <- lapply(names(shapes), function(p) {
-    e <- elems[output_var_names(elems) == p]
-    if (grepl(":", p, fixed = TRUE)) e[storage_order(e)] else e
-  })
-  lacking <- setdiff(unlist(cols), have)
-  if (length(lacking)) {
-    abort_arg(sprintf("`fitted_params` lacks %s, which the generated quantities need.",
-                      paste0("'", lacking, "'", collapse = ", ")))
-  }
-  x <- unclass(arr)
-  out <- array(NA_real_, c(dim(x)[1:2], n))
-  for (i in seq_len(dim(x)[1])) {
-    for (j in seq_len(dim(x)[2])) {
-      vals <- shapes
-      for (k in seq_along(shapes)) {
-        if (length(cols[[k]])) vals[[k]][] <- x[i, j, cols[[k]]]
-      }
-      out[i, j, ] <- context$unconstrain_variables(vals)
-    }
-  }
-  out
 }
 
 # CmdStan CSV files, one per chain: the post-warmup draws (comment lines
@@ -295,25 +267,3 @@ TapestryGQ <- R6::R6Class("TapestryGQ",
     chains_ = NULL, model_ = NULL, context_ = NULL, args_ = NULL, gq_ = NULL, all_ = NULL
   )
 )
-
-# The elements named by variables (names or bases) among all; NULL: default.
-select_elements <- function(variables, all, default) {
-  if (is.null(variables)) return(default)
-  if (!is.character(variables) || length(variables) == 0L || anyNA(variables)) {
-    abort_arg(sprintf(paste0("`variables` must be a character vector of variable names, ",
-                             "or NULL for all, not %s."), show_value(variables)))
-  }
-  base <- output_var_names(all)
-  hits <- lapply(variables, function(v) {
-    i <- which(all == v)
-    if (length(i)) i else which(base == v)
-  })
-  missing <- variables[lengths(hits) == 0L]
-  if (length(missing)) {
-    abort_arg(sprintf("No variable%s %s. The variables are %s.",
-                      if (length(missing) > 1L) "s" else "",
-                      paste0("'", missing, "'", collapse = ", "),
-                      paste0("'", unique(base), "'", collapse = ", ")))
-  }
-  all[unique(unlist(hits))]
-}

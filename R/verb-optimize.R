@@ -115,16 +115,10 @@ optimize_model <- function(model, data = NULL, seed = NULL, refresh = NULL, init
   algorithm <- tolower(algorithm)
   check_flag(jacobian, "jacobian")
   check_flag(show_messages, "show_messages")
-  a <- list(
-    init_alpha = opt_number(init_alpha, "init_alpha", 1e-3),
-    tol_obj = opt_number(tol_obj, "tol_obj", 1e-12, strict = FALSE),
-    tol_rel_obj = opt_number(tol_rel_obj, "tol_rel_obj", 1e4, strict = FALSE),
-    tol_grad = opt_number(tol_grad, "tol_grad", 1e-8, strict = FALSE),
-    tol_rel_grad = opt_number(tol_rel_grad, "tol_rel_grad", 1e7, strict = FALSE),
-    tol_param = opt_number(tol_param, "tol_param", 1e-8, strict = FALSE),
-    history_size = arg_count(history_size, "history_size", 1L, 5L),
-    iter = arg_count(iter, "iter", 1L, 2000L),
-    refresh = if (is.null(refresh)) 100L else arg_count(refresh, "refresh", 0L, 100L))
+  a <- c(bfgs_settings(init_alpha, tol_obj, tol_rel_obj, tol_grad, tol_rel_grad, tol_param),
+         list(history_size = arg_count(history_size, "history_size", 1L, 5L),
+              iter = arg_count(iter, "iter", 1L, 2000L),
+              refresh = if (is.null(refresh)) 100L else arg_count(refresh, "refresh", 0L, 100L)))
   if (algorithm == "newton") {
     bad <- c("init_alpha", "tol_obj", "tol_rel_obj", "tol_grad", "tol_rel_grad", "tol_param",
              "history_size")[c(!is.null(init_alpha), !is.null(tol_obj), !is.null(tol_rel_obj),

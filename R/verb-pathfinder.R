@@ -258,20 +258,15 @@ pathfinder_model <- function(model, data = NULL, seed = NULL, refresh = NULL, in
   check_flag(calculate_lp, "calculate_lp")
   check_flag(show_messages, "show_messages")
   if (!is.null(num_threads)) arg_count(num_threads, "num_threads", 1L, 1L)
-  a <- list(
+  a <- c(list(
     num_paths = arg_count(num_paths, "num_paths", 1L, 4L),
     draws = arg_count(draws, "draws", 1L, 1000L),
     single_path_draws = arg_count(single_path_draws, "single_path_draws", 1L, 1000L),
     max_lbfgs_iters = arg_count(max_lbfgs_iters, "max_lbfgs_iters", 1L, 1000L),
     num_elbo_draws = arg_count(num_elbo_draws, "num_elbo_draws", 1L, 25L),
-    history_size = arg_count(history_size, "history_size", 1L, 5L),
-    init_alpha = opt_number(init_alpha, "init_alpha", 1e-3),
-    tol_obj = opt_number(tol_obj, "tol_obj", 1e-12, strict = FALSE),
-    tol_rel_obj = opt_number(tol_rel_obj, "tol_rel_obj", 1e4, strict = FALSE),
-    tol_grad = opt_number(tol_grad, "tol_grad", 1e-8, strict = FALSE),
-    tol_rel_grad = opt_number(tol_rel_grad, "tol_rel_grad", 1e7, strict = FALSE),
-    tol_param = opt_number(tol_param, "tol_param", 1e-8, strict = FALSE),
-    psis_resample = psis_resample, calculate_lp = calculate_lp)
+    history_size = arg_count(history_size, "history_size", 1L, 5L)),
+    bfgs_settings(init_alpha, tol_obj, tol_rel_obj, tol_grad, tol_rel_grad, tol_param),
+    list(psis_resample = psis_resample, calculate_lp = calculate_lp))
   seed <- arg_seed(seed, integer = TRUE)
   context <- model$bind(data, seed)
   start <- Sys.time()
