@@ -44,18 +44,17 @@ progress_status_line <- function(ids, iteration, phase, elapsed, total, width, l
     sprintf("Chain %d %3d%% %s %.1fs", ids[shown], as.integer(pct[shown]),
             word[phase[shown]], elapsed[shown]),
     wait_note), collapse = " | ")
-  lower <- c("warmup", "sampling", "done", "stopped")
-  medium <- paste(c(
+  # each shown chain as `ended` (id, word) once done or stopped, else as
+  # `running` (id, percentage, word)
+  marks <- function(ended, running, words) {
     ifelse(phase[shown] >= 3L,
-           sprintf("#%d %s", ids[shown], lower[phase[shown]]),
-           sprintf("#%d %d%% %s", ids[shown], as.integer(pct[shown]), lower[phase[shown]])),
-    wait_note), collapse = " | ")
-  letter <- c("W", "S", "done", "stop")
-  compact <- paste(c(
-    ifelse(phase[shown] >= 3L,
-           sprintf("%d:%s", ids[shown], letter[phase[shown]]),
-           sprintf("%d:%d%%%s", ids[shown], as.integer(pct[shown]), letter[phase[shown]])),
-    if (waiting) sprintf("%d wait", waiting)), collapse = " ")
+           sprintf(ended, ids[shown], words[phase[shown]]),
+           sprintf(running, ids[shown], as.integer(pct[shown]), words[phase[shown]]))
+  }
+  medium <- paste(c(marks("#%d %s", "#%d %d%% %s", c("warmup", "sampling", "done", "stopped")),
+                    wait_note), collapse = " | ")
+  compact <- paste(c(marks("%d:%s", "%d:%d%%%s", c("W", "S", "done", "stop")),
+                     if (waiting) sprintf("%d wait", waiting)), collapse = " ")
   counts <- c(done = sum(phase == 3L), running = sum(phase %in% 1:2), waiting = waiting,
               stopped = sum(phase == 4L))
   counts <- counts[counts > 0L]
