@@ -1,12 +1,8 @@
-# The fits of $optimize(), $laplace() and $pathfinder(): the base class
-# TapestryPointFit (draws as a matrix, summary, print, metadata, the
-# model's functions at the data), the constrained values of points, and
-# a fit as `init` of another run.
-
-# ---------------------------------------------------------------------------
-# The fits of the methods other than $sample(): one class for the shared
-# methods (draws as a posterior draws_matrix, summary, print, metadata, the
-# model's functions at the data), one subclass per method.
+# The fits of the methods other than $sample() ($optimize(), $laplace(),
+# $pathfinder()): one class for the shared methods (draws as a posterior
+# draws_matrix, summary, print, metadata, the model's functions at the data),
+# one subclass per method in its verb's file; the constrained values of
+# points; a fit as the `init` of another run.
 
 TapestryPointFit <- R6::R6Class("TapestryPointFit",
   cloneable = FALSE,

@@ -1,6 +1,6 @@
 # The parser's tree (tp_parse()'s `dump`, an S-expression) as nested R lists,
-# and the accessors that walk it: read by $format() (R/verb-format.R),
-# the pedantic checks (R/verb-pedantic.R).
+# and the accessors that walk it, for $format() (R/verb-format.R) and the
+# pedantic checks (R/verb-pedantic.R).
 
 # The S-expression as nested lists: a node is a list whose first element is
 # its head (a string); atoms are strings.

@@ -1,5 +1,8 @@
 # $sample(): chains of NUTS as tasks of the package's thread pool, all
 # reading one data context (src/r/r_sample.c runs them and shows progress).
+# Its arguments are checked in R/verb-sample-args.R; after the run the draws
+# are rounded to `sig_figs` and the files asked for are written (the end of
+# this file).
 
 # The context's external pointer (rebound if it was saved and loaded).
 context_ptr <- function(context) {
