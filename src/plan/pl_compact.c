@@ -12,58 +12,50 @@
 #include <string.h>
 #include "pl_int.h"
 
-/* The V operands of an instruction, by field. */
+/* The V cells an instruction names, renumbered: its fields whose role
+** (pl_ops.h) is a V cell, and the cells the objects it points at hold. */
 static void remap_ins(pl_plan *p, pl_ins *i, const uint32_t *map) {
-#define M(f) do { if (i->f != PL_NONE) i->f = map[i->f]; } while (0)
-  switch (i->op) {
-  case PL_FILL: M(o); break;
-  case PL_READ: M(o); M(a); break;
-  case PL_ADD: case PL_SUB: case PL_MUL: case PL_DIV: case PL_BINARY:
-  case PL_COPY: case PL_GATHER: case PL_STORE:
-    M(o); M(a); M(b); break;
-  case PL_UNARY: case PL_LSE: M(o); M(a); break;
-  case PL_NORMAL: case PL_LOGMIX: M(o); M(a); M(b); M(c); break;
-  case PL_GCMP: M(a); M(b); break;
-  case PL_GTRUTH: M(a); break;
-  case PL_PACK: case PL_SUM: {
-    uint32_t *idx = (uint32_t *)p->ptrs[i->x];
-    for (uint32_t k = 0; k < i->n; k++) idx[k] = map[idx[k]];
-    M(o);
-    break;
-  }
-  case PL_ELEM: {
-    pl_elem *el = (pl_elem *)p->ptrs[i->n];
-    for (int k = 0; k < el->nargs; k++) if (el->v[k] != PL_NONE) el->v[k] = map[el->v[k]];
-    M(o);
-    break;
-  }
-  case PL_PMAP: {
-    pl_pmap *pm = (pl_pmap *)p->ptrs[i->b];
-    for (int k = 0; k < pm->nops; k++) if (pm->ops[k].v != PL_NONE) pm->ops[k].v = map[pm->ops[k].v];
-    M(o);
-    break;
-  }
-  case PL_MRECT: {
-    pl_maprect *mr = (pl_maprect *)p->ptrs[i->b];
-    if (mr->phiv != PL_NONE) mr->phiv = map[mr->phiv];
-    if (mr->thv != PL_NONE) mr->thv = map[mr->thv];
-    M(o);
-    break;
-  }
-  case PL_RSUM: {
-    pl_reduce *rd = (pl_reduce *)p->ptrs[i->b];
-    if (rd->xv != PL_NONE) rd->xv = map[rd->xv];
-    for (int k = 0; k < rd->nsh; k++) rd->sh[k].v = map[rd->sh[k].v];
-    M(o);
-    break;
-  }
-  case PL_CALL: {
-    pl_call *c = &p->calls[i->x];
-    for (int k = 0; k < c->nargs; k++) if (c->args[k].v != PL_NONE) c->args[k].v = map[c->args[k].v];
-    for (int k = 0; k < c->nout; k++) if (c->out[k].v != PL_NONE) c->out[k].v = map[c->out[k].v];
-    break;
-  }
-  default: break;
+#define M(c) do { if ((c) != PL_NONE) (c) = map[c]; } while (0)
+  for (int f = 0; f < PL_NF; f++) {
+    uint32_t *fld = pl_field(i, f);
+    switch (pl_role(i->op, f)) {
+    case PL_R_CELLS: {
+      uint32_t *idx = (uint32_t *)p->ptrs[*fld];
+      for (uint32_t k = 0; k < i->n; k++) idx[k] = map[idx[k]];
+      break;
+    }
+    case PL_R_ELEM: {
+      pl_elem *el = (pl_elem *)p->ptrs[*fld];
+      for (int k = 0; k < el->nargs; k++) M(el->v[k]);
+      break;
+    }
+    case PL_R_PMAP: {
+      pl_pmap *pm = (pl_pmap *)p->ptrs[*fld];
+      for (int k = 0; k < pm->nops; k++) M(pm->ops[k].v);
+      break;
+    }
+    case PL_R_MRECT: {
+      pl_maprect *mr = (pl_maprect *)p->ptrs[*fld];
+      M(mr->phiv);
+      M(mr->thv);
+      break;
+    }
+    case PL_R_RSUM: {
+      pl_reduce *rd = (pl_reduce *)p->ptrs[*fld];
+      M(rd->xv);
+      for (int k = 0; k < rd->nsh; k++) rd->sh[k].v = map[rd->sh[k].v];
+      break;
+    }
+    case PL_R_CALL: {
+      pl_call *c = &p->calls[*fld];
+      for (int k = 0; k < c->nargs; k++) M(c->args[k].v);
+      for (int k = 0; k < c->nout; k++) M(c->out[k].v);
+      break;
+    }
+    default:
+      if (pl_role_space(pl_role(i->op, f)) == PL_SP_V) M(*fld);
+      break;
+    }
   }
 #undef M
 }
@@ -110,67 +102,71 @@ static int find_aliases(const pl_plan *p, uint32_t *alias) {
   for (uint32_t v = 0; v < nv; v++) w.rd_src[v] = PL_NONE;
   for (size_t k = 0; k < p->nins; k++) {
     const pl_ins *i = &p->ins[k];
-    switch (i->op) {
-    case PL_READ:
+    if (i->op == PL_READ) {
       use(&w, i->a, 0);
       w.rd_src[i->o] = w.rd_src[i->a] != PL_NONE ? w.rd_src[i->a] : i->a;
       w.rd_ver[i->o] = w.rd_src[i->a] != PL_NONE ? w.rd_ver[i->a] : w.ver[i->a];
       w.ok[i->o] = w.rd_src[i->a] != PL_NONE ? w.ok[i->a] : 1;
-      break;
-    case PL_FILL: wrote(&w, i->o, i->n, NULL); break;
-    case PL_ADD: case PL_SUB: case PL_MUL: case PL_DIV: case PL_BINARY: case PL_GCMP:
-      use(&w, i->a, 0); use(&w, i->b, 0); break;
-    case PL_UNARY: case PL_GTRUTH: use(&w, i->a, 0); break;
-    case PL_NORMAL: case PL_LOGMIX: use(&w, i->a, 0); use(&w, i->b, 0); use(&w, i->c, 0); break;
-    case PL_LSE: use_range(&w, i->a, i->n, 0); break;
-    case PL_COPY: use_range(&w, i->a, i->n, 0); wrote(&w, i->o, i->n, NULL); break;
-    case PL_GATHER: {
-      const size_t *offs = p->ptrs[i->x];
-      for (uint32_t j = 0; j < i->n; j++) use(&w, i->a + (uint32_t)offs[j], 0);
-      wrote(&w, i->o, i->n, NULL);
-      break;
+      continue;
     }
-    case PL_MRECT: {
-      const pl_maprect *mr = p->ptrs[i->b];
-      if (mr->phiv != PL_NONE) use_range(&w, mr->phiv, mr->np, 0);
-      if (mr->thv != PL_NONE) use_range(&w, mr->thv, (size_t)mr->J * mr->nt, 0);
-      break;
+    /* what it reads, then what it writes (a cell written fresh, as most
+       outputs are, has no read of it before: counting it changes nothing) */
+    for (int f = 0; f < PL_NF; f++) {
+      uint32_t u = pl_fieldc(i, f);
+      switch (pl_role(i->op, f)) {
+      case PL_R_V: use(&w, u, 0); break;
+      case PL_R_VN: use_range(&w, u, i->n, 0); break;
+      case PL_R_VG: {
+        const size_t *offs = p->ptrs[i->x];
+        for (uint32_t j = 0; j < i->n; j++) use(&w, u + (uint32_t)offs[j], 0);
+        break;
+      }
+      case PL_R_CELLS: {
+        const uint32_t *idx = p->ptrs[u];
+        for (uint32_t j = 0; j < i->n; j++) use(&w, idx[j], 0);
+        break;
+      }
+      case PL_R_ELEM: {
+        const pl_elem *el = p->ptrs[u];
+        for (int j = 0; j < el->nargs; j++) use(&w, el->v[j], 0);
+        break;
+      }
+      case PL_R_MRECT: {
+        const pl_maprect *mr = p->ptrs[u];
+        if (mr->phiv != PL_NONE) use_range(&w, mr->phiv, mr->np, 0);
+        if (mr->thv != PL_NONE) use_range(&w, mr->thv, (size_t)mr->J * mr->nt, 0);
+        break;
+      }
+      case PL_R_RSUM: {
+        const pl_reduce *rd = p->ptrs[u];
+        if (rd->xv != PL_NONE) use_range(&w, rd->xv, (size_t)rd->n * rd->es, 0);
+        for (int j = 0; j < rd->nsh; j++) use_range(&w, rd->sh[j].v, rd->sh[j].m, 0);
+        break;
+      }
+      case PL_R_PMAP: {
+        const pl_pmap *pm = p->ptrs[u];
+        for (int j = 0; j < pm->nops; j++)
+          if (pm->ops[j].v != PL_NONE)
+            use_range(&w, pm->ops[j].v, (i->n - 1) * pm->ops[j].stride + pm->ops[j].m, 0);
+        break;
+      }
+      case PL_R_CALL: {
+        /* a call may read its operands again in the reverse pass */
+        const pl_call *c = &p->calls[u];
+        for (int j = 0; j < c->nargs; j++) use_range(&w, c->args[j].v, tm_numel(&c->args[j].shape), 1);
+        break;
+      }
+      default: break;
+      }
     }
-    case PL_RSUM: {
-      const pl_reduce *rd = p->ptrs[i->b];
-      if (rd->xv != PL_NONE) use_range(&w, rd->xv, (size_t)rd->n * rd->es, 0);
-      for (int j = 0; j < rd->nsh; j++) use_range(&w, rd->sh[j].v, rd->sh[j].m, 0);
-      break;
-    }
-    case PL_STORE:
-      use_range(&w, i->a, i->n, 0);
-      wrote(&w, i->o, i->n, i->x == PL_NONE ? NULL : p->ptrs[i->x]);
-      break;
-    case PL_PACK: case PL_SUM: {
-      const uint32_t *idx = p->ptrs[i->x];
-      for (uint32_t j = 0; j < i->n; j++) use(&w, idx[j], 0);
-      if (i->op == PL_PACK) wrote(&w, i->o, i->n, NULL);
-      break;
-    }
-    case PL_ELEM: {
-      const pl_elem *el = p->ptrs[i->n];
-      for (int j = 0; j < el->nargs; j++) use(&w, el->v[j], 0);
-      break;
-    }
-    case PL_CALL: {
-      const pl_call *c = &p->calls[i->x];
-      for (int j = 0; j < c->nargs; j++) use_range(&w, c->args[j].v, tm_numel(&c->args[j].shape), 1);
-      break;
-    }
-    case PL_PMAP: {
-      const pl_pmap *pm = p->ptrs[i->b];
-      for (int j = 0; j < pm->nops; j++)
-        if (pm->ops[j].v != PL_NONE)
-          use_range(&w, pm->ops[j].v, (i->n - 1) * pm->ops[j].stride + pm->ops[j].m, 0);
-      wrote(&w, i->o, i->n, NULL);
-      break;
-    }
-    default: break;
+    for (int f = 0; f < PL_NF; f++) {
+      uint32_t o = pl_fieldc(i, f);
+      switch (pl_role(i->op, f)) {
+      case PL_R_VO: wrote(&w, o, 1, NULL); break;
+      case PL_R_VON: wrote(&w, o, i->n, NULL); break;
+      case PL_R_VOS: wrote(&w, o, i->n, i->x == PL_NONE ? NULL : p->ptrs[i->x]); break;
+      default: break;
+      }
     }
   }
   for (uint32_t v = 0; v < p->nv; v++) {
@@ -183,7 +179,7 @@ static int find_aliases(const pl_plan *p, uint32_t *alias) {
   return AD_OK;
 }
 
-int pl_compact(pl_plan *p, size_t *pos, size_t npos) {
+int pl_compact(pl_plan *p, pl_loopseen *loops, size_t nloops) {
   uint32_t nv = p->nv;
   uint32_t *alias = malloc((size_t)(nv ? nv : 1) * sizeof *alias);
   unsigned char *isconst = calloc(nv ? nv : 1, 1);
@@ -193,8 +189,8 @@ int pl_compact(pl_plan *p, size_t *pos, size_t npos) {
   for (size_t k = 0; k < p->nconsts; k++)
     memset(isconst + p->consts[k].at, 1, p->consts[k].n);
   if (find_aliases(p, alias)) { free(alias); free(isconst); free(map); return AD_EMEMORY; }
-  size_t out = 0, *before = npos ? malloc((p->nins + 1) * sizeof *before) : NULL;
-  if (npos && !before) { free(alias); free(isconst); free(map); return AD_EMEMORY; }
+  size_t out = 0, *before = nloops ? malloc((p->nins + 1) * sizeof *before) : NULL;
+  if (nloops && !before) { free(alias); free(isconst); free(map); return AD_EMEMORY; }
   for (size_t k = 0; k < p->nins; k++) {
     pl_ins *i = &p->ins[k];
     if (before) before[k] = out;
@@ -203,7 +199,10 @@ int pl_compact(pl_plan *p, size_t *pos, size_t npos) {
   }
   if (before) {
     before[p->nins] = out;
-    for (size_t k = 0; k < npos; k++) pos[k] = before[pos[k]];
+    for (size_t k = 0; k < nloops; k++) {
+      for (uint32_t t = 0; t < loops[k].n; t++) loops[k].iter[t] = before[loops[k].iter[t]];
+      loops[k].end = before[loops[k].end];
+    }
     free(before);
   }
   p->nins = out;

@@ -1,6 +1,8 @@
 /*
-** pl_int.h -- the plan's layout, shared by the recorder (pl_record.c), the
-** replay (pl_replay.c) and the cache of a context (pl_plan.c).
+** pl_int.h -- the plan's layout, shared by every file of the folder: the
+** instruction (pl_ins) and its opcodes with their operand roles (made from
+** pl_ops.h's table), the objects instructions point at, and each file's
+** entry points.
 */
 #ifndef PL_INT_H
 #define PL_INT_H
@@ -12,46 +14,13 @@
 
 #define PL_NONE UINT32_MAX
 
+/* The opcodes, in pl_ops.h's order (PL_FILL is 1). */
 enum {
-  PL_FILL = 1,   /* V[o .. o+n) = NaN (fresh storage) */
-  PL_READ,       /* V[o] = V[a] */
-  PL_ADD, PL_SUB, PL_MUL, PL_DIV,   /* V[o] = V[a] op V[b]; flags 1: a has an adjoint, 2: b */
-  PL_COPY,       /* V[o+i] = V[a+i]; back: A[aa+i] += A[oa+i] */
-  PL_GATHER,     /* V[o+k] = V[a+offs[k]]; back: A[aa+offs[k]] += A[oa+k] */
-  PL_STORE,      /* V[o+off_k] = V[a+k]; back: hand A[oa+off_k] to A[aa+k], zero it */
-  PL_PACK,       /* V[o+k] = V[idx[k]]; back: A[idx[n+k]] += A[oa+k] (PL_NONE: none) */
-  PL_SUM,        /* V[o] = sum of V[idx[k]], k < n; back: A[idx[n+j]] += A[oa], j < b */
-  PL_CALL,       /* a library function called again: calls[x] */
-  PL_GCMP,       /* guard: (V[a] op V[b]) == n, op in flags */
-  PL_GTRUTH,     /* guard: (V[a] != 0) == n */
-  /* library functions on real scalars, as their kernels compute them (same
-     operations, same node), without the call: */
-  PL_UNARY,      /* V[o] = f(V[a]), P[x] = df: ptrs[b] a tm_unary_def */
-  PL_BINARY,     /* V[o] = f(V[a], V[b]), P[x], P[x+1]: ptrs[n] a tm_binary_def; flags as arith */
-  PL_NORMAL,     /* normal_lpdf(V[a] | V[b], V[c]); flags 1, 2, 4: a, b, c have adjoints;
-                    8: keep the constant term, 16: keep log(sigma) */
-  PL_LOGMIX,     /* V[o] = log_mix(V[a], V[b], V[c]); flags 1, 2, 4: adjoints; P[x .. x+3) */
-  PL_LSE,        /* V[o] = log_sum_exp(V[a .. a+n)), P[x .. x+n) its partials */
-  PL_ELEM,       /* an elementwise mass (bernoulli_logit, poisson_log...) of scalars:
-                    ptrs[n] a pl_elem, P[x ..] its partials */
-  PL_PMAP,       /* parallel_map with eager local gradients: element e < n through the
-                    plan of one element (ptrs[b], a pl_pmap), V[o+e] its value, P[x + e *
-                    ptot ..] its partials; back: pp_map.c's pm_chain */
-  PL_RSUM,       /* reduce_sum(_static): each chunk through a plan of its own (ptrs[b], a
-                    pl_reduce), V[o] the sum, P[x ..] the partials of x then of the shared
-                    operands; back: ad_operands_node's sums */
-  PL_PROF_ENTER, /* a profile block entered: ptrs[b] a pl_prof, x its handle among nprof;
-                    back: the entry's node swept */
-  PL_PROF_EXIT,  /* left: the same; the tree's node counts given to the profile */
-  PL_MRECT,      /* map_rect: job j through a plan of its own (ptrs[b], a pl_maprect), its
-                    outputs V[o + off[j] ..], their Jacobian rows P[x + k * (np + nt) ..];
-                    back: li_maprect.c's mr_chain */
-  PL_LOOP,       /* a loop kept as a loop: n iterations of the b instructions after it
-                    (iteration 0's), run lane by lane (pl_lanes.c); ptrs[x] a pl_loop */
-  PL_LOOP_END,   /* after the body: b its length (the reverse loop meets it first) */
-  PL_AMERGE      /* before the parts of a loop run in parts (pl_reroll.c): no forward
-                    work; back, A[aa] += A[tab[k]] for k = n - 1 down to 0, ptrs[x] the
-                    uint32_t tab: one cell per iteration that added to A[aa], in order */
+  PL_OP_NONE_,
+#define PL_OP(op, o, oa, a, aa, b, ba, c, ca, x, n, lanes, maps, name) op,
+#include "pl_ops.h"
+#undef PL_OP
+  PL_NOPS
 };
 
 /* The buffers a plan needs (nv, na, np doubles; ncalls call states; npars
@@ -147,6 +116,84 @@ static inline uint32_t *pl_field(pl_ins *i, int f) {
   return (uint32_t *)((char *)i + off[f]);
 }
 static inline uint32_t pl_fieldc(const pl_ins *i, int f) { return *pl_field((pl_ins *)i, f); }
+
+/* What an operand field holds (pl_ops.h's roles). */
+enum {
+  PL_R__,                                     /* unused */
+  PL_R_V, PL_R_VN, PL_R_VG,                   /* V cells read */
+  PL_R_VO, PL_R_VON, PL_R_VOS,                /* V cells written */
+  PL_R_AO, PL_R_AON, PL_R_AOS,                /* the outputs' A cells */
+  PL_R_AF, PL_R_A1, PL_R_AN, PL_R_AG, PL_R_AS,/* A cells added to back */
+  PL_R_P1, PL_R_P2, PL_R_P3, PL_R_PN, PL_R_PF, PL_R_PE, PL_R_PO,   /* P cells */
+  PL_R_OFFS, PL_R_CELLS, PL_R_FN, PL_R_ELEM, PL_R_PMAP, PL_R_RSUM, PL_R_MRECT,
+  PL_R_PROF, PL_R_LOOP, PL_R_TAB,             /* ptrs[] */
+  PL_R_CALL,                                  /* calls[] */
+  PL_R_CNT, PL_R_IMM, PL_R_SLOT, PL_R_LEN     /* numbers */
+};
+
+/* The flag of an instruction that says whether its adjoint target in field
+** f (aa, ba, ca: role AF) is added to: 1, 2, 4. */
+static inline unsigned pl_flag_bit(int f) { return f == PL_F_AA ? 1u : f == PL_F_BA ? 2u : 4u; }
+
+/* The cells a role names: PL_SP_V, A, P, or none. */
+enum { PL_SP_NONE, PL_SP_V, PL_SP_A, PL_SP_P };
+static inline int pl_role_space(int role) {
+  if (role >= PL_R_V && role <= PL_R_VOS) return PL_SP_V;
+  if (role >= PL_R_AO && role <= PL_R_AS) return PL_SP_A;
+  if (role >= PL_R_P1 && role <= PL_R_PO) return PL_SP_P;
+  return PL_SP_NONE;
+}
+
+/* pl_ops.h's columns lanes and maps */
+enum { PL_LANES_NO, PL_LANES_FWD, PL_LANES_BOTH, PL_LANES_ACC };
+enum { PL_MAPS_NO, PL_MAPS_YES, PL_MAPS_N1 };
+
+/* The role of field f (PL_F_O .. PL_F_N) of opcode op. */
+static inline int pl_role(int op, int f) {
+  static const unsigned char role[PL_NOPS][PL_NF] = {
+    { 0 },
+#define PL_OP(op, o, oa, a, aa, b, ba, c, ca, x, n, lanes, maps, name)                            \
+    { PL_R_##o, PL_R_##oa, PL_R_##a, PL_R_##aa, PL_R_##b, PL_R_##ba, PL_R_##c, PL_R_##ca, PL_R_##x, \
+      PL_R_##n },
+#include "pl_ops.h"
+#undef PL_OP
+  };
+  return op > 0 && op < PL_NOPS ? role[op][f] : PL_R__;
+}
+
+/* How loops run opcode op (PL_LANES_*). */
+static inline int pl_op_lanes(int op) {
+  static const unsigned char lanes[PL_NOPS] = {
+    PL_LANES_NO,
+#define PL_OP(op, o, oa, a, aa, b, ba, c, ca, x, n, lanes, maps, name) PL_LANES_##lanes,
+#include "pl_ops.h"
+#undef PL_OP
+  };
+  return op > 0 && op < PL_NOPS ? lanes[op] : PL_LANES_NO;
+}
+
+/* Whether a map's elements run instruction i as lanes (pl_maplanes.c). */
+static inline int pl_op_maps(const pl_ins *i) {
+  static const unsigned char maps[PL_NOPS] = {
+    PL_MAPS_NO,
+#define PL_OP(op, o, oa, a, aa, b, ba, c, ca, x, n, lanes, maps, name) PL_MAPS_##maps,
+#include "pl_ops.h"
+#undef PL_OP
+  };
+  int m = i->op > 0 && i->op < PL_NOPS ? maps[i->op] : PL_MAPS_NO;
+  return m == PL_MAPS_YES || (m == PL_MAPS_N1 && i->n == 1);
+}
+
+/* What $plan() calls opcode op (NULL: a call, named by its function). */
+static inline const char *pl_op_name(int op) {
+  static const char *const name[PL_NOPS] = {
+    NULL,
+#define PL_OP(op, o, oa, a, aa, b, ba, c, ca, x, n, lanes, maps, name) name,
+#include "pl_ops.h"
+#undef PL_OP
+  };
+  return op > 0 && op < PL_NOPS ? name[op] : "an operation without a lane";
+}
 
 typedef struct pl_lane {
   int64_t step[PL_NF];
@@ -261,9 +308,12 @@ typedef struct pl_plan {
   uint32_t nloops;            /* loops kept as loops (PL_LOOP) */
   pl_loopnote *notes;         /* each for statement met, as pl_reroll judged it */
   uint32_t nnotes;
-  struct pl_plan **subs;      /* plans of mapped elements (PL_PMAP), freed with this one */
+  struct pl_plan **subs;      /* plans of pieces (maps, reductions, map_rect jobs, solvers'
+                                 functions), freed with this one */
   size_t nsubs;
   pl_chunk *mem;              /* everything above lives here */
+  struct pl_loopseen *seen;   /* as recorded, until pl_prepare: the loops the recorder saw */
+  size_t nseen;
 } pl_plan;
 
 static inline pl_dims pl_dims_of(const pl_plan *p) {
@@ -282,37 +332,15 @@ static inline void pl_dims_cover(pl_dims *d, const pl_plan *p) {
   if (e.nprof > d->nprof) d->nprof = e.nprof;
 }
 
-/* Memory of a plan: chunks that never move. */
+/* pl_mem.c: memory of a plan, chunks that never move (freed with the
+** plan); the growth of an array (*arr holds n of *cap elements of elem
+** bytes: room for one more, first when empty; AD_OK or AD_EMEMORY). */
 void *pl_mem(pl_chunk **head, size_t n);
 char *pl_strdup(pl_chunk **head, const char *s);
 void  pl_mem_free(pl_chunk *head);
-
-/* pl_record.c: a recorder is a tracer; a complete trace becomes a plan. */
-typedef struct pl_rec pl_rec;
-pl_rec *pl_rec_new(const li_ctx *c);
-/* Job j of a map_rect recorded as a plan on its own, outside any
-** evaluation's plan (a worker's jobs: pl_mpi.c), as record_maprect records
-** rank 0's: map->run(j, phi, theta[j]) under the recorder, phi (np > 0) and
-** theta[j] (nt > 0) its inputs when autodiff; *dep whether its result
-** depends on them.  NULL when it cannot be recorded. */
-pl_plan *pl_record_job(const li_ctx *ctx, const li_map *map, const tm_v *phi, const tm_v *th, int j,
-                       size_t np, size_t nt, int *dep);
-/* Job plan s forward at inputs u, then, when wd > 0, backward once per
-** output: out gets its nres values, then a row of wd derivatives per output
-** (zeros when it does not depend on the inputs).  AD_OK, or the replay's
-** failure (a guard: the caller runs the tree). */
-int pl_job_run(const pl_plan *s, const double *u, size_t wd, double *out);
-const li_tracer *pl_rec_tracer(pl_rec *r);
-/* The plan when the trace was complete (the recorder gives it up), else NULL
-** with why set. */
-pl_plan *pl_rec_finish(pl_rec *r, char *why, size_t size);
-void pl_rec_free(pl_rec *r);
-void pl_plan_free(pl_plan *p);
-
-/* pl_compact.c: drops reads of cells nothing writes again, puts the
-** constants first (kvals); pos[0 .. npos) are instruction numbers, moved
-** with the instructions.  AD_OK or AD_EMEMORY. */
-int pl_compact(pl_plan *p, size_t *pos, size_t npos);
+int   pl_grow(void *arr, size_t n, size_t *cap, size_t elem, size_t first);
+/* a plan and the plans of its pieces */
+void  pl_plan_free(pl_plan *p);
 
 /* A loop as the recorder saw it: iteration k begins at instruction
 ** iter[k], the last ends at end. */
@@ -321,11 +349,47 @@ typedef struct pl_loopseen {
   int line, col; const char *var;   /* the for statement */
 } pl_loopseen;
 
+/* pl_record.c: a recorder is a tracer; a complete trace becomes a plan as
+** recorded (its loops in seen), which pl_prepare makes ready to replay. */
+typedef struct pl_rec pl_rec;
+pl_rec *pl_rec_new(const li_ctx *c);
+const li_tracer *pl_rec_tracer(pl_rec *r);
+/* The plan as recorded when the trace was complete (the recorder gives it
+** up), else NULL with why set. */
+pl_plan *pl_rec_take(pl_rec *r, char *why, size_t size);
+void pl_rec_free(pl_rec *r);
+/* Job j of a map_rect recorded as a plan on its own, outside any
+** evaluation's plan (a worker's jobs: pl_mpi.c), as record_maprect records
+** rank 0's: map->run(j, phi, theta[j]) under the recorder, phi (np > 0) and
+** theta[j] (nt > 0) its inputs when autodiff; *dep whether its result
+** depends on them.  NULL when it cannot be recorded; else as recorded. */
+pl_plan *pl_record_job(const li_ctx *ctx, const li_map *map, const tm_v *phi, const tm_v *th, int j,
+                       size_t np, size_t nt, int *dep);
+
+/* pl_plan.c: a plan as recorded made ready to replay, the plans of its
+** pieces first: pl_compact, pl_reroll, then what its maps and reductions
+** need from their pieces' plans (map lanes, buffer sizes).  AD_OK or
+** AD_EMEMORY (the plan then only fit to be freed). */
+int pl_prepare(pl_plan *p);
+
+/* pl_compact.c: drops reads of cells nothing writes again, puts the
+** constants first (kvals); the loops' instruction numbers move with the
+** instructions.  AD_OK or AD_EMEMORY. */
+int pl_compact(pl_plan *p, pl_loopseen *loops, size_t nloops);
+
 /* pl_reroll.c: each loop whose iterations repeat one body, and whose
 ** iterations run lane by lane with the same bits, becomes a PL_LOOP
-** (outer loops first).  loops sorted by their first instruction.  AD_OK or
-** AD_EMEMORY (the plan then unchanged). */
-int pl_reroll(pl_plan *p, const pl_loopseen *loops, size_t nloops);
+** (outer loops first); lanes 0 (plan_lanes(FALSE)): none, the loops only
+** noted.  loops sorted by their first instruction.  AD_OK or AD_EMEMORY
+** (the plan then unchanged). */
+int pl_reroll(pl_plan *p, const pl_loopseen *loops, size_t nloops, int lanes);
+
+/* A map_rect job's plan (pl_replay.c) forward at inputs u, then, when
+** wd > 0, backward once per output: out gets its nres values, then a row
+** of wd derivatives per output (zeros when it does not depend on the
+** inputs).  AD_OK, or the replay's failure (a guard: the caller runs the
+** tree). */
+int pl_job_run(const pl_plan *s, const double *u, size_t wd, double *out);
 
 /* pl_lanes.c: a PL_LOOP's body, instruction by instruction over its
 ** iterations; hdr the PL_LOOP. */

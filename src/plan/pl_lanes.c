@@ -166,6 +166,12 @@ static int unary_fwd(const pl_plan *p, const pl_ins *b, const pl_lane *l, uint32
   return 1;
 }
 
+/* pl_ops.h's lanes column: which opcodes each switch below has a case for */
+#define FWD_NO(OP)
+#define FWD_FWD(OP) FWD(OP)
+#define FWD_BOTH(OP) FWD(OP)
+#define FWD_ACC(OP) FWD(OP)
+
 int pl_lanes_fwd(const pl_plan *p, const pl_ins *hdr, double *V, double *P) {
   const pl_loop *lp = p->ptrs[hdr->x];
   return pl_lanes_body_fwd(p, lp, hdr + 1, lp->n, V, P);
@@ -187,9 +193,9 @@ int pl_lanes_body_fwd(const pl_plan *p, const pl_loop *lp, const pl_ins *body, u
       continue;
     }
     switch (b->op) {
-    FWD(PL_FILL) FWD(PL_READ) FWD(PL_ADD) FWD(PL_SUB) FWD(PL_MUL) FWD(PL_DIV)
-    FWD(PL_COPY) FWD(PL_GATHER) FWD(PL_STORE) FWD(PL_GCMP) FWD(PL_GTRUTH)
-    FWD(PL_UNARY) FWD(PL_BINARY) FWD(PL_NORMAL) FWD(PL_LOGMIX) FWD(PL_LSE) FWD(PL_ELEM)
+#define PL_OP(op, o, oa, a, aa, b, ba, c, ca, x, n, lanes, maps, name) FWD_##lanes(op)
+#include "pl_ops.h"
+#undef PL_OP
     default:
       return AD_EINVALID;
     }
@@ -310,6 +316,15 @@ static void elem_rev(const pl_ins *b, const pl_lane *l, uint32_t n, double *A, c
     if (acc >> k & 1u) A[E->a[k][0]] = r[k];
 }
 
+#define REV_NO(OP)
+#define REV_FWD(OP)
+#define REV_BOTH(OP) REV(OP)
+#define REV_ACC(OP) REV(OP)
+#define REVACC_NO(OP)
+#define REVACC_FWD(OP)
+#define REVACC_BOTH(OP)
+#define REVACC_ACC(OP) REVACC(OP)
+
 void pl_lanes_rev(const pl_plan *p, const pl_ins *hdr, double *A, const double *P) {
   const pl_loop *lp = p->ptrs[hdr->x];
   pl_lanes_body_rev(p, lp, hdr + 1, lp->n, A, P);
@@ -326,17 +341,18 @@ void pl_lanes_body_rev(const pl_plan *p, const pl_loop *lp, const pl_ins *body, 
     }
     if (l->acc) {
       switch (b->op) {
-      REVACC(PL_ADD) REVACC(PL_SUB) REVACC(PL_MUL) REVACC(PL_DIV) REVACC(PL_BINARY)
-      REVACC(PL_UNARY) REVACC(PL_NORMAL) REVACC(PL_LOGMIX)
+#define PL_OP(op, o, oa, a, aa, b, ba, c, ca, x, n, lanes, maps, name) REVACC_##lanes(op)
+#include "pl_ops.h"
+#undef PL_OP
       default:
         break;
       }
       continue;
     }
     switch (b->op) {
-    REV(PL_ADD) REV(PL_SUB) REV(PL_MUL) REV(PL_DIV) REV(PL_COPY) REV(PL_GATHER)
-    REV(PL_STORE) REV(PL_UNARY) REV(PL_BINARY) REV(PL_NORMAL) REV(PL_LOGMIX) REV(PL_LSE)
-    REV(PL_ELEM)
+#define PL_OP(op, o, oa, a, aa, b, ba, c, ca, x, n, lanes, maps, name) REV_##lanes(op)
+#include "pl_ops.h"
+#undef PL_OP
     default:
       break;              /* FILL, READ and guards have no reverse */
     }

@@ -27,44 +27,11 @@ typedef struct pl_maplanes {
   size_t nv, na, np;          /* a chunk's cells */
 } pl_maplanes;
 
-enum { ROLE_NONE, ROLE_V, ROLE_A, ROLE_P };
-
-/* which cells each field of an instruction names; 0 when lanes do not run it */
+/* which cells each field of an instruction names (PL_SP_*, by its role in
+** pl_ops.h); 0 when map lanes do not run it */
 static int roles(const pl_ins *i, unsigned char r[PL_NF]) {
-  memset(r, ROLE_NONE, PL_NF);
-  switch (i->op) {
-  case PL_READ:
-    r[PL_F_O] = r[PL_F_A] = ROLE_V;
-    return 1;
-  case PL_COPY:
-    if (i->n != 1) return 0;
-    r[PL_F_O] = r[PL_F_A] = ROLE_V;
-    r[PL_F_OA] = r[PL_F_AA] = ROLE_A;
-    return 1;
-  case PL_ADD: case PL_SUB: case PL_MUL: case PL_DIV: case PL_BINARY:
-    r[PL_F_O] = r[PL_F_A] = r[PL_F_B] = ROLE_V;
-    r[PL_F_OA] = r[PL_F_AA] = r[PL_F_BA] = ROLE_A;
-    if (i->op != PL_ADD && i->op != PL_SUB) r[PL_F_X] = ROLE_P;
-    return 1;
-  case PL_UNARY:
-    r[PL_F_O] = r[PL_F_A] = ROLE_V;
-    r[PL_F_OA] = r[PL_F_AA] = ROLE_A;
-    r[PL_F_X] = ROLE_P;
-    return 1;
-  case PL_NORMAL: case PL_LOGMIX:
-    r[PL_F_O] = r[PL_F_A] = r[PL_F_B] = r[PL_F_C] = ROLE_V;
-    r[PL_F_OA] = r[PL_F_AA] = r[PL_F_BA] = r[PL_F_CA] = ROLE_A;
-    r[PL_F_X] = ROLE_P;
-    return 1;
-  case PL_GCMP:
-    r[PL_F_A] = r[PL_F_B] = ROLE_V;
-    return 1;
-  case PL_GTRUTH:
-    r[PL_F_A] = ROLE_V;
-    return 1;
-  default:
-    return 0;
-  }
+  for (int f = 0; f < PL_NF; f++) r[f] = (unsigned char)pl_role_space(pl_role(i->op, f));
+  return pl_op_maps(i);
 }
 
 /* a value cell's place at element 0 of a chunk, and its step */
@@ -93,9 +60,9 @@ const pl_maplanes *pl_maplanes_build(pl_plan *owner, const pl_plan *s) {
     roles(&s->ins[j], r);
     for (int f = 0; f < PL_NF; f++) {
       uint32_t *c = pl_field(&body[j], f);
-      if (r[f] == ROLE_NONE || *c == PL_NONE) continue;
-      if (r[f] == ROLE_V) *c = vcell(s, *c, &lane[j].step[f]);
-      else if (r[f] == ROLE_A) { *c *= PL_MAPLANES; lane[j].step[f] = 1; }
+      if (r[f] == PL_SP_NONE || *c == PL_NONE) continue;
+      if (r[f] == PL_SP_V) *c = vcell(s, *c, &lane[j].step[f]);
+      else if (r[f] == PL_SP_A) { *c *= PL_MAPLANES; lane[j].step[f] = 1; }
       else lane[j].step[f] = s->np;      /* P: c stays, e np added */
     }
   }

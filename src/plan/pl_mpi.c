@@ -86,7 +86,12 @@ static job_plans *record_all(const li_ctx *c, const li_map *trace, const tm_v *p
   consts(phi, th, np, nt, jp->consts, 0);
   for (int j = 0; j < J; j++) {
     int dep = 0;
-    if (!(jp->subs[j] = pl_record_job(c, trace, phi, th, j, np, nt, &dep))) {
+    pl_plan *s = pl_record_job(c, trace, phi, th, j, np, nt, &dep);
+    if (s && pl_prepare(s)) {
+      pl_plan_free(s);
+      s = NULL;
+    }
+    if (!(jp->subs[j] = s)) {
       give_up(jp);
       ad_clear_error();
       break;

@@ -1,5 +1,9 @@
 /*
-** pl_plan.c -- a context's plans: which one runs, when to record, counters.
+** pl_plan.c -- a context's plans: which one runs, when to record, counters;
+** and the pipeline that makes a recorded plan one to replay (pl_prepare):
+** record (pl_record.c) -> compact (pl_compact.c) -> re-roll (pl_reroll.c)
+** -> lanes of maps (pl_maplanes.c).  The recorder only records, the passes
+** only rewrite: this file alone calls them in turn.
 **
 ** The cache hangs on the context (li_ctx_attach).  Per Jacobian setting it
 ** keeps up to PL_MAX_RECORDS variants, one per set of decisions seen (a
@@ -91,6 +95,63 @@ static void publish(pl_cache *c, int j, pl_plan *p) {
   atomic_store(&c->nplans[j], k + 1);
 }
 
+/* ---- the pipeline ---- */
+
+/* What the replay of a map or reduction needs from its pieces' plans once
+** they are ready: a map's element plan as lanes (when its instructions
+** allow), the buffers of the largest piece (one set per participant serves
+** every piece). */
+static void pieces_ready(pl_plan *p, const pl_ins *i) {
+  for (int f = 0; f < PL_NF; f++) {
+    uint32_t at = pl_fieldc(i, f);
+    switch (pl_role(i->op, f)) {
+    case PL_R_PMAP: {
+      pl_pmap *pm = (pl_pmap *)p->ptrs[at];
+      pm->lanes = pl_maplanes_build(p, pm->sub);
+      break;
+    }
+    case PL_R_RSUM: {
+      pl_reduce *rd = (pl_reduce *)p->ptrs[at];
+      for (int c = 0; c < rd->nchunks; c++) pl_dims_cover(&rd->dims, rd->subs[c]);
+      break;
+    }
+    case PL_R_MRECT: {
+      pl_maprect *mr = (pl_maprect *)p->ptrs[at];
+      for (int j = 0; j < mr->J; j++) pl_dims_cover(&mr->dims, mr->subs[j]);
+      break;
+    }
+    default:
+      break;
+    }
+  }
+}
+
+int pl_prepare(pl_plan *p) {
+  for (size_t k = 0; k < p->nsubs; k++)
+    if (pl_prepare(p->subs[k])) return AD_EMEMORY;
+  int rc = pl_compact(p, p->seen, p->nseen);
+  if (!rc) rc = pl_reroll(p, p->seen, p->nseen, pl_lanes_enabled());
+  free(p->seen);
+  p->seen = NULL;
+  p->nseen = 0;
+  if (rc) return rc;
+  for (size_t k = 0; k < p->nins; k++) pieces_ready(p, &p->ins[k]);
+  return AD_OK;
+}
+
+/* The plan recorder r holds, ready to replay; else NULL with why set. */
+static pl_plan *finish(pl_rec *r, char *why, size_t size) {
+  pl_plan *p = pl_rec_take(r, why, size);
+  if (p && pl_prepare(p)) {
+    pl_plan_free(p);
+    snprintf(why, size, "out of memory");
+    return NULL;
+  }
+  return p;
+}
+
+/* ---- a context's plans ---- */
+
 /* The tree, recording a plan on the way. */
 static int record(const li_ctx *ctx, pl_cache *c, int j, const double *upars, double *lp, double *grad,
                   li_print *print, char *err, size_t errsize) {
@@ -100,7 +161,7 @@ static int record(const li_ctx *ctx, pl_cache *c, int j, const double *upars, do
   int rc = li_log_prob_traced(ctx, upars, j, lp, grad, print, err, errsize, pl_rec_tracer(r));
   if (rc == AD_OK) {
     char why[200];
-    pl_plan *p = pl_rec_finish(r, why, sizeof why);
+    pl_plan *p = finish(r, why, sizeof why);
     if (p) {
       atomic_fetch_add(&c->records, 1);
       publish(c, j, p);
@@ -180,7 +241,8 @@ void pl_get_stats(const li_ctx *ctx, pl_stats *out) {
   out->instructions = p ? (int)p->nins : 0;
   out->loops = p ? (int)p->nloops : 0;
   for (size_t k = 0; p && k < p->nins; k++)
-    if (p->ins[k].op == PL_PMAP && ((const pl_pmap *)p->ptrs[p->ins[k].b])->lanes) out->map_lanes++;
+    if (pl_role(p->ins[k].op, PL_F_B) == PL_R_PMAP && ((const pl_pmap *)p->ptrs[p->ins[k].b])->lanes)
+      out->map_lanes++;
   pthread_mutex_lock(&c->lock);
   snprintf(out->why, sizeof out->why, "%s", c->why);
   pthread_mutex_unlock(&c->lock);
@@ -235,15 +297,27 @@ static void report_plan(report *r, const pl_plan *p, const char *where) {
   }
   for (size_t k = 0; k < p->nins; k++) {
     const pl_ins *i = &p->ins[k];
-    if (i->op == PL_RSUM) {
-      const pl_reduce *rd = p->ptrs[i->b];
-      for (int c = 0; c < rd->nchunks; c++) report_plan(r, rd->subs[c], "reduce_sum");
-    } else if (i->op == PL_PMAP) {
-      const pl_pmap *pm = p->ptrs[i->b];
-      report_plan(r, pm->sub, "parallel_map");
-    } else if (i->op == PL_MRECT) {
-      const pl_maprect *mr = p->ptrs[i->b];
-      for (int j = 0; j < mr->J; j++) report_plan(r, mr->subs[j], "map_rect");
+    /* the plans of its pieces, named as $plan() names the instruction */
+    for (int f = 0; f < PL_NF; f++) {
+      switch (pl_role(i->op, f)) {
+      case PL_R_RSUM: {
+        const pl_reduce *rd = p->ptrs[pl_fieldc(i, f)];
+        for (int c = 0; c < rd->nchunks; c++) report_plan(r, rd->subs[c], pl_op_name(i->op));
+        break;
+      }
+      case PL_R_PMAP: {
+        const pl_pmap *pm = p->ptrs[pl_fieldc(i, f)];
+        report_plan(r, pm->sub, pl_op_name(i->op));
+        break;
+      }
+      case PL_R_MRECT: {
+        const pl_maprect *mr = p->ptrs[pl_fieldc(i, f)];
+        for (int j = 0; j < mr->J; j++) report_plan(r, mr->subs[j], pl_op_name(i->op));
+        break;
+      }
+      default:
+        break;
+      }
     }
   }
 }

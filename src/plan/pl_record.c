@@ -13,7 +13,10 @@
 ** recorded between two events is work the plan would not redo.
 **
 ** Recording runs once per context (a few times at most), so it may use
-** malloc; the plan it leaves is what replay reads.
+** malloc.  The plan it leaves is as recorded, the loops it saw noted
+** (pl_plan.seen); pl_prepare (pl_plan.c) compacts and re-rolls it, and the
+** plans of its pieces, before a replay reads it.  Which opcode to emit for
+** what is decided here; what each operand field of it holds is pl_ops.h's.
 */
 #include <stdlib.h>
 #include <string.h>
@@ -22,50 +25,6 @@
 #include "../front/ln.h"
 #include "../math/tm_scalar.h"
 #include "../math/tm_dens_elem.h"
-
-/* ---- chunks ---- */
-
-struct pl_chunk { pl_chunk *next; size_t size, used; _Alignas(16) char data[]; };
-
-void *pl_mem(pl_chunk **head, size_t n) {
-  n = (n + 15) & ~(size_t)15;
-  pl_chunk *c = *head;
-  if (!c || c->size - c->used < n) {
-    size_t size = n > 65536 ? n : 65536;
-    c = malloc(sizeof *c + size);
-    if (!c) return NULL;
-    c->next = *head;
-    c->size = size;
-    c->used = 0;
-    *head = c;
-  }
-  void *p = c->data + c->used;
-  c->used += n;
-  return p;
-}
-
-char *pl_strdup(pl_chunk **head, const char *s) {
-  size_t n = strlen(s) + 1;
-  char *d = pl_mem(head, n);
-  if (d) memcpy(d, s, n);
-  return d;
-}
-
-void pl_mem_free(pl_chunk *head) {
-  while (head) { pl_chunk *n = head->next; free(head); head = n; }
-}
-
-void pl_plan_free(pl_plan *p) {
-  if (!p) return;
-  free(p->ins);
-  free(p->calls);
-  free(p->consts);
-  free(p->ptrs);
-  for (size_t k = 0; k < p->nsubs; k++) pl_plan_free(p->subs[k]);
-  free(p->subs);
-  pl_mem_free(p->mem);
-  free(p);
-}
 
 /* ---- address -> cell ---- */
 
@@ -144,13 +103,9 @@ static void fail(pl_rec *r, const char *why) {
 /* Room for one more element in a growing array of the plan (*arr holds n
 ** of cap); 0, or 1 with the recorder failed. */
 static int grow(pl_rec *r, void *arr, size_t n, size_t *cap, size_t elem, size_t first) {
-  if (n < *cap) return 0;
-  size_t c = *cap ? 2 * *cap : first;
-  void *q = realloc(*(void **)arr, c * elem);
-  if (!q) { fail(r, "out of memory"); return 1; }
-  *(void **)arr = q;
-  *cap = c;
-  return 0;
+  if (pl_grow(arr, n, cap, elem, first) == AD_OK) return 0;
+  fail(r, "out of memory");
+  return 1;
 }
 
 static pl_ins *emit(pl_rec *r, int op) {
@@ -515,7 +470,7 @@ static void record_map(pl_rec *r, const li_event *ev) {
     pm->nops = nops;
     pm->ops = ops;
     pm->ptot = ptot;
-    pm->lanes = pl_maplanes_build(p, sub);
+    pm->lanes = NULL;          /* pl_prepare's, once sub is ready */
     pl_ins *ins = emit(r, PL_PMAP);
     if (!ins) goto done;
     ins->n = (uint32_t)n;
@@ -543,9 +498,10 @@ static void feed(pl_rec *r, int kind, const tm_v *out) {
   on_event(r, &ev);
 }
 
-/* The piece's plan on its own (record_piece, and a map_rect worker's jobs:
-** pl_record_job); *dep, when asked, whether its result depends on the
-** inputs (li_nonconst), as the tree's would. */
+/* The piece's plan on its own, as recorded (record_piece, a solver's user
+** function: record_hof_fn, and a map_rect worker's jobs: pl_record_job);
+** *dep, when asked, whether its result depends on the inputs
+** (li_nonconst), as the tree's would. */
 static pl_plan *record_sub(const li_ctx *ctx, const li_map *map, int piece, int element, const tm_v *args,
                            double *uval, double *uadj, size_t nin, int *dep, char *why, size_t size) {
   pl_rec *sr = pl_rec_new(ctx);
@@ -568,7 +524,7 @@ static pl_plan *record_sub(const li_ctx *ctx, const li_map *map, int piece, int 
     if (dep) *dep = y.adj != NULL || y.dep;   /* li_nonconst */
     feed(sr, LI_EV_RESULT, &y);
   }
-  pl_plan *sub = pl_rec_finish(sr, why, size);
+  pl_plan *sub = pl_rec_take(sr, why, size);
   pl_rec_free(sr);
   return sub;
 }
@@ -650,26 +606,9 @@ static void record_hof_fn(pl_rec *r, const li_event *ev, pl_hof *h) {
     args[k].adj = uadj + at;
     at += m;
   }
-  pl_rec *sr = pl_rec_new(r->ctx);
-  pl_plan *sub = NULL;
-  if (sr) {
-    sr->element = 1;       /* a density dropping constants would see inputs where the tree sees data */
-    tm_v in = tm_real_view(uval, uadj);
-    in.base = TM_VECTOR;
-    in.rows = (int)nin;
-    in.cols = 1;
-    feed(sr, LI_EV_PARAMS, &in);
-    tm_v y;
-    if (ev->map->run(ev->map->ud, 0, args, &sr->tracer, &y)) {
-      ad_clear_error();
-      fail(sr, "it failed when recorded again");
-    } else {
-      feed(sr, LI_EV_RESULT, &y);
-    }
-    char why[200];
-    sub = pl_rec_finish(sr, why, sizeof why);
-    pl_rec_free(sr);
-  }
+  /* element: a density dropping constants would see inputs where the tree sees data */
+  char why[200];
+  pl_plan *sub = record_sub(r->ctx, ev->map, 0, 1, args, uval, uadj, nin, NULL, why, sizeof why);
   ad_stack_rewind(ad_active, &mark);
   if (!sub) { ad_clear_error(); return; }
   if (grow(r, &p->subs, p->nsubs, &r->capsubs, sizeof *p->subs, 4)) { pl_plan_free(sub); return; }
@@ -752,7 +691,6 @@ static void record_reduce(pl_rec *r, const li_event *ev) {
     ad_stack_rewind(ad_active, &mark);
     if (!sub) break;
     rd->subs[c] = sub;
-    pl_dims_cover(&rd->dims, sub);     /* one set of buffers per participant serves every chunk */
   }
   free(args);
   if (r->failed) return;
@@ -824,7 +762,6 @@ static void record_maprect(pl_rec *r, const li_event *ev) {
     if (!sub) break;
     mr->subs[j] = sub;
     mr->off[j + 1] = mr->off[j] + sub->nres;
-    pl_dims_cover(&mr->dims, sub);
   }
   if (r->failed) return;
   size_t M = tm_numel(ev->out), wd = nin;
@@ -1120,55 +1057,43 @@ pl_rec *pl_rec_new(const li_ctx *c) {
 
 const li_tracer *pl_rec_tracer(pl_rec *r) { return &r->tracer; }
 
-pl_plan *pl_rec_finish(pl_rec *r, char *why, size_t size) {
+pl_plan *pl_rec_take(pl_rec *r, char *why, size_t size) {
   if (!r->failed && !r->done) fail(r, "the evaluation did not finish");
   if (r->failed) {
     if (why && size) snprintf(why, size, "%s", r->why);
     return NULL;
   }
-  /* instruction numbers of the loops, moved by compaction with the rest */
-  size_t npos = r->nmark + r->nloop;
-  size_t *pos = malloc((npos ? npos : 1) * sizeof *pos);
-  pl_loopseen *seen = calloc(r->nloop ? r->nloop : 1, sizeof *seen);
-  size_t *fill = calloc(r->nloop ? r->nloop : 1, sizeof *fill);
-  int rc = !pos || !seen || !fill;
-  if (!rc) {
-    for (size_t k = 0; k < r->nmark; k++) pos[k] = r->mark[k].at;
-    for (size_t k = 0; k < r->nloop; k++)
-      pos[r->nmark + k] = r->loop[k].end == SIZE_MAX ? r->plan->nins : r->loop[k].end;
-    rc = pl_compact(r->plan, pos, npos);
-  }
-  if (!rc) {
-    size_t at = 0;
-    for (size_t k = 0; k < r->nloop; k++) {
-      seen[k].iter = pos + at;              /* marks of loop k, gathered below */
-      seen[k].n = r->loop[k].end == SIZE_MAX ? 0 : r->loop[k].n;
-      seen[k].end = pos[r->nmark + k];
+  /* the loops seen, each with the instructions its iterations begin at (its
+     marks, in the order seen), in one block */
+  size_t nl = r->nloop;
+  pl_loopseen *seen = NULL;
+  if (nl) {
+    seen = malloc(nl * sizeof *seen + (r->nmark ? r->nmark : 1) * sizeof(size_t));
+    size_t *base = malloc(nl * sizeof *base);
+    if (!seen || !base) {
+      free(seen); free(base);
+      if (why && size) snprintf(why, size, "out of memory");
+      return NULL;
+    }
+    size_t *pos = (size_t *)(seen + nl), at = 0;
+    for (size_t k = 0; k < nl; k++) {
+      int open = r->loop[k].end == SIZE_MAX;
+      seen[k].iter = pos + at;
+      seen[k].n = open ? 0 : r->loop[k].n;
+      seen[k].end = open ? r->plan->nins : r->loop[k].end;
       seen[k].depth = r->loop[k].depth;
       seen[k].line = r->loop[k].line;
       seen[k].col = r->loop[k].col;
       seen[k].var = r->loop[k].var;
+      base[k] = at;
       at += r->loop[k].n;
     }
-    /* the marks in loop order (each loop's in the order seen) */
-    size_t *sorted = malloc((r->nmark ? r->nmark : 1) * sizeof *sorted);
-    if (!sorted) rc = AD_EMEMORY;
-    else {
-      size_t *base = fill;
-      size_t acc = 0;
-      for (size_t k = 0; k < r->nloop; k++) { base[k] = acc; acc += r->loop[k].n; }
-      for (size_t k = 0; k < r->nmark; k++) sorted[base[r->mark[k].loop]++] = pos[k];
-      memcpy(pos, sorted, r->nmark * sizeof *pos);
-      free(sorted);
-      rc = pl_reroll(r->plan, seen, r->nloop);
-    }
-  }
-  free(pos); free(seen); free(fill);
-  if (rc) {
-    if (why && size) snprintf(why, size, "out of memory");
-    return NULL;
+    for (size_t k = 0; k < r->nmark; k++) pos[base[r->mark[k].loop]++] = r->mark[k].at;
+    free(base);
   }
   pl_plan *p = r->plan;
+  p->seen = seen;
+  p->nseen = nl;
   r->plan = NULL;
   return p;
 }

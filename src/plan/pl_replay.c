@@ -451,15 +451,6 @@ static int rsum_piece(void *ctx, piece_slot *sl, int c) {
   return AD_OK;
 }
 
-/* li_reduce.c's tree_sum */
-static void tree_sum(double *rows, int nrows, size_t m) {
-  for (int stride = 1; stride < nrows; stride *= 2)
-    for (int i = 0; i + stride < nrows; i += 2 * stride) {
-      double *a = rows + (size_t)i * m, *b = rows + (size_t)(i + stride) * m;
-      for (size_t j = 0; j < m; j++) a[j] += b[j];
-    }
-}
-
 static int run_rsum(const pl_reduce *rd, const pl_ins *in, double *V, double *P, pf_registry *prof) {
   size_t nx = rd->xv != PL_NONE ? (size_t)rd->n * rd->es : 0;
   double *part = P + in->x + nx;
@@ -486,8 +477,9 @@ static int run_rsum(const pl_reduce *rd, const pl_ins *in, double *V, double *P,
      gives the stacks back */
   double total = 0.0;
   if (rd->is_static) {
-    tree_sum(w.cval, rd->nchunks, 1);
-    tree_sum(w.cpart, rd->nchunks, rd->nshr);
+    /* li_reduce.c's sum of the chunks, in its fixed tree */
+    li_tree_sum(w.cval, rd->nchunks, 1);
+    li_tree_sum(w.cpart, rd->nchunks, rd->nshr);
     total = w.cval[0];
     memcpy(part, w.cpart, rd->nshr * sizeof *part);
   } else {

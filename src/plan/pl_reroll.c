@@ -30,16 +30,8 @@
 
 #define PL_LANES_MIN 4      /* fewer iterations stay unrolled */
 
-static int lane_op(int op) {
-  switch (op) {
-  case PL_FILL: case PL_READ: case PL_ADD: case PL_SUB: case PL_MUL: case PL_DIV:
-  case PL_COPY: case PL_GATHER: case PL_STORE: case PL_GCMP: case PL_GTRUTH:
-  case PL_UNARY: case PL_BINARY: case PL_NORMAL: case PL_LOGMIX: case PL_LSE: case PL_ELEM:
-    return 1;
-  default:
-    return 0;
-  }
-}
+/* Whether loops run opcode op lane by lane (pl_ops.h's lanes). */
+static int lane_op(int op) { return pl_op_lanes(op) != PL_LANES_NO; }
 
 /* A one-element gather or store names its element by an offset array of
 ** its own, a new one in each iteration: the element goes into the cell
@@ -90,13 +82,7 @@ static void acc(chk *c, int sp, uint32_t cell, int write, int64_t it, int32_t j)
   if (sp == SP_A && c->skipA[cell]) return;
   cellst *s = &c->st[sp][cell];
   if (s->it < 0) {
-    if (c->ntouched == c->captouched) {
-      size_t cap = c->captouched ? 2 * c->captouched : 1024;
-      void *q = realloc(c->touched, cap * sizeof *c->touched);
-      if (!q) { c->bad = 1; return; }
-      c->touched = q;
-      c->captouched = cap;
-    }
+    if (pl_grow(&c->touched, c->ntouched, &c->captouched, sizeof *c->touched, 1024)) { c->bad = 1; return; }
     c->touched[c->ntouched].space = (uint8_t)sp;
     c->touched[c->ntouched++].cell = cell;
     s->prevw = s->preva = s->curw = s->cura = -1;
@@ -118,95 +104,51 @@ static void acc_n(chk *c, int sp, uint32_t cell, uint32_t n, int write, int64_t 
   for (uint32_t k = 0; k < n; k++) acc(c, sp, cell + k, write, it, j);
 }
 
-/* What instruction i reads and writes: V forward, P forward, A backward. */
+/* What instruction i reads and writes: V forward, P forward, A backward,
+** as its fields' roles (pl_ops.h) say. */
 static void visit(chk *c, const pl_plan *p, const pl_ins *i, int64_t it, int32_t j) {
-  const size_t *offs = (i->op == PL_GATHER || (i->op == PL_STORE && i->x != PL_NONE)) ? p->ptrs[i->x] : NULL;
-  switch (i->op) {
-  case PL_FILL:
-    acc_n(c, SP_V, i->o, i->n, 1, it, j);
-    break;
-  case PL_READ:
-    acc(c, SP_V, i->a, 0, it, j);
-    acc(c, SP_V, i->o, 1, it, j);
-    break;
-  case PL_ADD: case PL_SUB: case PL_MUL: case PL_DIV: case PL_BINARY:
-    acc(c, SP_V, i->a, 0, it, j);
-    acc(c, SP_V, i->b, 0, it, j);
-    acc(c, SP_V, i->o, 1, it, j);
-    if (i->op == PL_MUL || i->op == PL_DIV) acc_n(c, SP_P, i->x, 2, 1, it, j);
-    if (i->op == PL_BINARY) {
-      if (i->flags & 1) acc(c, SP_P, i->x, 1, it, j);
-      if (i->flags & 2) acc(c, SP_P, i->x + 1, 1, it, j);
+  if (!lane_op(i->op)) { c->bad = 1; return; }
+  const size_t *offs = pl_role(i->op, PL_F_X) == PL_R_OFFS && i->x != PL_NONE ? p->ptrs[i->x] : NULL;
+  uint32_t n = i->n;
+  for (int f = 0; f < PL_NF; f++) {
+    uint32_t u = pl_fieldc(i, f);
+    switch (pl_role(i->op, f)) {
+    case PL_R_V: acc(c, SP_V, u, 0, it, j); break;
+    case PL_R_VN: acc_n(c, SP_V, u, n, 0, it, j); break;
+    case PL_R_VG: for (uint32_t k = 0; k < n; k++) acc(c, SP_V, u + (uint32_t)offs[k], 0, it, j); break;
+    case PL_R_VO: acc(c, SP_V, u, 1, it, j); break;
+    case PL_R_VON: acc_n(c, SP_V, u, n, 1, it, j); break;
+    case PL_R_VOS:
+      for (uint32_t k = 0; k < n; k++) acc(c, SP_V, u + (uint32_t)(offs ? offs[k] : k), 1, it, j);
+      break;
+    case PL_R_AO: acc(c, SP_A, u, 0, it, j); break;
+    case PL_R_AON: acc_n(c, SP_A, u, n, 0, it, j); break;
+    case PL_R_AOS:     /* handed on and zeroed: a write */
+      for (uint32_t k = 0; k < n; k++) acc(c, SP_A, u + (uint32_t)(offs ? offs[k] : k), 1, it, j);
+      break;
+    case PL_R_AF: if (i->flags & pl_flag_bit(f)) acc(c, SP_A, u, 1, it, j); break;
+    case PL_R_A1: acc(c, SP_A, u, 1, it, j); break;
+    case PL_R_AN: acc_n(c, SP_A, u, n, 1, it, j); break;
+    case PL_R_AG: for (uint32_t k = 0; k < n; k++) acc(c, SP_A, u + (uint32_t)offs[k], 1, it, j); break;
+    case PL_R_AS: if (u != PL_NONE) acc_n(c, SP_A, u, n, 1, it, j); break;
+    case PL_R_P1: acc(c, SP_P, u, 1, it, j); break;
+    case PL_R_P2: acc_n(c, SP_P, u, 2, 1, it, j); break;
+    case PL_R_P3: acc_n(c, SP_P, u, 3, 1, it, j); break;
+    case PL_R_PN: acc_n(c, SP_P, u, n, 1, it, j); break;
+    case PL_R_PF:
+      if (i->flags & 1) acc(c, SP_P, u, 1, it, j);
+      if (i->flags & 2) acc(c, SP_P, u + 1, 1, it, j);
+      break;
+    case PL_R_PE: acc_n(c, SP_P, u, (uint32_t)((const pl_elem *)p->ptrs[n])->nargs, 1, it, j); break;
+    case PL_R_ELEM: {
+      const pl_elem *el = p->ptrs[u];
+      for (int k = 0; k < el->nargs; k++) if (el->v[k] != PL_NONE) acc(c, SP_V, el->v[k], 0, it, j);
+      for (int k = 0; k < el->nargs; k++) if (el->need >> k & 1u) acc(c, SP_A, el->a[k], 1, it, j);
+      break;
     }
-    acc(c, SP_A, i->oa, 0, it, j);
-    if (i->flags & 1) acc(c, SP_A, i->aa, 1, it, j);
-    if (i->flags & 2) acc(c, SP_A, i->ba, 1, it, j);
-    break;
-  case PL_COPY:
-    acc_n(c, SP_V, i->a, i->n, 0, it, j);
-    acc_n(c, SP_V, i->o, i->n, 1, it, j);
-    acc_n(c, SP_A, i->oa, i->n, 0, it, j);
-    acc_n(c, SP_A, i->aa, i->n, 1, it, j);
-    break;
-  case PL_GATHER:
-    for (uint32_t k = 0; k < i->n; k++) acc(c, SP_V, i->a + (uint32_t)offs[k], 0, it, j);
-    acc_n(c, SP_V, i->o, i->n, 1, it, j);
-    acc_n(c, SP_A, i->oa, i->n, 0, it, j);
-    for (uint32_t k = 0; k < i->n; k++) acc(c, SP_A, i->aa + (uint32_t)offs[k], 1, it, j);
-    break;
-  case PL_STORE:
-    acc_n(c, SP_V, i->a, i->n, 0, it, j);
-    for (uint32_t k = 0; k < i->n; k++) {
-      uint32_t at = (uint32_t)(offs ? offs[k] : k);
-      acc(c, SP_V, i->o + at, 1, it, j);
-      acc(c, SP_A, i->oa + at, 1, it, j);
-      if (i->aa != PL_NONE) acc(c, SP_A, i->aa + k, 1, it, j);
+    default:
+      break;
     }
-    break;
-  case PL_GCMP:
-    acc(c, SP_V, i->a, 0, it, j);
-    acc(c, SP_V, i->b, 0, it, j);
-    break;
-  case PL_GTRUTH:
-    acc(c, SP_V, i->a, 0, it, j);
-    break;
-  case PL_UNARY:
-    acc(c, SP_V, i->a, 0, it, j);
-    acc(c, SP_V, i->o, 1, it, j);
-    acc(c, SP_P, i->x, 1, it, j);
-    acc(c, SP_A, i->oa, 0, it, j);
-    acc(c, SP_A, i->aa, 1, it, j);
-    break;
-  case PL_NORMAL: case PL_LOGMIX:
-    acc(c, SP_V, i->a, 0, it, j);
-    acc(c, SP_V, i->b, 0, it, j);
-    acc(c, SP_V, i->c, 0, it, j);
-    acc(c, SP_V, i->o, 1, it, j);
-    acc_n(c, SP_P, i->x, 3, 1, it, j);
-    acc(c, SP_A, i->oa, 0, it, j);
-    if (i->flags & 1) acc(c, SP_A, i->aa, 1, it, j);
-    if (i->flags & 2) acc(c, SP_A, i->ba, 1, it, j);
-    if (i->flags & 4) acc(c, SP_A, i->ca, 1, it, j);
-    break;
-  case PL_LSE:
-    acc_n(c, SP_V, i->a, i->n, 0, it, j);
-    acc(c, SP_V, i->o, 1, it, j);
-    acc_n(c, SP_P, i->x, i->n, 1, it, j);
-    acc(c, SP_A, i->oa, 0, it, j);
-    acc_n(c, SP_A, i->aa, i->n, 1, it, j);
-    break;
-  case PL_ELEM: {
-    const pl_elem *el = p->ptrs[i->n];
-    for (int k = 0; k < el->nargs; k++) if (el->v[k] != PL_NONE) acc(c, SP_V, el->v[k], 0, it, j);
-    acc(c, SP_V, i->o, 1, it, j);
-    acc_n(c, SP_P, i->x, (uint32_t)el->nargs, 1, it, j);
-    acc(c, SP_A, i->oa, 0, it, j);
-    for (int k = 0; k < el->nargs; k++) if (el->need >> k & 1u) acc(c, SP_A, el->a[k], 1, it, j);
-    break;
-  }
-  default:
-    c->bad = 1;
-    break;
   }
 }
 
@@ -238,21 +180,36 @@ static void chk_free(chk *c) {
 
 /* ---- one loop ---- */
 
-/* The same instruction in every iteration, but for its operands. */
+/* The same mass with the same settings and argument types. */
+static int same_elem(const pl_elem *x, const pl_elem *y) {
+  if (x->def != y->def || x->nargs != y->nargs || x->propto != y->propto || x->keep != y->keep ||
+      x->need != y->need)
+    return 0;
+  for (int k = 0; k < x->nargs; k++)
+    if (x->arg[k].base != y->arg[k].base) return 0;
+  return 1;
+}
+
+/* The same instruction in every iteration, but for its operands: the same
+** opcode, flags, counts and immediates, functions and masses. */
 static int same_kind(const pl_plan *p, const pl_ins *a, const pl_ins *b) {
   if (a->op != b->op || a->flags != b->flags) return 0;
-  if (a->op == PL_BINARY) return p->ptrs[a->n] == p->ptrs[b->n];
-  if (a->op == PL_ELEM) {
-    const pl_elem *x = p->ptrs[a->n], *y = p->ptrs[b->n];
-    if (x->def != y->def || x->nargs != y->nargs || x->propto != y->propto || x->keep != y->keep ||
-        x->need != y->need)
-      return 0;
-    for (int k = 0; k < x->nargs; k++)
-      if (x->arg[k].base != y->arg[k].base) return 0;
-    return 1;
+  for (int f = 0; f < PL_NF; f++) {
+    uint32_t x = pl_fieldc(a, f), y = pl_fieldc(b, f);
+    switch (pl_role(a->op, f)) {
+    case PL_R_CNT: case PL_R_IMM:
+      if (x != y) return 0;
+      break;
+    case PL_R_FN:
+      if (p->ptrs[x] != p->ptrs[y]) return 0;
+      break;
+    case PL_R_ELEM:
+      if (!same_elem(p->ptrs[x], p->ptrs[y])) return 0;
+      break;
+    default:
+      break;
+    }
   }
-  if (a->n != b->n) return 0;
-  if (a->op == PL_UNARY) return p->ptrs[a->b] == p->ptrs[b->b];
   return 1;
 }
 
@@ -264,18 +221,17 @@ static int same_offs(const pl_plan *p, const pl_ins *a, const pl_ins *b) {
 }
 
 /* The adjoint targets of an instruction (bit k: aa, ba, ca) that its
-** reverse step adds to. */
+** reverse step adds to, one cell each, when its lane may sum them in a
+** register (pl_ops.h's ACC). */
 static unsigned targets(const pl_ins *i) {
-  switch (i->op) {
-  case PL_ADD: case PL_SUB: case PL_MUL: case PL_DIV: case PL_BINARY:
-    return i->flags & 3u;
-  case PL_UNARY:
-    return 1u;
-  case PL_NORMAL: case PL_LOGMIX:
-    return i->flags & 7u;
-  default:
-    return 0;
+  static const int tf[3] = { PL_F_AA, PL_F_BA, PL_F_CA };
+  unsigned t = 0;
+  if (pl_op_lanes(i->op) != PL_LANES_ACC) return 0;
+  for (int k = 0; k < 3; k++) {
+    int r = pl_role(i->op, tf[k]);
+    if (r == PL_R_A1 || (r == PL_R_AF && (i->flags & pl_flag_bit(tf[k])))) t |= 1u << k;
   }
+  return t;
 }
 
 /* Whether cell c is base + t * step for some t < n. */
@@ -311,24 +267,16 @@ static unsigned register_sums(const pl_ins *i, const pl_lane *ln, uint32_t n) {
 typedef struct seg { pl_loop *lp; size_t src; const uint32_t *tab; uint32_t cell, n; } seg;
 typedef struct built { size_t from, to; seg *segs; size_t nsegs; } built;
 
-/* What instruction i is, for the report, when it has no lane. */
+/* What instruction i is, for the report, when it has no lane: its name
+** in pl_ops.h, a call's by its function. */
 static const char *op_name(const pl_plan *p, const pl_ins *i) {
-  switch (i->op) {
-  case PL_CALL: {
-    const pl_call *c = &p->calls[i->x];
-    if (c->kind == PL_K_INVOKE) return ((const tm_fn *)c->fn)->name;
-    if (c->kind == PL_K_TRANSFORM) return "a constraint transform";
-    if (c->kind == PL_K_HOF) return ((const ln_expr *)((const pl_hof *)c->fn)->site)->name;
-    return "a checked constraint";
-  }
-  case PL_PACK: return "values put together in a container";
-  case PL_SUM: return "sum";
-  case PL_PMAP: return "parallel_map";
-  case PL_RSUM: return "reduce_sum";
-  case PL_MRECT: return "map_rect";
-  case PL_PROF_ENTER: case PL_PROF_EXIT: return "a profile block";
-  default: return "an operation without a lane";
-  }
+  const char *name = pl_op_name(i->op);
+  if (name || pl_role(i->op, PL_F_X) != PL_R_CALL) return name ? name : "an operation without a lane";
+  const pl_call *c = &p->calls[i->x];
+  if (c->kind == PL_K_INVOKE) return ((const tm_fn *)c->fn)->name;
+  if (c->kind == PL_K_TRANSFORM) return "a constraint transform";
+  if (c->kind == PL_K_HOF) return ((const ln_expr *)((const pl_hof *)c->fn)->site)->name;
+  return "a checked constraint";
 }
 
 /* ---- loops in parts ----
@@ -377,13 +325,14 @@ static int sums_of(const pl_plan *p, const pl_ins *i, uint32_t cell[4], int fiel
   static const int tf[3] = { PL_F_AA, PL_F_BA, PL_F_CA };
   int m = 0;
   *fixed = 0;
-  if (i->op == PL_ELEM) {
+  int ra = pl_role(i->op, PL_F_AA);
+  if (pl_role(i->op, PL_F_N) == PL_R_ELEM) {
     const pl_elem *el = p->ptrs[i->n];
     for (int k = 0; k < el->nargs; k++)
       if (el->need >> k & 1u) { cell[m] = el->a[k]; field[m] = -1; elemk[m++] = k; }
     return m;
   }
-  if (i->op == PL_COPY || i->op == PL_GATHER || i->op == PL_STORE || i->op == PL_LSE) { *fixed = 1; return 0; }
+  if (ra == PL_R_AN || ra == PL_R_AG || ra == PL_R_AS) { *fixed = 1; return 0; }
   unsigned t = targets(i);
   for (int k = 0; k < 3; k++)
     if (t >> k & 1u) { cell[m] = pl_fieldc(i, tf[k]); field[m] = tf[k]; elemk[m++] = -1; }
@@ -393,13 +342,7 @@ static int sums_of(const pl_plan *p, const pl_ins *i, uint32_t cell[4], int fiel
 /* Lists cell k among those partition set (once); 0 when memory ran out. */
 static int touch_sum(chk *c, uint32_t k) {
   if (c->sum[k].it >= 0 || c->sum[k].bad) return 1;
-  if (c->nsumt == c->capsumt) {
-    size_t cap = c->capsumt ? 2 * c->capsumt : 256;
-    uint32_t *q = realloc(c->sumt, cap * sizeof *q);
-    if (!q) return 0;
-    c->sumt = q;
-    c->capsumt = cap;
-  }
+  if (pl_grow(&c->sumt, c->nsumt, &c->capsumt, sizeof *c->sumt, 256)) return 0;
   c->sumt[c->nsumt++] = k;
   return 1;
 }
@@ -468,11 +411,12 @@ static int partition(const pl_plan *p, const pl_loopseen *l, chk *c, parts *q, c
       }
       /* other accesses to adjoints (an output's read, sums that cannot
          move): such a cell cannot be merged apart */
-      if (i->op == PL_GATHER || (i->op == PL_STORE && i->x != PL_NONE)) {
+      if (pl_role(i->op, PL_F_X) == PL_R_OFFS && i->x != PL_NONE) {
         why = PL_WHY_SHAPE;             /* cells by offsets: not followed here */
         continue;
       }
-      uint32_t no = (i->op == PL_COPY || i->op == PL_STORE) ? i->n : 1;
+      int roa = pl_role(i->op, PL_F_OA);
+      uint32_t no = roa == PL_R_AON || roa == PL_R_AOS ? i->n : 1;
       for (uint32_t k = 0; k < no && i->oa != PL_NONE; k++)
         if (i->oa + k < p->na && touch_sum(c, i->oa + k)) st[i->oa + k].bad = 1;
       for (uint32_t k = 0; fixed && k < i->n && i->aa != PL_NONE; k++)
@@ -646,13 +590,13 @@ static pl_loop *build_loop(pl_plan *p, const pl_loopseen *l, size_t len) {
     memset(ln, 0, sizeof *ln);
     const pl_ins *i0 = &b0[j];
     int offs_shared = 1;
-    if (i0->op == PL_GATHER || i0->op == PL_STORE)
+    if (pl_role(i0->op, PL_F_X) == PL_R_OFFS)
       for (uint32_t t = 1; t < n && offs_shared; t++) offs_shared = same_offs(p, i0, &p->ins[l->iter[t] + j]);
     for (int f = 0; f < PL_NF; f++) {
-      if (f == PL_F_X && (i0->op == PL_GATHER || i0->op == PL_STORE) && offs_shared) continue;
-      if (f == PL_F_B && i0->op == PL_UNARY) continue;     /* the function: the same */
-      if (f == PL_F_N && i0->op == PL_BINARY) continue;
-      if (f == PL_F_N && i0->op != PL_ELEM) continue;      /* a count: the same */
+      int role = pl_role(i0->op, f);
+      if (role == PL_R_OFFS && offs_shared) continue;
+      /* functions, counts and immediates: the same in every iteration */
+      if (role == PL_R_FN || role == PL_R_CNT || role == PL_R_IMM) continue;
       int64_t f0 = pl_fieldc(i0, f);
       int64_t step = n > 1 ? (int64_t)pl_fieldc(&p->ins[l->iter[1] + j], f) - f0 : 0;
       int affine = 1;
@@ -666,7 +610,7 @@ static pl_loop *build_loop(pl_plan *p, const pl_loopseen *l, size_t len) {
       ln->tables = 1;
     }
     ln->acc = register_sums(i0, ln, n);
-    if (i0->op == PL_ELEM && !(ln->elem = elem_lane(p, l, j))) return NULL;
+    if (pl_role(i0->op, PL_F_N) == PL_R_ELEM && !(ln->elem = elem_lane(p, l, j))) return NULL;
   }
   return lp;
 }
@@ -797,13 +741,13 @@ static int build_parts(pl_plan *p, const pl_loopseen *l, const parts *q, built *
   return AD_OK;
 }
 
-int pl_reroll(pl_plan *p, const pl_loopseen *loops, size_t nloops) {
+int pl_reroll(pl_plan *p, const pl_loopseen *loops, size_t nloops, int lanes) {
   canonical(p);
   if (!nloops) return AD_OK;
   int *why = malloc(nloops * sizeof *why);
   const char **detail = calloc(nloops, sizeof *detail);
   if (!why || !detail) { free(why); free(detail); return AD_EMEMORY; }
-  if (!pl_lanes_enabled()) {
+  if (!lanes) {
     for (size_t k = 0; k < nloops; k++) why[k] = loops[k].n ? PL_WHY_OFF : PL_WHY_NONE;
     int rc = take_notes(p, loops, nloops, why, detail);
     free(why); free(detail);

@@ -196,6 +196,11 @@ struct li_fn_engine {
 ** function, else the tree. */
 int li_hof_apply(const li_ctx *c, const void *site, tm_v *args, int nargs, const li_fn_engine *eng, tm_v *out);
 
+/* rows[0] = the sum of nrows rows of width m, in a fixed pairwise tree
+** (li_reduce.c): reduce_sum_static's sum of its chunks, so that its bits
+** do not depend on the threads; plans' replay sums its chunks the same. */
+void li_tree_sum(double *rows, int nrows, size_t m);
+
 /* li_log_prob with a tracer (grad must not be NULL). */
 int li_log_prob_traced(const li_ctx *c, const double *upars, int jacobian, double *lp, double *grad,
                        li_print *print, char *err, size_t errsize, const li_tracer *tr);

@@ -123,8 +123,9 @@ static int rs_trace(const void *ud, int c, const tm_v *args, const li_tracer *tr
   return AD_OK;
 }
 
-/* rows[0] = the sum of nrows rows of width m, in a fixed pairwise tree. */
-static void tree_sum(double *rows, int nrows, size_t m) {
+/* rows[0] = the sum of nrows rows of width m, in a fixed pairwise tree
+** (li.h: plans' replay sums reduce_sum_static's chunks with it too). */
+void li_tree_sum(double *rows, int nrows, size_t m) {
   for (int stride = 1; stride < nrows; stride *= 2)
     for (int i = 0; i + stride < nrows; i += 2 * stride) {
       double *a = rows + (size_t)i * m, *b = rows + (size_t)(i + stride) * m;
@@ -195,8 +196,8 @@ int li_reduce_sum(li_run *r, const ln_expr *e, tm_v *out) {
   if (!ops) { pp_region_release(&g); return ad_fail(AD_EMEMORY, "out of memory"); }
   double total = 0.0;
   if (w.is_static) {
-    tree_sum(w.cval, nchunks, 1);
-    tree_sum(w.cpart, nchunks, w.nsh);
+    li_tree_sum(w.cval, nchunks, 1);
+    li_tree_sum(w.cpart, nchunks, w.nsh);
     total = w.cval[0];
   } else {
     for (int s = 0; s < g.nslots; s++) total += w.slot[s].sum;
