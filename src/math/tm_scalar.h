@@ -1,7 +1,8 @@
 /*
-** tm_scalar.h -- the generic elementwise kernels of tm_scalar.c, for modules
-** that add elementwise functions (tm_scalar2.c): a function is a def (the
-** table entry's data) plus a table line naming one of these kernels.
+** tm_scalar.h -- the generic elementwise kernels of scalar/tm_scalar_kernel.c,
+** for modules that add elementwise functions (scalar/tm_elementary.c,
+** tm_numeric.c, tm_special_elem.c ...): a function is a def (the table entry's
+** data) plus a table line naming one of these kernels.
 **
 ** Both kernels serve ints, reals and every container; an autodiff container
 ** call records one node, a scalar call Stan's usual single scalar node.
@@ -39,15 +40,27 @@ typedef struct tm_binary_def {
 /* c->fn->data is a tm_unary_def / tm_binary_def */
 int tm_unary_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out);
 int tm_binary_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out);
+/* tm_binary_kernel with a def of the caller's (modulus, the two-argument
+** log_sum_exp), fn naming the function in messages */
+int tm_binary_apply(const char *fn, const tm_binary_def *d, const tm_v *a, int nargs, tm_v *out);
+/* the f of add and subtract: tm_binary_apply runs a container's sum or
+** difference without a call per element when it sees them */
+double tm_scalar_add(double x, double y);
+double tm_scalar_sub(double x, double y);
 
-/* An int array of the same shape as v (tm_scalar3.c). */
+/* The Stan name of the call, for messages. */
+static inline const char *tm_fn_name(const tm_call *c) {
+  return c && c->fn && c->fn->name ? c->fn->name : "function";
+}
+
+/* An int array of the same shape as v. */
 int tm_new_int_like(tm_v *out, const tm_v *v);
 /* Binary functions of an int array and a real container: the int array
 ** array[d1, .., dk, n] int pairs with array[d1, .., dk] vector (or row_vector)
 ** and array[d1, .., dk, r, c] int with array[d1, .., dk] matrix (element
 ** [.., i, j] with (i, j)).  When x and y are such a pair, *xm and *ym are
 ** views of them with the int one copied as real data in the other's layout;
-** otherwise copies of x and y (tm_scalar3.c). */
+** otherwise copies of x and y. */
 int tm_pair_int_array(const char *fn, const tm_v *x, const tm_v *y, tm_v *xm, tm_v *ym);
 
 /* Stan's binary vectorization as sig strings.  An int-typed argument pairs

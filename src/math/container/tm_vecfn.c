@@ -17,10 +17,6 @@
 #include "../tm_scalar.h"
 #include "../tm_pick.h"
 
-static const char *fn_name(const tm_call *c) {
-  return c && c->fn && c->fn->name ? c->fn->name : "function";
-}
-
 /* ---- one node for an elementwise result over up to 3 arguments ---- */
 
 typedef struct {
@@ -49,7 +45,7 @@ static void ew_chain(ad_node *self) {
 /* fma(x, y, z) = x * y + z with any of them a vector, row vector or matrix
 ** of one shape, the others scalars */
 static int k_fma_c(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
-  const char *fn = fn_name(c);
+  const char *fn = tm_fn_name(c);
   static const char *const names[3] = {"x", "y", "z"};
   int rc;
   if (nargs != 3) return ad_fail(AD_EINVALID, "%s: expected 3 arguments, got %d", fn, nargs);
@@ -120,7 +116,7 @@ static const int l_codes[] = {L_EQ, L_NEQ, L_LT, L_LTE, L_GT, L_GTE, L_AND, L_OR
 
 static int k_logical(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   int op = *(const int *)c->fn->data, want = op == L_NOT ? 1 : 2;
-  if (nargs != want) return ad_fail(AD_EINVALID, "%s: expected %d argument%s, got %d", fn_name(c), want,
+  if (nargs != want) return ad_fail(AD_EINVALID, "%s: expected %d argument%s, got %d", tm_fn_name(c), want,
                                     want == 1 ? "" : "s", nargs);
   for (int i = 0; i < nargs; i++) if (!tm_is_scalar(&a[i])) return tm_no_overload(c, a, nargs);
   double x = tm_get(&a[0], 0), y = nargs > 1 ? tm_get(&a[1], 0) : 0;
@@ -170,7 +166,7 @@ static int k_softmax_c(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   if (nargs != 1 || x->narr > 1 || (x->base != TM_VECTOR && x->base != TM_ROW_VECTOR))
     return tm_no_overload(c, a, nargs);
   size_t n = tm_numel(x), len = x->base == TM_VECTOR ? (size_t)x->rows : (size_t)x->cols;
-  if (len == 0) return ad_fail(AD_EINVALID, "%s: v has size 0, but must have a non-zero size", fn_name(c));
+  if (len == 0) return ad_fail(AD_EINVALID, "%s: v has size 0, but must have a non-zero size", tm_fn_name(c));
   if ((rc = tm_new_like(out, x, x->adj != NULL))) return rc;
   out->dep = x->dep;
   for (size_t b = 0; b < n; b += len) {
@@ -223,7 +219,7 @@ static void qt_chain(ad_node *self) {
 }
 
 static int k_quantile(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
-  const char *fn = fn_name(c);
+  const char *fn = tm_fn_name(c);
   int rc;
   if (nargs != 2) return ad_fail(AD_EINVALID, "%s: expected 2 arguments, got %d", fn, nargs);
   const tm_v *x = &a[0], *p = &a[1];

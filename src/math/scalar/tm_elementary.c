@@ -1,17 +1,11 @@
 /*
-** tm_scalar.c -- elementwise functions, arithmetic operators, log_sum_exp
-** and log_mix.
+** tm_elementary.c -- the elementary functions (exp, log, the trigonometric
+** and hyperbolic functions, logit and its kin, lgamma, erf, Phi ...), the
+** arithmetic operators, log_sum_exp and log_mix.
 **
-** Nearly everything here is one of two generic kernels.  tm_unary_kernel
-** applies a unary_def {f, df} to an int, a real or every element of a
-** container; tm_binary_kernel applies a binary_def {f, dfdx, dfdy} with Stan's
-** broadcasting (a scalar against a container; two containers of one shape).
-** Adding a function is one def and one table line.
-**
-** On autodiff arguments the partials are computed in the forward pass and a
-** container call records one elt_node for the whole container, so the
-** reverse step is a multiply-add per element and no function is evaluated
-** twice.  A scalar call records Stan's usual single scalar node.
+** Each function is a def {f, df} or {f, dfdx, dfdy} run by the generic
+** kernels of tm_scalar_kernel.c (tm_scalar.h): adding one is a def and a
+** table line here.
 */
 #include <math.h>
 #include <limits.h>
@@ -23,116 +17,8 @@
 
 #define TWO_OVER_SQRT_PI 1.128379167095512573896158903122
 
-/* ---- the elementwise node: one per vectorized call ---- */
-
-typedef struct {
-  ad_node hdr;
-  size_t n;
-  const double *oadj;        /* the result's adjoints */
-  double *xadj, *yadj;       /* operand adjoints; NULL for data operands */
-  const double *dx, *dy;     /* n partials each */
-  int xs, ys;                /* operand is a broadcast scalar: sum into adj[0] */
-} elt_node;
-
-static void add_into(double *adj, int scalar, const double *oadj, const double *d, size_t n) {
-  if (!adj) return;
-  if (scalar) {
-    double s = 0;
-    for (size_t i = 0; i < n; i++) s += oadj[i] * d[i];
-    adj[0] += s;
-  } else {
-    for (size_t i = 0; i < n; i++) adj[i] += oadj[i] * d[i];
-  }
-}
-
-static void elt_chain(ad_node *self) {
-  elt_node *e = (elt_node *)self;
-  add_into(e->xadj, e->xs, e->oadj, e->dx, e->n);
-  add_into(e->yadj, e->ys, e->oadj, e->dy, e->n);
-}
-
-static int elt_record(size_t n, const double *oadj, double *xadj, const double *dx, int xs,
-                      double *yadj, const double *dy, int ys) {
-  elt_node *e = ad_node_new(sizeof *e, elt_chain);
-  if (!e) return AD_EMEMORY;
-  e->n = n;
-  e->oadj = oadj;
-  e->xadj = xadj; e->dx = dx; e->xs = xs;
-  e->yadj = yadj; e->dy = dy; e->ys = ys;
-  return AD_OK;
-}
-
-/* Partials for an autodiff operand (n of them, arena), NULL for data. */
-static int partials_for(const tm_v *v, size_t n, double **p) {
-  *p = NULL;
-  if (!v->adj) return AD_OK;
-  *p = ad_alloc_doubles(n ? n : 1);
-  return *p ? AD_OK : AD_EMEMORY;
-}
-
-static const char *fn_name(const tm_call *c) {
-  return c && c->fn && c->fn->name ? c->fn->name : "function";
-}
-
-/* "[3]" for element 2 of a container, "" for a scalar, as in tm_check.c. */
-static const char *elem_suffix(char *buf, size_t size, const tm_v *v, size_t i) {
-  if (tm_is_scalar(v)) buf[0] = '\0';
-  else snprintf(buf, size, "[%zu]", i + 1);
-  return buf;
-}
-
-/* ---- unary functions ---- */
-
 typedef tm_unary_def unary_def;      /* tm_scalar.h */
-
-int tm_unary_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
-  const unary_def *d = c->fn->data;
-  const char *fn = fn_name(c);
-  char at[32];
-  int rc;
-  if (nargs != 1) return ad_fail(AD_EINVALID, "%s: expected 1 argument, got %d", fn, nargs);
-  if (d->fi && a->base == TM_INT) {
-    int r;
-    if (tm_is_scalar(a)) {
-      if ((rc = d->fi(fn, a->ival[0], &r))) return rc;
-      return tm_set_int(out, r);
-    }
-    /* an int array in, an int array out (abs, minus) */
-    if ((rc = tm_new_int_like(out, a))) return rc;
-    for (size_t i = 0, m = tm_numel(a); i < m; i++)
-      if ((rc = d->fi(fn, a->ival[i], &out->ival[i]))) return rc;
-    return AD_OK;
-  }
-  size_t n = tm_numel(a);
-  if (d->bad)
-    for (size_t i = 0; i < n; i++) {
-      double x = tm_get(a, i);
-      if (d->bad(x))
-        return ad_fail(AD_EDOMAIN, "%s: %s%s is %.17g, but must %s", fn, d->xname ? d->xname : "x",
-                       elem_suffix(at, sizeof at, a, i), x, d->must);
-    }
-  if (tm_is_scalar(a)) {
-    double x = tm_get(a, 0), fx = d->f(x);
-    if (a->adj) {
-      ad_var xv = {a->val, a->adj}, r;
-      if ((rc = ad_unary(xv, fx, d->df(x, fx), &r))) return rc;
-      return tm_set_var(out, r);
-    }
-    rc = tm_set_real(out, fx);
-    out->dep = a->dep;
-    return rc;
-  }
-  double *p;
-  if ((rc = tm_new_like(out, a, a->adj != NULL)) || (rc = partials_for(a, n, &p))) return rc;
-  out->dep = a->dep;
-  for (size_t i = 0; i < n; i++) {
-    double x = tm_get(a, i), fx = d->f(x);
-    out->val[i] = fx;
-    if (p) p[i] = d->df(x, fx);
-  }
-  if (!a->adj) return AD_OK;
-  return elt_record(n, out->adj, a->adj, p, 0, NULL, NULL, 0);
-}
+typedef tm_binary_def binary_def;    /* tm_scalar.h */
 
 /* values */
 static double f_square(double x) { return x * x; }
@@ -240,163 +126,8 @@ static const unary_def def_exp = U(exp, d_exp), def_log = U(log, d_log),
   def_minus = {f_neg, d_neg, NULL, NULL, i_minus, NULL, 0};
 #undef U
 
-/* ---- binary functions ---- */
-
-typedef tm_binary_def binary_def;    /* tm_scalar.h */
-
-static int same_kind(const tm_v *x, const tm_v *y) {
-  if (x->base != y->base && !(x->base <= TM_REAL && y->base <= TM_REAL)) return 0;
-  if (x->narr != y->narr || x->rows != y->rows || x->cols != y->cols) return 0;
-  for (int i = 0; i < x->narr; i++) if (x->dim[i] != y->dim[i]) return 0;
-  return 1;
-}
-
-static int check_shapes(const char *fn, const tm_v *x, const tm_v *y) {
-  size_t nx = tm_numel(x), ny = tm_numel(y);
-  if (nx != ny) return tm_check_size_match(fn, "x", nx, "y", ny);
-  if (same_kind(x, y)) return AD_OK;
-  char tx[48], ty[48];
-  return ad_fail(AD_EINVALID, "%s: x (%s, %d x %d) and y (%s, %d x %d) must have the same type and dimensions",
-                 fn, tm_type_name(x, tx, sizeof tx), x->rows, x->cols,
-                 tm_type_name(y, ty, sizeof ty), y->rows, y->cols);
-}
-
-static double f_add(double x, double y);
-static double f_sub(double x, double y);
-
-/* x + y and x - y of real values with a container among them: binary_apply
-** without a call through a pointer per element, and a node that adds the
-** output's adjoints (or subtracts them, for y of a difference) with no
-** partials of 1 and -1 to multiply by: a * 1 and a * -1 are exact, so the
-** sums are those of the generic node, bit for bit. */
-typedef struct addsub_node {
-  ad_node hdr;
-  size_t n;
-  const double *oadj;
-  double *xadj, *yadj;
-  int xs, ys, sub;
-} addsub_node;
-
-static void addsub_into(double *adj, int scalar, int neg, const double *oadj, size_t n) {
-  if (!adj) return;
-  if (scalar) {
-    double s = 0;
-    if (neg) for (size_t i = 0; i < n; i++) s -= oadj[i];
-    else for (size_t i = 0; i < n; i++) s += oadj[i];
-    adj[0] += s;
-  } else if (neg) {
-    for (size_t i = 0; i < n; i++) adj[i] -= oadj[i];
-  } else {
-    for (size_t i = 0; i < n; i++) adj[i] += oadj[i];
-  }
-}
-
-static void addsub_chain(ad_node *self) {
-  addsub_node *p = (addsub_node *)self;
-  addsub_into(p->xadj, p->xs, 0, p->oadj, p->n);
-  addsub_into(p->yadj, p->ys, p->sub, p->oadj, p->n);
-}
-
-static int addsub(int sub, const tm_v *x, int xs, const tm_v *y, int ys, const tm_v *shape, size_t n,
-                  int ad, tm_v *out) {
-  int rc = tm_new_like(out, shape, ad);
-  if (rc) return rc;
-  out->dep = x->dep || y->dep;
-  const double *xv = x->val, *yv = y->val;
-  size_t xi = !xs, yi = !ys;       /* a scalar is read at 0 throughout */
-  double *o = out->val;
-  if (sub) for (size_t i = 0; i < n; i++) o[i] = xv[i * xi] - yv[i * yi];
-  else for (size_t i = 0; i < n; i++) o[i] = xv[i * xi] + yv[i * yi];
-  if (!ad) return AD_OK;
-  addsub_node *p = ad_node_new(sizeof *p, addsub_chain);
-  if (!p) return AD_EMEMORY;
-  p->n = n;
-  p->oadj = out->adj;
-  p->xadj = x->adj;
-  p->yadj = y->adj;
-  p->xs = xs;
-  p->ys = ys;
-  p->sub = sub;
-  return AD_OK;
-}
-
-static int binary_apply(const char *fn, const binary_def *d, const tm_v *a, int nargs, tm_v *out) {
-  const tm_v *x = &a[0], *y = &a[1];
-  char at[32];
-  int rc;
-  if (nargs != 2) return ad_fail(AD_EINVALID, "%s: expected 2 arguments, got %d", fn, nargs);
-  int xs = tm_is_scalar(x), ys = tm_is_scalar(y);
-  if (d->y_scalar && !ys) {
-    char ty[48];
-    return ad_fail(AD_EINVALID, "%s: the second argument must be int or real, not %s", fn,
-                   tm_type_name(y, ty, sizeof ty));
-  }
-  if (!d->f && (x->base != TM_INT || y->base != TM_INT))   /* int-only (choose) */
-    return ad_fail(AD_EINVALID, "%s: both arguments must be int", fn);
-  if (xs && ys && x->base == TM_INT && y->base == TM_INT && d->fi) {
-    int r;
-    if ((rc = d->fi(fn, x->ival[0], y->ival[0], &r))) return rc;
-    return tm_set_int(out, r);
-  }
-  if (x->base == TM_INT && y->base == TM_INT && d->fi) {
-    /* int arrays (or an int and an int array): an int array (choose, the factorials) */
-    if (!xs && !ys && (rc = check_shapes(fn, x, y))) return rc;
-    if ((rc = tm_new_int_like(out, xs ? y : x))) return rc;
-    for (size_t i = 0, m = tm_numel(out); i < m; i++)
-      if ((rc = d->fi(fn, tm_geti(x, i), tm_geti(y, i), &out->ival[i]))) return rc;
-    return AD_OK;
-  }
-  tm_v xm, ym;
-  if (!xs && !ys && !same_kind(x, y)) {
-    /* an int array against a real container of its layout: Stan's (array[] int, vector) */
-    if ((rc = tm_pair_int_array(fn, x, y, &xm, &ym))) return rc;
-    x = &xm; y = &ym;
-  }
-  if (!xs && !ys && (rc = check_shapes(fn, x, y))) return rc;
-  const tm_v *shape = xs ? y : x;
-  size_t n = tm_numel(shape);
-  if (d->check)
-    for (size_t i = 0; i < n; i++)
-      if ((rc = d->check(fn, elem_suffix(at, sizeof at, shape, i), tm_get(x, i), tm_get(y, i))))
-        return rc;
-  int ad = x->adj || y->adj;
-  if (xs && ys) {
-    double u = tm_get(x, 0), v = tm_get(y, 0), f = d->f(u, v);
-    if (!ad) {
-      rc = tm_set_real(out, f);
-      out->dep = x->dep || y->dep;
-      return rc;
-    }
-    ad_var r, xv = {x->val, x->adj}, yv = {y->val, y->adj};
-    if (x->adj && y->adj) rc = ad_binary(xv, yv, f, d->dx(u, v, f), d->dy(u, v, f), &r);
-    else if (x->adj) rc = ad_unary(xv, f, d->dx(u, v, f), &r);
-    else rc = ad_unary(yv, f, d->dy(u, v, f), &r);
-    return rc ? rc : tm_set_var(out, r);
-  }
-  if ((d->f == f_add || d->f == f_sub) && x->base != TM_INT && y->base != TM_INT)
-    return addsub(d->f == f_sub, x, xs, y, ys, shape, n, ad, out);
-  double *px, *py;
-  if ((rc = tm_new_like(out, shape, ad)) || (rc = partials_for(x, n, &px)) ||
-      (rc = partials_for(y, n, &py)))
-    return rc;
-  out->dep = x->dep || y->dep;
-  for (size_t i = 0; i < n; i++) {
-    double u = tm_get(x, i), v = tm_get(y, i), f = d->f(u, v);
-    out->val[i] = f;
-    if (px) px[i] = d->dx(u, v, f);
-    if (py) py[i] = d->dy(u, v, f);
-  }
-  if (!ad) return AD_OK;
-  return elt_record(n, out->adj, x->adj, px, xs, y->adj, py, ys);
-}
-
-int tm_binary_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
-  return binary_apply(fn_name(c), c->fn->data, a, nargs, out);
-}
 
 /* arithmetic */
-static double f_add(double x, double y) { return x + y; }
-static double f_sub(double x, double y) { return x - y; }
 static double f_mul(double x, double y) { return x * y; }
 static double f_div(double x, double y) { return x / y; }
 static double d_one(double x, double y, double f) { (void)x; (void)y; (void)f; return 1; }
@@ -494,8 +225,8 @@ static int check_lchoose(const char *fn, const char *at, double x, double y) {
 }
 
 static const binary_def
-  def_add = {f_add, d_one, d_one, NULL, i_add, 0},
-  def_subtract = {f_sub, d_one, d_mone, NULL, i_sub, 0},
+  def_add = {tm_scalar_add, d_one, d_one, NULL, i_add, 0},
+  def_subtract = {tm_scalar_sub, d_one, d_mone, NULL, i_sub, 0},
   def_elt_multiply = {f_mul, d_mul_x, d_mul_y, NULL, i_mul, 0},
   def_elt_divide = {f_div, d_div_x, d_div_y, NULL, i_div, 0},
   def_divide = {f_div, d_div_x, d_div_y, NULL, i_div, 1},
@@ -510,10 +241,10 @@ static const binary_def
 
 /* Stan's % is on ints only; the generic kernel would call a NULL f on reals. */
 static int modulus_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
-  const char *fn = fn_name(c);
+  const char *fn = tm_fn_name(c);
   if (nargs != 2 || !tm_is_scalar(&a[0]) || !tm_is_scalar(&a[1]) || a[0].base != TM_INT || a[1].base != TM_INT)
     return ad_fail(AD_EINVALID, "%s: both arguments must be int", fn);
-  return binary_apply(fn, &def_modulus, a, nargs, out);
+  return tm_binary_apply(fn, &def_modulus, a, nargs, out);
 }
 
 /* ---- log_sum_exp ---- */
@@ -534,8 +265,8 @@ static double lse_n(const tm_v *v, size_t off, size_t stride, size_t n, const do
 }
 
 static int lse_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
-  const char *fn = fn_name(c);
-  if (nargs == 2) return binary_apply(fn, &def_lse2, a, nargs, out);
+  const char *fn = tm_fn_name(c);
+  if (nargs == 2) return tm_binary_apply(fn, &def_lse2, a, nargs, out);
   if (nargs != 1) return ad_fail(AD_EINVALID, "%s: expected 1 or 2 arguments, got %d", fn, nargs);
   size_t n = tm_numel(a);
   double *d[1] = {NULL};
@@ -615,7 +346,7 @@ static int log_mix2(const char *fn, const tm_v *a, tm_v *out) {
 }
 
 static int log_mix_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
-  const char *fn = fn_name(c);
+  const char *fn = tm_fn_name(c);
   if (nargs == 3) return log_mix3(fn, a, out);
   if (nargs == 2) return log_mix2(fn, a, out);
   return ad_fail(AD_EINVALID, "%s: expected 2 or 3 arguments, got %d", fn, nargs);

@@ -19,13 +19,10 @@
 #include "../tm_tables.h"
 #include "../tm_special.h"
 #include "../tm_special_dist.h"
+#include "../tm_scalar.h"
 
 #define PFQ_MAX 16
 #define PFQ_STEPS 1000000
-
-static const char *fn_name(const tm_call *c) {
-  return c && c->fn && c->fn->name ? c->fn->name : "function";
-}
 
 /* Terms of alternating sign far larger than their sum leave rounding
 ** errors near tmax * eps in it: refuse a sum with fewer than 8 good digits
@@ -113,7 +110,7 @@ static int converges(const char *fn, int p, int q, double z) {
 
 /* hypergeometric_pFq(a, b, z) and hypergeometric_3F2(a, b, z) */
 static int k_pfq(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
-  const char *fn = fn_name(c);
+  const char *fn = tm_fn_name(c);
   double av[PFQ_MAX], bv[PFQ_MAX], F, dz, da[PFQ_MAX], db[PFQ_MAX];
   int p, q, rc;
   if (nargs != 3) return ad_fail(AD_EINVALID, "%s: expected 3 arguments, got %d", fn, nargs);
@@ -193,7 +190,7 @@ static int scalar_result(const tm_v *a, int nargs, double f, const double *g, tm
 }
 
 static int k_2f1(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
-  const char *fn = fn_name(c);
+  const char *fn = tm_fn_name(c);
   static const char *const names[4] = {"a1", "a2", "b", "z"};
   int rc;
   if ((rc = scalars(fn, a, nargs, 4))) return rc;
@@ -207,7 +204,7 @@ static int k_2f1(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
 
 /* 1F0(a; ; z) = (1 - z)^(-a), |z| < 1 */
 static int k_1f0(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
-  const char *fn = fn_name(c);
+  const char *fn = tm_fn_name(c);
   int rc;
   if ((rc = scalars(fn, a, nargs, 2))) return rc;
   double al = tm_get(&a[0], 0), z = tm_get(&a[1], 0);
@@ -218,7 +215,7 @@ static int k_1f0(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
 
 /* inv_inc_beta(a, b, p): x with I_x(a, b) = p */
 static int k_inv_inc_beta(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
-  const char *fn = fn_name(c);
+  const char *fn = tm_fn_name(c);
   int rc;
   if ((rc = scalars(fn, a, nargs, 3))) return rc;
   if ((rc = tm_check_not_nan(fn, "a", &a[0])) || (rc = tm_check_not_nan(fn, "b", &a[1])) ||

@@ -1,10 +1,10 @@
 /*
-** tm_scalar2.c -- more scalar functions: rounding, steps and tests, the
+** tm_numeric.c -- the numeric functions: rounding, steps and tests, the
 ** binary functions Stan vectorizes (fdim, fmod, hypot, atan2, lmultiply,
 ** log_inv_logit_diff, beta, lmgamma, the factorials...), the normal
 ** quantile, fma, choose and the constants (pi(), e(), ...).
 **
-** Elementwise functions are defs run by the generic kernels of tm_scalar.c
+** Elementwise functions are defs run by the generic kernels of tm_scalar_kernel.c
 ** (tm_scalar.h), so they take every container and record one node per
 ** vectorized call; the int-valued ones (int_step, is_inf, is_nan, choose)
 ** and the nullary constants have kernels of their own, with no autodiff.
@@ -17,20 +17,16 @@
 #include "../tm_special_dist.h"
 #include "../tm_scalar.h"
 
-static const char *fn_name(const tm_call *c) {
-  return c && c->fn && c->fn->name ? c->fn->name : "function";
-}
-
 static int arity(const tm_call *c, int nargs, int want) {
   if (nargs == want) return AD_OK;
-  return ad_fail(AD_EINVALID, "%s: expected %d argument%s, got %d", fn_name(c), want,
+  return ad_fail(AD_EINVALID, "%s: expected %d argument%s, got %d", tm_fn_name(c), want,
                  want == 1 ? "" : "s", nargs);
 }
 
 static int scalar_arg(const tm_call *c, const tm_v *a, int i) {
   if (tm_is_scalar(&a[i])) return AD_OK;
   char t[48];
-  return ad_fail(AD_EINVALID, "%s: argument %d must be int or real, not %s", fn_name(c), i + 1,
+  return ad_fail(AD_EINVALID, "%s: argument %d must be int or real, not %s", tm_fn_name(c), i + 1,
                  tm_type_name(&a[i], t, sizeof t));
 }
 
@@ -255,7 +251,7 @@ static const tm_binary_def
 
 /* inc_beta(a, b, x): the regularized incomplete beta function */
 static int k_inc_beta(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
-  const char *fn = fn_name(c);
+  const char *fn = tm_fn_name(c);
   int rc;
   if ((rc = arity(c, nargs, 3))) return rc;
   for (int i = 0; i < 3; i++) if ((rc = scalar_arg(c, a, i))) return rc;
@@ -319,7 +315,7 @@ static int k_int_test(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
 
 /* to_int(x): truncation toward zero, for data; x must lie in int's range */
 static int k_to_int(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
-  const char *fn = fn_name(c);
+  const char *fn = tm_fn_name(c);
   int rc;
   if ((rc = arity(c, nargs, 1))) return rc;
   const tm_v *x = &a[0];

@@ -1,11 +1,10 @@
 /*
-** tm_scalar3.c -- the special functions of Stan's library that are
+** tm_special_elem.c -- the special functions of Stan's library that are
 ** elementwise: the Bessel functions (J, Y, I, K of an int order, log I of a
 ** real order), Owen's T, ldexp, inv_erfc, the two real branches of Lambert's
-** W; and the pairing of an int array with a real container of its layout
-** that Stan's binary vectorization allows (tm_scalar.h).
+** W.
 **
-** Each function is a def for the generic kernels of tm_scalar.c, so it takes
+** Each function is a def for the generic kernels of tm_scalar_kernel.c, so it takes
 ** every container Stan's vectorization takes and records one node per call.
 ** The derivatives are Stan's: the Bessel functions by their recurrences,
 ** W'(x) = W / (x (1 + W)).
@@ -20,55 +19,6 @@
 #include "../tm_special.h"
 #include "../tm_special_dist.h"
 #include "../tm_scalar.h"
-
-/* ---- int arrays against real containers ---- */
-
-int tm_new_int_like(tm_v *out, const tm_v *v) {
-  size_t n = tm_numel(v);
-  *out = *v;
-  out->base = TM_INT;
-  out->val = out->adj = NULL;
-  out->dep = 0;
-  out->ival = ad_alloc((n ? n : 1) * sizeof(int));
-  return out->ival ? AD_OK : AD_EMEMORY;
-}
-
-/* extra array dimensions a real container's base adds: a vector is one, a matrix two */
-static int base_dims(int base) { return base == TM_MATRIX ? 2 : base == TM_VECTOR || base == TM_ROW_VECTOR; }
-
-/* ia (an int array) in the layout of v (a real container), as data */
-static int pair(const char *fn, const tm_v *ia, const tm_v *v, tm_v *out) {
-  int extra = base_dims(v->base);
-  if (ia->base != TM_INT || !extra || ia->narr != v->narr + extra) return 1;
-  for (int i = 0; i < v->narr; i++)
-    if (ia->dim[i] != v->dim[i]) return 1;
-  int r = v->rows, c = v->cols;
-  if (extra == 1) {
-    int n = v->base == TM_VECTOR ? r : c;
-    if (ia->dim[v->narr] != n) return 1;
-  } else if (ia->dim[v->narr] != r || ia->dim[v->narr + 1] != c) {
-    return 1;
-  }
-  (void)fn;
-  size_t n = tm_numel(v), blk = (size_t)r * (size_t)c;
-  int rc = tm_new_like(out, v, 0);
-  if (rc) return rc;
-  for (size_t k = 0; k < n; k += blk ? blk : 1)
-    for (int j = 0; j < c; j++)
-      for (int i = 0; i < r; i++)   /* matrix (i, j) column-major; ints [i][j] by rows */
-        out->val[k + (size_t)j * r + i] = ia->ival[k + (extra == 2 ? (size_t)i * c + j : (size_t)i + j)];
-  out->dep = ia->dep;
-  return AD_OK;
-}
-
-int tm_pair_int_array(const char *fn, const tm_v *x, const tm_v *y, tm_v *xm, tm_v *ym) {
-  *xm = *x;
-  *ym = *y;
-  int rc = pair(fn, x, y, xm);
-  if (rc == 1) rc = pair(fn, y, x, ym);
-  if (rc == 1) { *xm = *x; *ym = *y; return AD_OK; }   /* not a pair: the caller's shape check speaks */
-  return rc;
-}
 
 /* ---- Bessel functions of an int order ---- */
 
