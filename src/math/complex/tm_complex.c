@@ -45,6 +45,14 @@ void cx_add_adj(const tm_v *v, size_t i, double re, double im) {
   else v->adj[i] += re;
 }
 
+tm_v *cx_keep(const tm_v *x, const tm_v *y) {
+  tm_v *cp = ad_alloc((y ? 2 : 1) * sizeof *cp);
+  if (!cp) return NULL;
+  cp[0] = *x;
+  if (y) cp[1] = *y;
+  return cp;
+}
+
 int cx_complex_base(int b) {
   switch (b) {
   case TM_INT: case TM_REAL: return TM_COMPLEX;

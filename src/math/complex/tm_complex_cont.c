@@ -454,9 +454,8 @@ static int k_add_diag(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   out->dep = (unsigned char)tm_any_dep(a, 2);
   if (!ad || n == 0) return AD_OK;
   addiag_node *p = ad_node_new(sizeof *p, addiag_chain);
-  tm_v *cp = ad_alloc(2 * sizeof *cp);
+  tm_v *cp = cx_keep(&a[0], &a[1]);
   if (!p || !cp) return ad_fail(AD_EMEMORY, "out of memory");
-  cp[0] = a[0]; cp[1] = a[1];
   p->m = &cp[0]; p->d = &cp[1]; p->oadj = out->adj; p->rows = R; p->cols = C;
   return AD_OK;
 }
@@ -525,10 +524,8 @@ static int k_dot(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   out->dep = (unsigned char)tm_any_dep(a, trace ? 1 : 2);
   if (!ad || n == 0) return AD_OK;
   dot_node *p = ad_node_new(sizeof *p, dot_chain);
-  tm_v *cp = ad_alloc(2 * sizeof *cp);
+  tm_v *cp = cx_keep(&a[0], trace ? NULL : &a[1]);
   if (!p || !cp) return ad_fail(AD_EMEMORY, "out of memory");
-  cp[0] = a[0];
-  if (!trace) cp[1] = a[1];
   p->u = &cp[0]; p->v = trace ? NULL : &cp[1]; p->uv = uv; p->vv = vv; p->n = n; p->conj_u = conj_u;
   p->rows = a[0].rows; p->oadj = out->adj;
   return AD_OK;
@@ -541,10 +538,7 @@ static void dpm_chain(ad_node *self) {
   for (int j = 0; j < p->cols; j++)
     for (int i = 0; i < p->rows; i++) {
       size_t k = (size_t)i + (size_t)j * p->rows, iv = (size_t)(p->post ? j : i);
-      cx g = cx_mk(p->oadj[2 * k], p->oadj[2 * k + 1]);
-      cx dm = conj(cx_get(p->v, iv)) * g, dv = conj(cx_get(p->m, k)) * g;
-      cx_add_adj(p->m, k, creal(dm), cimag(dm));
-      cx_add_adj(p->v, iv, creal(dv), cimag(dv));
+      cx_add_prod_adj(p->m, k, p->v, iv, p->oadj + 2 * k);
     }
 }
 
@@ -568,9 +562,8 @@ static int k_diag_multiply(const tm_call *c, const tm_v *a, int nargs, tm_v *out
   out->dep = (unsigned char)tm_any_dep(a, 2);
   if (!ad || (size_t)R * C == 0) return AD_OK;
   dpm_node *p = ad_node_new(sizeof *p, dpm_chain);
-  tm_v *cp = ad_alloc(2 * sizeof *cp);
+  tm_v *cp = cx_keep(m, v);
   if (!p || !cp) return ad_fail(AD_EMEMORY, "out of memory");
-  cp[0] = *m; cp[1] = *v;
   p->m = &cp[0]; p->v = &cp[1]; p->oadj = out->adj; p->rows = R; p->cols = C; p->post = post;
   return AD_OK;
 }
@@ -600,10 +593,7 @@ static void cdp_chain(ad_node *self) {
   for (int j = 0; j < p->cols; j++)
     for (int i = 0; i < p->rows; i++) {
       size_t k = (size_t)i + (size_t)j * p->rows, o = (size_t)(p->byrow ? i : j);
-      cx g = cx_mk(p->oadj[2 * o], p->oadj[2 * o + 1]);
-      cx dx = conj(cx_get(p->y, k)) * g, dy = conj(cx_get(p->x, k)) * g;
-      cx_add_adj(p->x, k, creal(dx), cimag(dx));
-      cx_add_adj(p->y, k, creal(dy), cimag(dy));
+      cx_add_prod_adj(p->x, k, p->y, k, p->oadj + 2 * o);
     }
 }
 
@@ -628,9 +618,8 @@ static int k_cols_dot(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   out->dep = (unsigned char)tm_any_dep(a, 2);
   if (!ad || (size_t)R * C == 0) return AD_OK;
   cdp_node *p = ad_node_new(sizeof *p, cdp_chain);
-  tm_v *cp = ad_alloc(2 * sizeof *cp);
+  tm_v *cp = cx_keep(&a[0], &a[1]);
   if (!p || !cp) return ad_fail(AD_EMEMORY, "out of memory");
-  cp[0] = a[0]; cp[1] = a[1];
   p->x = &cp[0]; p->y = &cp[1]; p->oadj = out->adj; p->rows = R; p->cols = C; p->byrow = byrow;
   return AD_OK;
 }
@@ -666,9 +655,8 @@ static int k_dot_self(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   out->dep = (unsigned char)(a->dep || ad);
   if (!ad || (size_t)R * C == 0) return AD_OK;
   dself_node *p = ad_node_new(sizeof *p, dself_chain);
-  tm_v *cp = ad_alloc(sizeof *cp);
+  tm_v *cp = cx_keep(a, NULL);
   if (!p || !cp) return ad_fail(AD_EMEMORY, "out of memory");
-  *cp = *a;
   p->x = cp; p->oadj = out->adj; p->rows = R; p->cols = C; p->op = op;
   return AD_OK;
 }

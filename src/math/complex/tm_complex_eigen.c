@@ -246,9 +246,8 @@ static int k_mdivide_right(const tm_call *c, const tm_v *a, int nargs, tm_v *out
   out->dep = (unsigned char)tm_any_dep(a, 2);
   if (!ad || mn == 0) return AD_OK;
   mdr_node *p = ad_node_new(sizeof *p, mdr_chain);
-  tm_v *cp = ad_alloc(2 * sizeof *cp);
+  tm_v *cp = cx_keep(B, A);
   if (!p || !cp) return ad_fail(AD_EMEMORY, "out of memory");
-  cp[0] = *B; cp[1] = *A;
   p->b = &cp[0]; p->a = &cp[1]; p->X = X; p->Ainv = Ainv; p->oadj = out->adj; p->m = m; p->n = n;
   if (!(p->G = ad_alloc(mn * sizeof *p->G))) return ad_fail(AD_EMEMORY, "out of memory");
   return AD_OK;

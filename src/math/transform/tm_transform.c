@@ -197,18 +197,7 @@ typedef struct {
 
 static void ew_chain(ad_node *self) {
   ew_node *nd = (ew_node *)self;
-  for (int k = 0; k < 3; k++) {
-    double *a = nd->adj[k];
-    if (!a) continue;
-    const double *d = nd->d[k];
-    if (nd->scalar[k]) {
-      double s = 0;
-      for (size_t i = 0; i < nd->n; i++) s += nd->yadj[i] * d[i];
-      a[0] += s;
-    } else {
-      for (size_t i = 0; i < nd->n; i++) a[i] += nd->yadj[i] * d[i];
-    }
-  }
+  for (int k = 0; k < 3; k++) tm_tr_add_partials(nd->adj[k], nd->scalar[k], nd->yadj, nd->d[k], nd->n);
 }
 
 static int ew_size(const tm_transform *t, const tm_v *shape, size_t *n) {
@@ -479,30 +468,37 @@ int tm_transform_free(const tm_transform *t, const tm_v *y, const tm_v *params, 
   return t->free(t, y, params, x);
 }
 
-/* ---- the table ---- */
+/* ---- the table: every transform, one registry ---- */
 
+#define EW(name, np, def) {name, np, ew_size, ew_constrain, ew_free, &def}
+#define STRUCT(name, ops) {name, 0, tm_tr_struct_size, tm_tr_struct_constrain, tm_tr_struct_free, &ops}
 static const tm_transform transforms[] = {
-  {"identity", 0, ew_size, ew_constrain, ew_free, &def_identity},
-  {"lower", 1, ew_size, ew_constrain, ew_free, &def_lower},
-  {"upper", 1, ew_size, ew_constrain, ew_free, &def_upper},
-  {"lower_upper", 2, ew_size, ew_constrain, ew_free, &def_lub},
-  {"offset_multiplier", 2, ew_size, ew_constrain, ew_free, &def_offmult},
-  {"simplex", 0, tm_tr_struct_size, tm_tr_struct_constrain, tm_tr_struct_free, &tm_tr_simplex},
-  {"ordered", 0, tm_tr_struct_size, tm_tr_struct_constrain, tm_tr_struct_free, &tm_tr_ordered},
-  {"positive_ordered", 0, tm_tr_struct_size, tm_tr_struct_constrain, tm_tr_struct_free, &tm_tr_positive_ordered},
-  {"unit_vector", 0, tm_tr_struct_size, tm_tr_struct_constrain, tm_tr_struct_free, &tm_tr_unit_vector},
-  {"sum_to_zero_vector", 0, tm_tr_struct_size, tm_tr_struct_constrain, tm_tr_struct_free, &tm_tr_sum_to_zero},
-  {"cholesky_factor_corr", 0, tm_tr_struct_size, tm_tr_struct_constrain, tm_tr_struct_free, &tm_tr_cholesky_corr},
-  {"cholesky_factor_cov", 0, tm_tr_struct_size, tm_tr_struct_constrain, tm_tr_struct_free, &tm_tr_cholesky_cov},
-  {"corr_matrix", 0, tm_tr_struct_size, tm_tr_struct_constrain, tm_tr_struct_free, &tm_tr_corr_matrix},
-  {"cov_matrix", 0, tm_tr_struct_size, tm_tr_struct_constrain, tm_tr_struct_free, &tm_tr_cov_matrix},
+  EW("identity", 0, def_identity),
+  EW("lower", 1, def_lower),
+  EW("upper", 1, def_upper),
+  EW("lower_upper", 2, def_lub),
+  EW("offset_multiplier", 2, def_offmult),
+  STRUCT("simplex", tm_tr_simplex),
+  STRUCT("ordered", tm_tr_ordered),
+  STRUCT("positive_ordered", tm_tr_positive_ordered),
+  STRUCT("unit_vector", tm_tr_unit_vector),
+  STRUCT("sum_to_zero_vector", tm_tr_sum_to_zero),
+  STRUCT("cholesky_factor_corr", tm_tr_cholesky_corr),
+  STRUCT("cholesky_factor_cov", tm_tr_cholesky_cov),
+  STRUCT("corr_matrix", tm_tr_corr_matrix),
+  STRUCT("cov_matrix", tm_tr_cov_matrix),
+  STRUCT("sum_to_zero_matrix", tm_tr_sum_to_zero_matrix),
+  STRUCT("column_stochastic_matrix", tm_tr_stochastic_column),
+  STRUCT("row_stochastic_matrix", tm_tr_stochastic_row),
   {NULL, 0, NULL, NULL, NULL, NULL}
 };
+#undef EW
+#undef STRUCT
 
 const tm_transform *tm_transform_find(const char *name) {
   for (const tm_transform *t = transforms; t->name; t++)
     if (strcmp(t->name, name) == 0) return t;
-  return tm_transform_matrix_find(name);
+  return NULL;
 }
 
 int tm_transform_count(void) { return (int)(sizeof transforms / sizeof transforms[0]) - 1; }

@@ -110,7 +110,7 @@ static int stzm_free(int rows, int cols, const double *y, double *x) {
   return AD_OK;
 }
 
-static const tm_tr_ops tr_stzm = {"sum_to_zero_constrain", "sum_to_zero_free", TM_MATRIX, 1, stzm_shape,
+const tm_tr_ops tm_tr_sum_to_zero_matrix = {"sum_to_zero_constrain", "sum_to_zero_free", TM_MATRIX, 1, stzm_shape,
                                   stzm_nfree, stzm_naux, stzm_forward, stzm_reverse, stzm_free};
 
 /* ---- stochastic matrices: simplexes by column or by row ---- */
@@ -204,27 +204,12 @@ static int stochr_free(int rows, int cols, const double *y, double *x) {
   return AD_OK;
 }
 
-static const tm_tr_ops tr_stochc = {"stochastic_column_constrain", "stochastic_column_free", TM_MATRIX, 0,
+const tm_tr_ops tm_tr_stochastic_column = {"stochastic_column_constrain", "stochastic_column_free", TM_MATRIX, 0,
                                     stoch_shape, stochc_nfree, aux_none, stochc_forward, stochc_reverse,
                                     stochc_free};
-static const tm_tr_ops tr_stochr = {"stochastic_row_constrain", "stochastic_row_free", TM_MATRIX, 0,
+const tm_tr_ops tm_tr_stochastic_row = {"stochastic_row_constrain", "stochastic_row_free", TM_MATRIX, 0,
                                     stochr_shape, stochr_nfree, stochr_naux, stochr_forward, stochr_reverse,
                                     stochr_free};
-
-static const tm_transform t_stzm = {"sum_to_zero_matrix", 0, tm_tr_struct_size, tm_tr_struct_constrain,
-                                    tm_tr_struct_free, &tr_stzm};
-static const tm_transform t_stochc = {"column_stochastic_matrix", 0, tm_tr_struct_size, tm_tr_struct_constrain,
-                                      tm_tr_struct_free, &tr_stochc};
-static const tm_transform t_stochr = {"row_stochastic_matrix", 0, tm_tr_struct_size, tm_tr_struct_constrain,
-                                      tm_tr_struct_free, &tr_stochr};
-
-/* Stan's declared types of these transforms */
-const tm_transform *tm_transform_matrix_find(const char *name) {
-  if (!strcmp(name, t_stzm.name)) return &t_stzm;
-  if (!strcmp(name, t_stochc.name)) return &t_stochc;
-  if (!strcmp(name, t_stochr.name)) return &t_stochr;
-  return NULL;
-}
 
 /* ---- the functions ---- */
 
@@ -233,8 +218,7 @@ enum { TF_CON, TF_JAC, TF_FREE };
 
 typedef struct {
   const char *stan;            /* X in X_constrain, for messages */
-  const char *tname;           /* tm_transform_find's keyword, or NULL for own */
-  const tm_transform *own;
+  const char *tname;           /* tm_transform_find's keyword */
   int kind;
   int drows, dcols;            /* constrained size minus free size (TF_VEC, TF_MAT) */
   int mode;
@@ -250,7 +234,7 @@ static const tf_def *resolve(const tf_def *d, const tm_v *y) {
 }
 
 static const tm_transform *transform_of(const tf_def *d) {
-  return d->own ? d->own : tm_transform_find(d->tname);
+  return tm_transform_find(d->tname);
 }
 
 static size_t array_count(const tm_v *v) {
@@ -434,16 +418,16 @@ static void free_reverse(const free_node *nd, size_t e) {
     stzinv_transpose(R - 1, xb, yb, 1);
   } else if (o == &tm_tr_simplex) {
     simplex_free_rev(R, y, 1, xb, yb, nd->scratch);
-  } else if (o == &tr_stochc) {
+  } else if (o == &tm_tr_stochastic_column) {
     for (int j = 0; j < C; j++)
       simplex_free_rev(R, y + (size_t)j * R, 1, xb + (size_t)j * (R - 1), yb + (size_t)j * R, nd->scratch);
-  } else if (o == &tr_stochr) {
+  } else if (o == &tm_tr_stochastic_row) {
     double *xr = nd->scratch + C;
     for (int i = 0; i < R; i++) {
       for (int j = 0; j < C - 1; j++) xr[j] = xb[i + (size_t)j * R];
       simplex_free_rev(C, y + i, (size_t)R, xr, yb + i, nd->scratch);
     }
-  } else if (o == &tr_stzm) {
+  } else if (o == &tm_tr_sum_to_zero_matrix) {
     /* Ybar += P_r Xbar P_c' */
     int r = R - 1, c = C - 1;
     double *t = nd->scratch, *row = nd->scratch + (size_t)R * c;
@@ -468,18 +452,7 @@ static void free_chain(ad_node *self) {
     for (size_t e = 0; e < nd->count; e++) free_reverse(nd, e);
     return;
   }
-  for (int k = 0; k < 3; k++) {
-    double *a = nd->padj[k];
-    if (!a) continue;
-    const double *d = nd->d[k];
-    if (nd->scalar[k]) {
-      double s = 0;
-      for (size_t i = 0; i < nd->n; i++) s += nd->xadj[i] * d[i];
-      a[0] += s;
-    } else {
-      for (size_t i = 0; i < nd->n; i++) a[i] += nd->xadj[i] * d[i];
-    }
-  }
+  for (int k = 0; k < 3; k++) tm_tr_add_partials(nd->padj[k], nd->scalar[k], nd->xadj, nd->d[k], nd->n);
 }
 
 /* (J'J)^-1 J' of the constrain map at each element's free values x (m per
@@ -584,7 +557,7 @@ static int k_unconstrain(const tm_call *c, const tm_v *a, int nargs, tm_v *out) 
       nd->h = h;
     } else {
       if (!(nd->y = tm_copy_vals(y))) return AD_EMEMORY;
-      size_t ns = o == &tr_stzm ? (size_t)R * (size_t)C + (size_t)C : 2 * (size_t)(R > C ? R : C) + 2;
+      size_t ns = o == &tm_tr_sum_to_zero_matrix ? (size_t)R * (size_t)C + (size_t)C : 2 * (size_t)(R > C ? R : C) + 2;
       if (!(nd->scratch = ad_alloc_doubles(ns))) return AD_EMEMORY;
     }
   } else {
@@ -612,27 +585,27 @@ static int k_unconstrain(const tm_call *c, const tm_v *a, int nargs, tm_v *out) 
 
 /* ---- the table ---- */
 
-#define TF3(id, stan, tname, own, kind, dr, dc) \
-  static const tf_def id##_c = {stan, tname, own, kind, dr, dc, TF_CON}; \
-  static const tf_def id##_j = {stan, tname, own, kind, dr, dc, TF_JAC}; \
-  static const tf_def id##_f = {stan, tname, own, kind, dr, dc, TF_FREE};
+#define TF3(id, stan, tname, kind, dr, dc) \
+  static const tf_def id##_c = {stan, tname, kind, dr, dc, TF_CON}; \
+  static const tf_def id##_j = {stan, tname, kind, dr, dc, TF_JAC}; \
+  static const tf_def id##_f = {stan, tname, kind, dr, dc, TF_FREE};
 
-TF3(lb, "lower_bound", "lower", NULL, TF_EW, 0, 0)
-TF3(ub, "upper_bound", "upper", NULL, TF_EW, 0, 0)
-TF3(lub, "lower_upper_bound", "lower_upper", NULL, TF_EW, 0, 0)
-TF3(om, "offset_multiplier", "offset_multiplier", NULL, TF_EW, 0, 0)
-TF3(ord, "ordered", "ordered", NULL, TF_VEC, 0, 0)
-TF3(pord, "positive_ordered", "positive_ordered", NULL, TF_VEC, 0, 0)
-TF3(spx, "simplex", "simplex", NULL, TF_VEC, 1, 0)
-TF3(uv, "unit_vector", "unit_vector", NULL, TF_VEC, 0, 0)
-TF3(stzv, "sum_to_zero", "sum_to_zero_vector", NULL, TF_VEC, 1, 0)
-TF3(stzm, "sum_to_zero", NULL, &t_stzm, TF_MAT, 1, 1)
-TF3(ccorr, "cholesky_factor_corr", "cholesky_factor_corr", NULL, TF_SQ, 0, 0)
-TF3(ccov, "cholesky_factor_cov", "cholesky_factor_cov", NULL, TF_CHOLCOV, 0, 0)
-TF3(corr, "corr_matrix", "corr_matrix", NULL, TF_SQ, 0, 0)
-TF3(cov, "cov_matrix", "cov_matrix", NULL, TF_SQ, 0, 0)
-TF3(scol, "stochastic_column", NULL, &t_stochc, TF_MAT, 1, 0)
-TF3(srow, "stochastic_row", NULL, &t_stochr, TF_MAT, 0, 1)
+TF3(lb, "lower_bound", "lower", TF_EW, 0, 0)
+TF3(ub, "upper_bound", "upper", TF_EW, 0, 0)
+TF3(lub, "lower_upper_bound", "lower_upper", TF_EW, 0, 0)
+TF3(om, "offset_multiplier", "offset_multiplier", TF_EW, 0, 0)
+TF3(ord, "ordered", "ordered", TF_VEC, 0, 0)
+TF3(pord, "positive_ordered", "positive_ordered", TF_VEC, 0, 0)
+TF3(spx, "simplex", "simplex", TF_VEC, 1, 0)
+TF3(uv, "unit_vector", "unit_vector", TF_VEC, 0, 0)
+TF3(stzv, "sum_to_zero", "sum_to_zero_vector", TF_VEC, 1, 0)
+TF3(stzm, "sum_to_zero", "sum_to_zero_matrix", TF_MAT, 1, 1)
+TF3(ccorr, "cholesky_factor_corr", "cholesky_factor_corr", TF_SQ, 0, 0)
+TF3(ccov, "cholesky_factor_cov", "cholesky_factor_cov", TF_CHOLCOV, 0, 0)
+TF3(corr, "corr_matrix", "corr_matrix", TF_SQ, 0, 0)
+TF3(cov, "cov_matrix", "cov_matrix", TF_SQ, 0, 0)
+TF3(scol, "stochastic_column", "column_stochastic_matrix", TF_MAT, 1, 0)
+TF3(srow, "stochastic_row", "row_stochastic_matrix", TF_MAT, 0, 1)
 
 /* Signatures: arrays of up to 7 dimensions of the element types */
 #define P7(G) G("") "; " G("array[] ") "; " G("array[,] ") "; " G("array[,,] ") "; " G("array[,,,] ") "; " \
