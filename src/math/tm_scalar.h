@@ -48,6 +48,21 @@ int tm_binary_apply(const char *fn, const tm_binary_def *d, const tm_v *a, int n
 double tm_scalar_add(double x, double y);
 double tm_scalar_sub(double x, double y);
 
+/* The reverse step of an elementwise map with partials d: adj[0] += sum_i
+** oadj[i] d[i] for a broadcast scalar operand, else adj[i] += oadj[i] d[i];
+** nothing when adj is NULL (data).  The generic kernels' node and the
+** bounds' nodes of transform/ run on it. */
+static inline void tm_add_partials(double *adj, int scalar, const double *oadj, const double *d, size_t n) {
+  if (!adj) return;
+  if (scalar) {
+    double s = 0;
+    for (size_t i = 0; i < n; i++) s += oadj[i] * d[i];
+    adj[0] += s;
+  } else {
+    for (size_t i = 0; i < n; i++) adj[i] += oadj[i] * d[i];
+  }
+}
+
 /* The Stan name of the call, for messages. */
 static inline const char *tm_fn_name(const tm_call *c) {
   return c && c->fn && c->fn->name ? c->fn->name : "function";

@@ -96,20 +96,6 @@ extern const tm_tr_ops tm_tr_cholesky_corr, tm_tr_cholesky_cov, tm_tr_corr_matri
   tm_tr_cov_matrix;
 extern const tm_tr_ops tm_tr_sum_to_zero_matrix, tm_tr_stochastic_column, tm_tr_stochastic_row;
 
-/* a[0] += sum_i ybar[i] d[i] (a broadcast scalar) or a[i] += ybar[i] d[i]:
-** the reverse step of an elementwise map, for the bounds' nodes of
-** tm_transform.c and tm_transform_fns.c; nothing when a is NULL (data). */
-static inline void tm_tr_add_partials(double *a, int scalar, const double *ybar, const double *d, size_t n) {
-  if (!a) return;
-  if (scalar) {
-    double s = 0;
-    for (size_t i = 0; i < n; i++) s += ybar[i] * d[i];
-    a[0] += s;
-  } else {
-    for (size_t i = 0; i < n; i++) a[i] += ybar[i] * d[i];
-  }
-}
-
 /* Numbers in messages: short for round values, exact enough otherwise. */
 #define TM_TR_FMT "%.15g"
 

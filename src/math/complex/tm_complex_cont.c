@@ -532,16 +532,35 @@ static int k_dot(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
 }
 
 /* diag_pre_multiply(v, m): v_i m_ij; diag_post_multiply(m, v): m_ij v_j */
-typedef struct dpm_node { ad_node hdr; const tm_v *m, *v; const double *oadj; int rows, cols, post; } dpm_node;
-static void dpm_chain(ad_node *self) {
-  dpm_node *p = (dpm_node *)self;
+/* The node of a result whose element (i, j) of a rows x cols grid adds the
+** product x_ij y_at(i, j) to the result's element at(i, j): at is the grid
+** element itself (AT_ELEM), its row or its column.  diag_pre_multiply and
+** diag_post_multiply read y (the diagonal) by row or column, columns_ and
+** rows_dot_product write their sums by column or row. */
+enum { AT_ELEM, AT_ROW, AT_COL };
+typedef struct prod_node { ad_node hdr; const tm_v *x, *y; const double *oadj; int rows, cols, y_at, o_at; } prod_node;
+static inline size_t grid_at(int at, size_t k, int i, int j) {
+  return at == AT_ELEM ? k : (size_t)(at == AT_ROW ? i : j);
+}
+static void prod_chain(ad_node *self) {
+  prod_node *p = (prod_node *)self;
   for (int j = 0; j < p->cols; j++)
     for (int i = 0; i < p->rows; i++) {
-      size_t k = (size_t)i + (size_t)j * p->rows, iv = (size_t)(p->post ? j : i);
-      cx_add_prod_adj(p->m, k, p->v, iv, p->oadj + 2 * k);
+      size_t k = (size_t)i + (size_t)j * p->rows;
+      cx_add_prod_adj(p->x, k, p->y, grid_at(p->y_at, k, i, j), p->oadj + 2 * grid_at(p->o_at, k, i, j));
     }
 }
 
+static int prod_record(const tm_v *x, const tm_v *y, const tm_v *out, int rows, int cols, int y_at, int o_at) {
+  prod_node *p = ad_node_new(sizeof *p, prod_chain);
+  tm_v *cp = cx_keep(x, y);
+  if (!p || !cp) return ad_fail(AD_EMEMORY, "out of memory");
+  p->x = &cp[0]; p->y = &cp[1]; p->oadj = out->adj; p->rows = rows; p->cols = cols;
+  p->y_at = y_at; p->o_at = o_at;
+  return AD_OK;
+}
+
+/* diag_pre_multiply(v, m): v_i m_ij; diag_post_multiply(m, v): m_ij v_j */
 static int k_diag_multiply(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   if (nargs != 2) return tm_no_overload(c, a, nargs);
   int post = c->fn->data != NULL, rc;
@@ -561,11 +580,7 @@ static int k_diag_multiply(const tm_call *c, const tm_v *a, int nargs, tm_v *out
     }
   out->dep = (unsigned char)tm_any_dep(a, 2);
   if (!ad || (size_t)R * C == 0) return AD_OK;
-  dpm_node *p = ad_node_new(sizeof *p, dpm_chain);
-  tm_v *cp = cx_keep(m, v);
-  if (!p || !cp) return ad_fail(AD_EMEMORY, "out of memory");
-  p->m = &cp[0]; p->v = &cp[1]; p->oadj = out->adj; p->rows = R; p->cols = C; p->post = post;
-  return AD_OK;
+  return prod_record(m, v, out, R, C, post ? AT_COL : AT_ROW, AT_ELEM);
 }
 
 static int k_symmetrize(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
@@ -587,16 +602,6 @@ static int k_symmetrize(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
 /* columns_dot_product(x, y) (op 0) and rows_dot_product(x, y) (op 1): the
 ** sums of x_ij y_ij by column or by row, without conjugation (Stan Math's
 ** cwiseProduct and colwise/rowwise sums) */
-typedef struct cdp_node { ad_node hdr; const tm_v *x, *y; const double *oadj; int rows, cols, byrow; } cdp_node;
-static void cdp_chain(ad_node *self) {
-  cdp_node *p = (cdp_node *)self;
-  for (int j = 0; j < p->cols; j++)
-    for (int i = 0; i < p->rows; i++) {
-      size_t k = (size_t)i + (size_t)j * p->rows, o = (size_t)(p->byrow ? i : j);
-      cx_add_prod_adj(p->x, k, p->y, k, p->oadj + 2 * o);
-    }
-}
-
 static int k_cols_dot(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   if (nargs != 2) return tm_no_overload(c, a, nargs);
   int byrow = c->fn->data != NULL, rc, R = a[0].rows, C = a[0].cols;
@@ -617,11 +622,7 @@ static int k_cols_dot(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
     }
   out->dep = (unsigned char)tm_any_dep(a, 2);
   if (!ad || (size_t)R * C == 0) return AD_OK;
-  cdp_node *p = ad_node_new(sizeof *p, cdp_chain);
-  tm_v *cp = cx_keep(&a[0], &a[1]);
-  if (!p || !cp) return ad_fail(AD_EMEMORY, "out of memory");
-  p->x = &cp[0]; p->y = &cp[1]; p->oadj = out->adj; p->rows = R; p->cols = C; p->byrow = byrow;
-  return AD_OK;
+  return prod_record(&a[0], &a[1], out, R, C, AT_ELEM, byrow ? AT_ROW : AT_COL);
 }
 
 /* dot_self (op 0), columns_dot_self (1), rows_dot_self (2): squared norms

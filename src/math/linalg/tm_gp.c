@@ -170,11 +170,7 @@ static int k_gp(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   q->Kadj = out->adj;
   q->s = s; q->l = l; q->p = p;
   q->sadj = par[0].adj; q->ladj = par[1].adj; q->padj = def->nparams > 1 ? par[2].adj : NULL;
-  size_t nn = (size_t)n1 * n2;
-  double *K = ad_alloc_doubles(nn ? nn : 1);
-  if (!K) return nomem(c);
-  if (nn) memcpy(K, out->val, nn * sizeof(double));
-  q->K = K;
+  if (!(q->K = tm_copy_vals(out))) return nomem(c);   /* the n1 x n2 values of K */
   return AD_OK;
 }
 

@@ -121,10 +121,6 @@ int tm_gp_ard(const tm_call *c, const tm_v *a, int nargs, tm_v *out, int kind) {
   p->x1adj = x1->adj; p->x2adj = two ? x2->adj : x1->adj;     /* same points: both ends of each pair move */
   p->ladj = l->adj;
   p->s = sv; p->sadj = s->adj; p->Kadj = out->adj;
-  size_t nn = (size_t)n1 * n2;
-  double *K = ad_alloc_doubles(nn ? nn : 1);
-  if (!K) return nomem(c);
-  if (nn) memcpy(K, out->val, nn * sizeof(double));
-  p->K = K;
+  if (!(p->K = tm_copy_vals(out))) return nomem(c);   /* the n1 x n2 values of K */
   return AD_OK;
 }

@@ -78,21 +78,10 @@ typedef struct {
   int xs, ys;                /* operand is a broadcast scalar: sum into adj[0] */
 } elt_node;
 
-static void add_into(double *adj, int scalar, const double *oadj, const double *d, size_t n) {
-  if (!adj) return;
-  if (scalar) {
-    double s = 0;
-    for (size_t i = 0; i < n; i++) s += oadj[i] * d[i];
-    adj[0] += s;
-  } else {
-    for (size_t i = 0; i < n; i++) adj[i] += oadj[i] * d[i];
-  }
-}
-
 static void elt_chain(ad_node *self) {
   elt_node *e = (elt_node *)self;
-  add_into(e->xadj, e->xs, e->oadj, e->dx, e->n);
-  add_into(e->yadj, e->ys, e->oadj, e->dy, e->n);
+  tm_add_partials(e->xadj, e->xs, e->oadj, e->dx, e->n);
+  tm_add_partials(e->yadj, e->ys, e->oadj, e->dy, e->n);
 }
 
 static int elt_record(size_t n, const double *oadj, double *xadj, const double *dx, int xs,

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "../tm_transform.h"
+#include "../tm_scalar.h"
 #include "../tm_special.h"
 
 /* ---- shapes ---- */
@@ -197,7 +198,7 @@ typedef struct {
 
 static void ew_chain(ad_node *self) {
   ew_node *nd = (ew_node *)self;
-  for (int k = 0; k < 3; k++) tm_tr_add_partials(nd->adj[k], nd->scalar[k], nd->yadj, nd->d[k], nd->n);
+  for (int k = 0; k < 3; k++) tm_add_partials(nd->adj[k], nd->scalar[k], nd->yadj, nd->d[k], nd->n);
 }
 
 static int ew_size(const tm_transform *t, const tm_v *shape, size_t *n) {

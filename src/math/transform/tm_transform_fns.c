@@ -30,6 +30,7 @@
 #include <math.h>
 #include <string.h>
 #include "../tm_transform_fns.h"
+#include "../tm_scalar.h"
 #include "../tm_linalg.h"
 
 /* ---- sum_to_zero of a matrix ---- */
@@ -452,7 +453,7 @@ static void free_chain(ad_node *self) {
     for (size_t e = 0; e < nd->count; e++) free_reverse(nd, e);
     return;
   }
-  for (int k = 0; k < 3; k++) tm_tr_add_partials(nd->padj[k], nd->scalar[k], nd->xadj, nd->d[k], nd->n);
+  for (int k = 0; k < 3; k++) tm_add_partials(nd->padj[k], nd->scalar[k], nd->xadj, nd->d[k], nd->n);
 }
 
 /* (J'J)^-1 J' of the constrain map at each element's free values x (m per
