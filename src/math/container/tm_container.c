@@ -475,18 +475,24 @@ static int k_softmax(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
 
 /* ---------------------------------------------------------------- append */
 
+/* a[0]'s nx values then a[1]'s ny as one vector or row vector (base): the
+** vector forms of append_row and append_col, a scalar counting as one */
+static int append_flat(const tm_call *c, const tm_v *a, int base, int nx, int ny, tm_v *out) {
+  gather G;
+  int rc, col = base == TM_VECTOR;
+  if ((rc = gather_new(c, &G, out, a, 2, base, col ? nx + ny : 1, col ? 1 : nx + ny, 2))) return rc;
+  g_add(&G, &a[0], 0, 1, 0, 1, (size_t)nx);
+  g_add(&G, &a[1], 0, 1, (size_t)nx, 1, (size_t)ny);
+  return g_end(&G);
+}
+
 static int k_append_row(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   gather G;
   int rc;
   if (nargs != 2) return tm_no_overload(c, a, nargs);
   const tm_v *x = &a[0], *y = &a[1];
-  if ((is_vec(x) || is_scal(x)) && (is_vec(y) || is_scal(y)) && !(is_scal(x) && is_scal(y))) {
-    int nx = x->rows, ny = y->rows;
-    if ((rc = gather_new(c, &G, out, a, 2, TM_VECTOR, nx + ny, 1, 2))) return rc;
-    g_add(&G, x, 0, 1, 0, 1, (size_t)nx);
-    g_add(&G, y, 0, 1, (size_t)nx, 1, (size_t)ny);
-    return g_end(&G);
-  }
+  if ((is_vec(x) || is_scal(x)) && (is_vec(y) || is_scal(y)) && !(is_scal(x) && is_scal(y)))
+    return append_flat(c, a, TM_VECTOR, x->rows, y->rows, out);
   if (!(is_mat(x) || is_rvec(x)) || !(is_mat(y) || is_rvec(y))) return tm_no_overload(c, a, nargs);
   if (x->cols != y->cols)
     return ad_fail(AD_EINVALID, "%s: columns of A (%d) and columns of B (%d) must match in size",
@@ -505,13 +511,8 @@ static int k_append_col(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   int rc;
   if (nargs != 2) return tm_no_overload(c, a, nargs);
   const tm_v *x = &a[0], *y = &a[1];
-  if ((is_rvec(x) || is_scal(x)) && (is_rvec(y) || is_scal(y)) && !(is_scal(x) && is_scal(y))) {
-    int nx = x->cols, ny = y->cols;
-    if ((rc = gather_new(c, &G, out, a, 2, TM_ROW_VECTOR, 1, nx + ny, 2))) return rc;
-    g_add(&G, x, 0, 1, 0, 1, (size_t)nx);
-    g_add(&G, y, 0, 1, (size_t)nx, 1, (size_t)ny);
-    return g_end(&G);
-  }
+  if ((is_rvec(x) || is_scal(x)) && (is_rvec(y) || is_scal(y)) && !(is_scal(x) && is_scal(y)))
+    return append_flat(c, a, TM_ROW_VECTOR, x->cols, y->cols, out);
   if (!(is_mat(x) || is_vec(x)) || !(is_mat(y) || is_vec(y))) return tm_no_overload(c, a, nargs);
   if (x->rows != y->rows)
     return ad_fail(AD_EINVALID, "%s: rows of A (%d) and rows of B (%d) must match in size",

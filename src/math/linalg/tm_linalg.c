@@ -25,9 +25,13 @@ int tm_la_dense_gemm(int m, int n, int k) {
   return d && m > 0 && n > 0 && k > 0 && (double)m * n * k >= d->min_gemm;
 }
 
-static int dense_trsm(int n, int nrhs) {
+/* L^-1 b (trans 'N') or L^-T b ('T') on the installed dense operations
+** when the size is theirs: 1 when done there, 0 for the caller's loop */
+static int dense_trsm(char trans, int n, int nrhs, const double *L, double *b) {
   const tm_dense_ops *d = tm_la_dense();
-  return d && n > 0 && nrhs > 0 && (double)n * n * nrhs >= d->min_trsm;
+  if (!(d && n > 0 && nrhs > 0 && (double)n * n * nrhs >= d->min_trsm)) return 0;
+  d->trsm('L', trans, n, nrhs, 1.0, L, n, b, n);
+  return 1;
 }
 
 void tm_la_gemm_nn_rows(int m, int n, int k, double alpha, const double *A, const double *B, double *C,
@@ -220,10 +224,7 @@ int tm_la_cholesky(int n, const double *A, double *L, double *pivot) {
 }
 
 void tm_la_trsm_lower(int n, int nrhs, const double *L, double *b) {
-  if (dense_trsm(n, nrhs)) {
-    tm_la_dense()->trsm('L', 'N', n, nrhs, 1.0, L, n, b, n);
-    return;
-  }
+  if (dense_trsm('N', n, nrhs, L, b)) return;
   for (int c = 0; c < nrhs; c++) {
     double *x = b + (size_t)c * (size_t)n;
     for (int j = 0; j < n; j++) {
@@ -236,10 +237,7 @@ void tm_la_trsm_lower(int n, int nrhs, const double *L, double *b) {
 }
 
 void tm_la_trsm_lower_t(int n, int nrhs, const double *L, double *b) {
-  if (dense_trsm(n, nrhs)) {
-    tm_la_dense()->trsm('L', 'T', n, nrhs, 1.0, L, n, b, n);
-    return;
-  }
+  if (dense_trsm('T', n, nrhs, L, b)) return;
   for (int c = 0; c < nrhs; c++) {
     double *x = b + (size_t)c * (size_t)n;
     for (int j = n - 1; j >= 0; j--) {

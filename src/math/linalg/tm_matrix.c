@@ -14,6 +14,7 @@
 #include <limits.h>
 #include "../tm_tables.h"
 #include "../tm_linalg.h"
+#include "tm_la_call.h"
 #include "../tm_simd.h"
 
 #define AT TM_AT
@@ -42,7 +43,7 @@ static int is_vec(const tm_v *v) {
 }
 static int is_mat(const tm_v *v) { return v->narr == 0 && v->base == TM_MATRIX; }
 
-static int no_overload(const tm_call *c, const tm_v *a, int n) {
+int tm_la_no_overload(const tm_call *c, const tm_v *a, int n) {
   char t[3][48];
   for (int i = 0; i < 3; i++) t[i][0] = '\0';
   for (int i = 0; i < n && i < 3; i++) tm_type_name(&a[i], t[i], sizeof t[i]);
@@ -196,7 +197,7 @@ static int product_base(const tm_v *x, const tm_v *y) {
 static int mul_matrix(const tm_call *c, const tm_v *a, tm_v *out) {
   const tm_v *x = &a[0], *y = &a[1];
   int base = product_base(x, y);
-  if (base < 0) return no_overload(c, a, 2);
+  if (base < 0) return tm_la_no_overload(c, a, 2);
   if (x->cols != y->rows)
     return ad_fail(AD_EINVALID, "multiply: Columns of m1 (%d) and Rows of m2 (%d) must match in size",
                    x->cols, y->rows);
@@ -221,10 +222,10 @@ static int mul_matrix(const tm_call *c, const tm_v *a, tm_v *out) {
 }
 
 static int k_multiply(const tm_call *c, const tm_v *a, int n, tm_v *out) {
-  if (n != 2) return no_overload(c, a, n);
+  if (n != 2) return tm_la_no_overload(c, a, n);
   const tm_v *x = &a[0], *y = &a[1];
   if (tm_is_scalar(x) && tm_is_scalar(y)) return mul_scalars(x, y, out);
-  if (x->narr || y->narr) return no_overload(c, a, n);
+  if (x->narr || y->narr) return tm_la_no_overload(c, a, n);
   if (tm_is_scalar(x)) return mul_scale(y, x, out);
   if (tm_is_scalar(y)) return mul_scale(x, y, out);
   return mul_matrix(c, a, out);
@@ -272,10 +273,10 @@ static void diag_chain(ad_node *self) {
 static int k_diag(const tm_call *c, const tm_v *a, int n, tm_v *out) {
   int kind = *(const int *)c->fn->data;
   const char *fn = c->fn->name;
-  if (n != 2) return no_overload(c, a, n);
+  if (n != 2) return tm_la_no_overload(c, a, n);
   const tm_v *v = kind == DIAG_PRE ? &a[0] : &a[1];
   const tm_v *M = kind == DIAG_PRE ? &a[1] : &a[0];
-  if (!is_vec(v) || !is_mat(M)) return no_overload(c, a, n);
+  if (!is_vec(v) || !is_mat(M)) return tm_la_no_overload(c, a, n);
   int r = M->rows, cc = M->cols, nv = v->rows * v->cols, rc;
   if (kind == DIAG_PRE) rc = size_match(fn, "m1.size()", nv, "m2.rows()", r);
   else if (kind == DIAG_POST) rc = size_match(fn, "m2.size()", nv, "m1.cols()", cc);
@@ -326,7 +327,7 @@ static void lowtri_chain(ad_node *self) {
 }
 
 static int k_lowtri(const tm_call *c, const tm_v *a, int n, tm_v *out) {
-  if (n != 1 || !is_mat(&a[0])) return no_overload(c, a, n);
+  if (n != 1 || !is_mat(&a[0])) return tm_la_no_overload(c, a, n);
   const tm_v *m = &a[0];
   int r = m->rows, cc = m->cols, rc;
   if ((rc = tm_new_matrix(out, r, r, m->adj != NULL))) return rc;
@@ -442,7 +443,7 @@ static void chol_chain(ad_node *self) {
 
 static int k_cholesky(const tm_call *c, const tm_v *a, int n, tm_v *out) {
   static const char fn[] = "cholesky_decompose";
-  if (n != 1 || !is_mat(&a[0])) return no_overload(c, a, n);
+  if (n != 1 || !is_mat(&a[0])) return tm_la_no_overload(c, a, n);
   const tm_v *A = &a[0];
   int rc;
   if ((rc = tm_check_square(fn, "m", A))) return rc;
@@ -490,7 +491,7 @@ static void trisolve_chain(ad_node *self) {
 static int k_trisolve(const tm_call *c, const tm_v *a, int n, tm_v *out) {
   static const char fn[] = "mdivide_left_tri_low";
   if (n != 2 || !is_mat(&a[0]) || a[1].narr || (a[1].base != TM_VECTOR && a[1].base != TM_MATRIX))
-    return no_overload(c, a, n);
+    return tm_la_no_overload(c, a, n);
   const tm_v *L = &a[0], *b = &a[1];
   int rc;
   if ((rc = tm_check_square(fn, "A", L))) return rc;
@@ -561,16 +562,16 @@ static int gp_points(const tm_call *c, const tm_v *x, const char *name, int *np,
 
 static int k_gp_exp_quad(const tm_call *c, const tm_v *a, int n, tm_v *out) {
   const char *fn = c->fn->name;
-  if (n != 3 && n != 4) return no_overload(c, a, n);
+  if (n != 3 && n != 4) return tm_la_no_overload(c, a, n);
   if (a[n - 1].narr == 1 && c->fn->data) return tm_gp_ard(c, a, n, out, TM_GP_EXP_QUAD);   /* one length scale per dimension */
   const tm_v *x1 = &a[0], *x2 = n == 4 ? &a[1] : &a[0], *s = &a[n - 2], *l = &a[n - 1];
-  if (!tm_is_scalar(s) || !tm_is_scalar(l)) return no_overload(c, a, n);
+  if (!tm_is_scalar(s) || !tm_is_scalar(l)) return tm_la_no_overload(c, a, n);
   int rc, n1, n2, d1, d2;
   if ((rc = tm_check_positive(fn, "magnitude", s))) return rc;
   if ((rc = tm_check_positive(fn, "length scale", l))) return rc;
   if ((rc = gp_points(c, x1, n == 4 ? "x1" : "x", &n1, &d1))) return rc;
   if ((rc = gp_points(c, x2, "x2", &n2, &d2))) return rc;
-  if ((x1->base <= TM_REAL) != (x2->base <= TM_REAL)) return no_overload(c, a, n);
+  if ((x1->base <= TM_REAL) != (x2->base <= TM_REAL)) return tm_la_no_overload(c, a, n);
   if ((rc = size_match(fn, "dimension of x1", d1, "dimension of x2", d2))) return rc;
   int ad = x1->adj || x2->adj || s->adj || l->adj;
   if ((rc = tm_new_matrix(out, n1, n2, ad))) return rc;

@@ -14,6 +14,7 @@
 #include <string.h>
 #include "../tm_tables.h"
 #include "../tm_linalg.h"
+#include "tm_la_call.h"
 #include "../tm_pick.h"
 
 #define AT TM_AT
@@ -23,14 +24,6 @@ static int nomem(const tm_call *c) { return ad_fail(AD_EMEMORY, "%s: out of memo
 static int is_vec(const tm_v *v) { return v->narr == 0 && (v->base == TM_VECTOR || v->base == TM_ROW_VECTOR); }
 static int is_mat(const tm_v *v) { return v->narr == 0 && v->base == TM_MATRIX; }
 static int is_vm(const tm_v *v) { return v->narr == 0 && v->base >= TM_VECTOR; }
-
-static int bad_args(const tm_call *c, const tm_v *a, int nargs) {
-  char t[3][48];
-  for (int i = 0; i < 3; i++) t[i][0] = '\0';
-  for (int i = 0; i < nargs && i < 3; i++) tm_type_name(&a[i], t[i], sizeof t[i]);
-  return ad_fail(AD_EINVALID, "%s: no overload for arguments (%s%s%s%s%s)", c->fn->name,
-                 t[0], nargs > 1 ? ", " : "", t[1], nargs > 2 ? ", " : "", t[2]);
-}
 
 
 
@@ -80,7 +73,7 @@ static void cross_chain(ad_node *self) {
 
 static int k_crossprod(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   int t = c->fn->data != NULL;
-  if (nargs != 1 || !is_mat(&a[0])) return bad_args(c, a, nargs);
+  if (nargs != 1 || !is_mat(&a[0])) return tm_la_no_overload(c, a, nargs);
   const tm_v *A = &a[0];
   int m = A->rows, n = A->cols, k = t ? m : n;
   if (tm_new_matrix(out, k, k, A->adj != NULL)) return nomem(c);
@@ -145,7 +138,7 @@ static int k_quad_form(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   int kind = *(const int *)c->fn->data, rc;
   const char *fn = c->fn->name;
   if (nargs != 2 || !is_mat(&a[0]) || !(is_mat(&a[1]) || (a[1].narr == 0 && a[1].base == TM_VECTOR)))
-    return bad_args(c, a, nargs);
+    return tm_la_no_overload(c, a, nargs);
   const tm_v *A = &a[0], *B = &a[1];
   if ((rc = check_square(c, "A", A)) || (rc = multiplicable(c, "A", A->cols, "B", B->rows))) return rc;
   if (kind == QF_SYM && (rc = tm_la_check_symmetric(fn, "A", A->rows, A->val))) return rc;
@@ -188,7 +181,7 @@ static int k_quad_form(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
 /* ---- trace, diagonal, add_diag, symmetrize_from_lower_tri, sub_col, sub_row ---- */
 
 static int k_trace(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
-  if (nargs != 1 || !is_mat(&a[0])) return bad_args(c, a, nargs);
+  if (nargs != 1 || !is_mat(&a[0])) return tm_la_no_overload(c, a, nargs);
   const tm_v *A = &a[0];
   int r = A->rows, k = r < A->cols ? r : A->cols;
   double f = 0;
@@ -202,7 +195,7 @@ static int k_trace(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
 }
 
 static int k_diagonal(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
-  if (nargs != 1 || !is_mat(&a[0])) return bad_args(c, a, nargs);
+  if (nargs != 1 || !is_mat(&a[0])) return tm_la_no_overload(c, a, nargs);
   const tm_v *A = &a[0];
   int r = A->rows, k = r < A->cols ? r : A->cols;
   size_t *idx = tm_pick_index((size_t)k);
@@ -212,7 +205,7 @@ static int k_diagonal(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
 }
 
 static int k_symmetrize(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
-  if (nargs != 1 || !is_mat(&a[0])) return bad_args(c, a, nargs);
+  if (nargs != 1 || !is_mat(&a[0])) return tm_la_no_overload(c, a, nargs);
   const tm_v *A = &a[0];
   int rc, n = A->rows;
   if ((rc = check_square(c, "m", A))) return rc;
@@ -227,9 +220,9 @@ static int k_symmetrize(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
 static int k_sub(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   int row = c->fn->data != NULL, x[3];
   const char *fn = c->fn->name;
-  if (nargs != 4 || !is_mat(&a[0])) return bad_args(c, a, nargs);
+  if (nargs != 4 || !is_mat(&a[0])) return tm_la_no_overload(c, a, nargs);
   for (int k = 0; k < 3; k++) {
-    if (!tm_is_scalar(&a[k + 1]) || a[k + 1].base != TM_INT) return bad_args(c, a, nargs);
+    if (!tm_is_scalar(&a[k + 1]) || a[k + 1].base != TM_INT) return tm_la_no_overload(c, a, nargs);
     x[k] = a[k + 1].ival[0];
   }
   const tm_v *A = &a[0];
@@ -268,7 +261,7 @@ static void add_diag_chain(ad_node *self) {
 
 /* add_diag(A, d): d a real or a vector of the diagonal's length */
 static int k_add_diag(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
-  if (nargs != 2 || !is_mat(&a[0]) || !(tm_is_scalar(&a[1]) || is_vec(&a[1]))) return bad_args(c, a, nargs);
+  if (nargs != 2 || !is_mat(&a[0]) || !(tm_is_scalar(&a[1]) || is_vec(&a[1]))) return tm_la_no_overload(c, a, nargs);
   const tm_v *A = &a[0], *d = &a[1];
   int r = A->rows, k = r < A->cols ? r : A->cols, scalar = tm_is_scalar(d), rc;
   if (!scalar && (rc = tm_check_size_match(c->fn->name, "number of elements of to_add", tm_numel(d),
@@ -311,7 +304,7 @@ static void dots_chain(ad_node *self) {
 /* data: "rows" for the rows_ forms; nargs 1 for the _self forms */
 static int k_dots(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   int by_row = c->fn->data != NULL;
-  if (nargs < 1 || nargs > 2 || !is_vm(&a[0]) || (nargs == 2 && !is_vm(&a[1]))) return bad_args(c, a, nargs);
+  if (nargs < 1 || nargs > 2 || !is_vm(&a[0]) || (nargs == 2 && !is_vm(&a[1]))) return tm_la_no_overload(c, a, nargs);
   const tm_v *x = &a[0], *y = nargs == 2 ? &a[1] : &a[0];
   if (x->rows != y->rows || x->cols != y->cols) {
     if (x->rows != y->rows)
@@ -344,7 +337,7 @@ static int k_dots(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
 
 static int k_distance(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   int squared = c->fn->data != NULL, rc;
-  if (nargs != 2 || !is_vec(&a[0]) || !is_vec(&a[1])) return bad_args(c, a, nargs);
+  if (nargs != 2 || !is_vec(&a[0]) || !is_vec(&a[1])) return tm_la_no_overload(c, a, nargs);
   size_t n = tm_numel(&a[0]);
   if ((rc = tm_check_size_match(c->fn->name, "x", n, "y", tm_numel(&a[1])))) return rc;
   double s = 0;
@@ -370,7 +363,7 @@ static int k_distance(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
 static int k_norm(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   int two = c->fn->data != NULL;
   const tm_v *x = &a[0];
-  if (nargs != 1 || !(is_vec(x) || (x->narr == 1 && x->base == TM_REAL))) return bad_args(c, a, nargs);
+  if (nargs != 1 || !(is_vec(x) || (x->narr == 1 && x->base == TM_REAL))) return tm_la_no_overload(c, a, nargs);
   size_t n = tm_numel(x);
   double s = 0;
   for (size_t i = 0; i < n; i++) s += two ? x->val[i] * x->val[i] : fabs(x->val[i]);

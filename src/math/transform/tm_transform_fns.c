@@ -87,22 +87,25 @@ static void stzm_reverse(int rows, int cols, const double *x, const double *y, c
   for (int j = 0; j < c; j++) pt_add(r, t + (size_t)j * N, 1, xbar + (size_t)j * r, 1);
 }
 
+/* Stan's check that each of the count lines of y (line k: len values from
+** y + k * stride, step apart) sums to zero; by_col names them as columns. */
+static int stzm_check_sums(const double *y, int count, int len, size_t stride, size_t step, int by_col) {
+  for (int k = 0; k < count; k++) {
+    double s = 0;
+    for (int l = 0; l < len; l++) s += y[(size_t)k * stride + (size_t)l * step];
+    if (!(fabs(s) <= TM_TR_TOL))
+      return ad_fail(AD_EDOMAIN, by_col ? "sum_to_zero_free: sum_to_zero variable does not sum to zero. "
+                     "sum(sum_to_zero variable[:, %d]) = " TM_TR_FMT ", but should be 0"
+                     : "sum_to_zero_free: sum_to_zero variable does not sum to zero. "
+                     "sum(sum_to_zero variable[%d, :]) = " TM_TR_FMT ", but should be 0", k + 1, s);
+  }
+  return AD_OK;
+}
+
 static int stzm_free(int rows, int cols, const double *y, double *x) {
-  int N = rows, M = cols, r = N - 1, c = M - 1;
-  for (int j = 0; j < M; j++) {
-    double s = 0;
-    for (int i = 0; i < N; i++) s += y[i + (size_t)j * N];
-    if (!(fabs(s) <= TM_TR_TOL))
-      return ad_fail(AD_EDOMAIN, "sum_to_zero_free: sum_to_zero variable does not sum to zero. "
-                     "sum(sum_to_zero variable[:, %d]) = " TM_TR_FMT ", but should be 0", j + 1, s);
-  }
-  for (int i = 0; i < N; i++) {
-    double s = 0;
-    for (int j = 0; j < M; j++) s += y[i + (size_t)j * N];
-    if (!(fabs(s) <= TM_TR_TOL))
-      return ad_fail(AD_EDOMAIN, "sum_to_zero_free: sum_to_zero variable does not sum to zero. "
-                     "sum(sum_to_zero variable[%d, :]) = " TM_TR_FMT ", but should be 0", i + 1, s);
-  }
+  int N = rows, M = cols, r = N - 1, c = M - 1, rc;
+  if ((rc = stzm_check_sums(y, M, N, (size_t)N, 1, 1)) || (rc = stzm_check_sums(y, N, M, 1, (size_t)N, 0)))
+    return rc;
   double *t = ad_alloc_zeros((size_t)N * (size_t)(c > 0 ? c : 1));
   if (!t) return AD_EMEMORY;
   for (int i = 0; i < N; i++) pt_add(c, y + i, (size_t)N, t + i, (size_t)N);
