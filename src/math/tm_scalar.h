@@ -90,26 +90,26 @@ int tm_pair_int_array(const char *fn, const tm_v *x, const tm_v *y, tm_v *xm, tm
 #define TM_A6 "array[,,,,,] "
 #define TM_A7 "array[,,,,,,] "
 #define TM_A8 "array[,,,,,,,] "
+/* The pairs of an int array with the real containers of its layout, arrays
+** of up to 8 dimensions, in one order of arguments: D(A) the reals, V(A, A1)
+** the vectors, M(A, A2) the matrices (A the int array's dimensions, A1 and A2
+** the real container's) */
+#define TM_SIG_INT_ARRAY_PAIRS(D, V, M) \
+  D(TM_A1) V(TM_A1, "") D(TM_A2) V(TM_A2, TM_A1) M(TM_A2, "") \
+  D(TM_A3) V(TM_A3, TM_A2) M(TM_A3, TM_A1) D(TM_A4) V(TM_A4, TM_A3) \
+  M(TM_A4, TM_A2) D(TM_A5) V(TM_A5, TM_A4) M(TM_A5, TM_A3) D(TM_A6) \
+  V(TM_A6, TM_A5) M(TM_A6, TM_A4) D(TM_A7) V(TM_A7, TM_A6) M(TM_A7, TM_A5) \
+  D(TM_A8) V(TM_A8, TM_A7) M(TM_A8, TM_A6)
 /* f(int-typed, real-typed) */
 #define TM_FI_D(A) A "real(" A "int, real); " A "real(" A "int, " A "real); "
 #define TM_FI_V(A, A1) A1 "vector(" A "int, " A1 "vector); " A1 "row_vector(" A "int, " A1 "row_vector); "
 #define TM_FI_M(A, A2) A2 "matrix(" A "int, " A2 "matrix); "
-#define TM_SIG_INT_REAL "real(int, real); R(int, T); " \
-  TM_FI_D(TM_A1) TM_FI_V(TM_A1, "") TM_FI_D(TM_A2) TM_FI_V(TM_A2, TM_A1) TM_FI_M(TM_A2, "") \
-  TM_FI_D(TM_A3) TM_FI_V(TM_A3, TM_A2) TM_FI_M(TM_A3, TM_A1) TM_FI_D(TM_A4) TM_FI_V(TM_A4, TM_A3) \
-  TM_FI_M(TM_A4, TM_A2) TM_FI_D(TM_A5) TM_FI_V(TM_A5, TM_A4) TM_FI_M(TM_A5, TM_A3) TM_FI_D(TM_A6) \
-  TM_FI_V(TM_A6, TM_A5) TM_FI_M(TM_A6, TM_A4) TM_FI_D(TM_A7) TM_FI_V(TM_A7, TM_A6) TM_FI_M(TM_A7, TM_A5) \
-  TM_FI_D(TM_A8) TM_FI_V(TM_A8, TM_A7) TM_FI_M(TM_A8, TM_A6)
+#define TM_SIG_INT_REAL "real(int, real); R(int, T); " TM_SIG_INT_ARRAY_PAIRS(TM_FI_D, TM_FI_V, TM_FI_M)
 /* f(real-typed, int-typed) */
 #define TM_SI_D(A) A "real(real, " A "int); " A "real(" A "real, " A "int); "
 #define TM_SI_V(A, A1) A1 "vector(" A1 "vector, " A "int); " A1 "row_vector(" A1 "row_vector, " A "int); "
 #define TM_SI_M(A, A2) A2 "matrix(" A2 "matrix, " A "int); "
-#define TM_SIG_REAL_INT "real(real, int); R(T, int); " \
-  TM_SI_D(TM_A1) TM_SI_V(TM_A1, "") TM_SI_D(TM_A2) TM_SI_V(TM_A2, TM_A1) TM_SI_M(TM_A2, "") \
-  TM_SI_D(TM_A3) TM_SI_V(TM_A3, TM_A2) TM_SI_M(TM_A3, TM_A1) TM_SI_D(TM_A4) TM_SI_V(TM_A4, TM_A3) \
-  TM_SI_M(TM_A4, TM_A2) TM_SI_D(TM_A5) TM_SI_V(TM_A5, TM_A4) TM_SI_M(TM_A5, TM_A3) TM_SI_D(TM_A6) \
-  TM_SI_V(TM_A6, TM_A5) TM_SI_M(TM_A6, TM_A4) TM_SI_D(TM_A7) TM_SI_V(TM_A7, TM_A6) TM_SI_M(TM_A7, TM_A5) \
-  TM_SI_D(TM_A8) TM_SI_V(TM_A8, TM_A7) TM_SI_M(TM_A8, TM_A6)
+#define TM_SIG_REAL_INT "real(real, int); R(T, int); " TM_SIG_INT_ARRAY_PAIRS(TM_SI_D, TM_SI_V, TM_SI_M)
 /* f(int-typed, int-typed) -> int-typed, for defs with fi; put before the real forms */
 #define TM_II_D(A) A "int(" A "int, int); " A "int(int, " A "int); " A "int(" A "int, " A "int); "
 #define TM_SIG_INT_INT "int(int, int); " TM_II_D(TM_A1) TM_II_D(TM_A2) TM_II_D(TM_A3) TM_II_D(TM_A4) \

@@ -299,23 +299,17 @@ static int ew_free(const tm_transform *t, const tm_v *y, const tm_v *p, tm_v *x)
     }
     switch (kind) {
     case EW_LOWER:
-      if (a == -INFINITY) { x->val[i] = v; break; }
-      if (!(v >= a)) {
-        elem_name(nm, sizeof nm, "Lower bounded variable", y, i);
-        return ad_fail(AD_EDOMAIN, "%s: %s is " TM_TR_FMT ", but must be greater than or equal to " TM_TR_FMT,
-                       d->ffn, nm, v, a);
+    case EW_UPPER: {   /* one bound a: log of the distance to it, none when infinite */
+      int up = kind == EW_UPPER;
+      if (a == (up ? INFINITY : -INFINITY)) { x->val[i] = v; break; }
+      if (!(up ? v <= a : v >= a)) {
+        elem_name(nm, sizeof nm, up ? "Upper bounded variable" : "Lower bounded variable", y, i);
+        return ad_fail(AD_EDOMAIN, up ? "%s: %s is " TM_TR_FMT ", but must be less than or equal to " TM_TR_FMT
+                       : "%s: %s is " TM_TR_FMT ", but must be greater than or equal to " TM_TR_FMT, d->ffn, nm, v, a);
       }
-      x->val[i] = log(v - a);
+      x->val[i] = log(up ? a - v : v - a);
       break;
-    case EW_UPPER:
-      if (a == INFINITY) { x->val[i] = v; break; }
-      if (!(v <= a)) {
-        elem_name(nm, sizeof nm, "Upper bounded variable", y, i);
-        return ad_fail(AD_EDOMAIN, "%s: %s is " TM_TR_FMT ", but must be less than or equal to " TM_TR_FMT,
-                       d->ffn, nm, v, a);
-      }
-      x->val[i] = log(a - v);
-      break;
+    }
     case EW_LUB:
       if (!(v >= a && v <= b)) {
         elem_name(nm, sizeof nm, "Bounded variable", y, i);
