@@ -435,6 +435,26 @@ static void svdvec_chain(ad_node *self) {
     }
 }
 
+/* Columns 0..k-1 of V (n rows) each turned by a phase so that its largest
+** element is real and positive, the same phase applied to column c of U (m
+** rows) when U is not NULL; the rows of those elements (arena), NULL when
+** out of memory. */
+static int *phase_columns(cx *V, int n, int k, cx *U, int m) {
+  int *mk = ad_alloc((size_t)(k > 0 ? k : 1) * sizeof *mk);
+  if (!mk) return NULL;
+  for (int c = 0; c < k; c++) {
+    int big = 0;
+    for (int i = 1; i < n; i++) if (cabs(V[IX(i, c, n)]) > cabs(V[IX(big, c, n)])) big = i;
+    mk[c] = big;
+    double r = cabs(V[IX(big, c, n)]);
+    cx ph = r > 0 ? conj(V[IX(big, c, n)]) / r : 1;
+    for (int i = 0; i < n; i++) V[IX(i, c, n)] *= ph;
+    V[IX(big, c, n)] = r;
+    if (U) for (int i = 0; i < m; i++) U[IX(i, c, m)] *= ph;
+  }
+  return mk;
+}
+
 static int k_svd(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   if (nargs != 1) return tm_no_overload(c, a, nargs);
   const char *fn = c->fn->name;
@@ -474,18 +494,8 @@ static int k_svd(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   /* A = U d V^H; for A^H = U' d V'^H: U = V', V = U'.  Each column of V
      gets its largest element real and positive, U's column the same phase. */
   cx *Uo = tr ? V : U, *Vo = tr ? U : V;
-  int *mk = ad_alloc((size_t)(k > 0 ? k : 1) * sizeof *mk);
+  int *mk = phase_columns(Vo, n, k, Uo, m);
   if (!mk) return ad_fail(AD_EMEMORY, "out of memory");
-  for (int c = 0; c < k; c++) {
-    int big = 0;
-    for (int i = 1; i < n; i++) if (cabs(Vo[IX(i, c, n)]) > cabs(Vo[IX(big, c, n)])) big = i;
-    mk[c] = big;
-    double r = cabs(Vo[IX(big, c, n)]);
-    cx ph = r > 0 ? conj(Vo[IX(big, c, n)]) / r : 1;
-    for (int i = 0; i < n; i++) Vo[IX(i, c, n)] *= ph;
-    Vo[IX(big, c, n)] = r;
-    for (int i = 0; i < m; i++) Uo[IX(i, c, m)] *= ph;
-  }
   const cx *M = op == SV_U ? Uo : Vo;
   int rows = op == SV_U ? m : n, ad = a->adj != NULL;
   shape.rows = rows; shape.cols = k;
@@ -752,17 +762,8 @@ static int k_eigen(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   if ((rc = eigvecs(T, U, n, V))) return rc;
   if (op == E_VECTORS) {
     /* unit columns, each with its largest element real and positive */
-    int *mk = ad_alloc((size_t)(n > 0 ? n : 1) * sizeof *mk);
+    int *mk = phase_columns(V, n, n, NULL, 0);
     if (!mk) return ad_fail(AD_EMEMORY, "out of memory");
-    for (int c = 0; c < n; c++) {
-      int big = 0;
-      for (int i = 1; i < n; i++) if (cabs(V[IX(i, c, n)]) > cabs(V[IX(big, c, n)])) big = i;
-      mk[c] = big;
-      double r = cabs(V[IX(big, c, n)]);
-      cx ph = r > 0 ? conj(V[IX(big, c, n)]) / r : 1;
-      for (int i = 0; i < n; i++) V[IX(i, c, n)] *= ph;
-      V[IX(big, c, n)] = r;
-    }
     for (size_t k = 0; k < nn; k++) { out->val[2 * k] = creal(V[k]); out->val[2 * k + 1] = cimag(V[k]); }
     if (!a->adj || n == 0) return AD_OK;
     cx *W = ad_alloc(nn * sizeof *W), *lam = ad_alloc((size_t)n * sizeof *lam);
