@@ -44,6 +44,12 @@ static int gather_new(gather *g, size_t n) {
   return AD_OK;
 }
 
+/* element k of the result is element idx of a[which] */
+static inline void gather_set(gather *g, size_t k, int which, size_t idx) {
+  g->which[k] = which;
+  g->idx[k] = idx;
+}
+
 /* out (complex, base and shape given) = the gathered elements of a[0..na) */
 static int gather_run(const tm_v *a, int na, const gather *g, int base, const tm_v *shape, tm_v *out) {
   int ad = tm_any_ad(a, na), rc;
@@ -192,8 +198,7 @@ static int k_to_matrix(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   for (int j = 0; j < n; j++)
     for (int i = 0; i < m; i++) {
       size_t k = (size_t)i + (size_t)j * m;
-      g.which[k] = 0;
-      g.idx[k] = colmajor ? k : (size_t)i * n + j;
+      gather_set(&g, k, 0, colmajor ? k : (size_t)i * n + j);
     }
   return gather_run(a, 1, &g, TM_CMATRIX, &s, out);
 }
@@ -207,8 +212,7 @@ static int k_to_array_2d(const tm_call *c, const tm_v *a, int nargs, tm_v *out) 
   for (int i = 0; i < m; i++)
     for (int j = 0; j < n; j++) {
       size_t k = (size_t)i * n + j;
-      g.which[k] = 0;
-      g.idx[k] = (size_t)i + (size_t)j * m;
+      gather_set(&g, k, 0, (size_t)i + (size_t)j * m);
     }
   return gather_run(a, 1, &g, TM_COMPLEX, &s, out);
 }
@@ -269,8 +273,7 @@ static int k_reverse(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   for (int i = 0; i < size; i++)
     for (size_t j = 0; j < inner; j++) {
       size_t k = (size_t)i * inner + j;
-      g.which[k] = 0;
-      g.idx[k] = (size_t)(size - 1 - i) * inner + j;
+      gather_set(&g, k, 0, (size_t)(size - 1 - i) * inner + j);
     }
   return gather_run(a, 1, &g, a->base, a, out);
 }
@@ -320,8 +323,7 @@ static int k_block(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
     for (int ii = 0; ii < nr; ii++) {
       size_t k = (size_t)ii + (size_t)jj * nr;
       int r = i0 + ii, col = diag ? j0 + ii : j0 + jj;
-      g.which[k] = 0;
-      g.idx[k] = (size_t)r + (size_t)col * R;
+      gather_set(&g, k, 0, (size_t)r + (size_t)col * R);
     }
   return gather_run(a, 1, &g, base, &s, out);
 }
@@ -356,8 +358,7 @@ static int k_append(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
       int second = op == 0 ? i >= r0 : j >= c0;
       int ii = op == 0 && second ? i - r0 : i, jj = op == 1 && second ? j - c0 : j;
       int rows = second ? r1 : r0;
-      g.which[k] = second;
-      g.idx[k] = (size_t)ii + (size_t)jj * rows;
+      gather_set(&g, k, second, (size_t)ii + (size_t)jj * rows);
     }
   return gather_run(a, 2, &g, base, &s, out);
 }
@@ -593,8 +594,7 @@ static int k_symmetrize(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
     for (int i = 0; i < n; i++) {
       size_t k = (size_t)i + (size_t)j * n;
       int r = i > j ? i : j, col = i > j ? j : i;
-      g.which[k] = 0;
-      g.idx[k] = (size_t)r + (size_t)col * n;
+      gather_set(&g, k, 0, (size_t)r + (size_t)col * n);
     }
   return gather_run(a, 1, &g, TM_CMATRIX, a, out);
 }

@@ -174,18 +174,25 @@ static void log1p_exp_lane(double z, double *l, double *p, double *q) {
 
 /* ---- the variants: lanes and instruction sets ---- */
 
-typedef double v4d __attribute__((vector_size(32)));
-typedef double v4du __attribute__((vector_size(32), aligned(8)));
-typedef long long v4l __attribute__((vector_size(32)));
-typedef unsigned long long v4ul __attribute__((vector_size(32)));
-typedef int v4i __attribute__((vector_size(16), aligned(4)));
+/* The vector types of w lanes (vb bytes of doubles, ib of ints), named
+** v<w>d, v<w>du, v<w>l, v<w>ul, v<w>i; the template tm_simd_lanes.h reaches
+** them as VD, VDU, VL, VUL, VI, by the W it is included with. */
+#define LANE_TYPES(w, vb, ib) \
+  typedef double v##w##d __attribute__((vector_size(vb))); \
+  typedef double v##w##du __attribute__((vector_size(vb), aligned(8))); \
+  typedef long long v##w##l __attribute__((vector_size(vb))); \
+  typedef unsigned long long v##w##ul __attribute__((vector_size(vb))); \
+  typedef int v##w##i __attribute__((vector_size(ib), aligned(4)));
+#define LANE_TYPE_(w, t) v##w##t
+#define LANE_TYPE(w, t) LANE_TYPE_(w, t)
+#define VD LANE_TYPE(W, d)
+#define VDU LANE_TYPE(W, du)
+#define VL LANE_TYPE(W, l)
+#define VUL LANE_TYPE(W, ul)
+#define VI LANE_TYPE(W, i)
 
+LANE_TYPES(4, 32, 16)
 #define W 4
-#define VD v4d
-#define VDU v4du
-#define VL v4l
-#define VUL v4ul
-#define VI v4i
 #define SFX base
 #define TGT
 #include "tm_simd_lanes.h"
@@ -200,23 +207,9 @@ typedef int v4i __attribute__((vector_size(16), aligned(4)));
 #undef SFX
 #undef TGT
 #undef W
-#undef VD
-#undef VDU
-#undef VL
-#undef VUL
-#undef VI
 
-typedef double v8d __attribute__((vector_size(64)));
-typedef double v8du __attribute__((vector_size(64), aligned(8)));
-typedef long long v8l __attribute__((vector_size(64)));
-typedef unsigned long long v8ul __attribute__((vector_size(64)));
-typedef int v8i __attribute__((vector_size(32), aligned(4)));
+LANE_TYPES(8, 64, 32)
 #define W 8
-#define VD v8d
-#define VDU v8du
-#define VL v8l
-#define VUL v8ul
-#define VI v8i
 #define SFX avx512
 #define TGT __attribute__((target("avx512f,avx2,fma")))
 #include "tm_simd_lanes.h"
