@@ -81,6 +81,12 @@ static tm_v shape_of(int narr, const int *dim, int rows, int cols) {
   return s;
 }
 
+/* a gather onto a rows x cols grid, s its shape */
+static int grid_gather(gather *g, int rows, int cols, tm_v *s) {
+  *s = shape_of(0, NULL, rows, cols);
+  return gather_new(g, (size_t)rows * cols);
+}
+
 /* number of elements of one entry of an array (its inner value) */
 static size_t inner_numel(const tm_v *v) {
   size_t n = (size_t)v->rows * (size_t)v->cols;
@@ -220,9 +226,9 @@ static int k_to_array_2d(const tm_call *c, const tm_v *a, int nargs, tm_v *out) 
 static int k_diag_matrix(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   if (nargs != 1) return tm_no_overload(c, a, nargs);
   int n = (int)tm_numel(a), rc;
-  tm_v s = shape_of(0, NULL, n, n);
+  tm_v s;
   gather g;
-  if ((rc = gather_new(&g, (size_t)n * n))) return rc;
+  if ((rc = grid_gather(&g, n, n, &s))) return rc;
   for (int i = 0; i < n; i++) { g.which[(size_t)i * (n + 1)] = 0; g.idx[(size_t)i * (n + 1)] = (size_t)i; }
   return gather_run(a, 1, &g, TM_CMATRIX, &s, out);
 }
@@ -316,9 +322,9 @@ static int k_block(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
     break;
   }
   i0--; j0--;
-  tm_v s = shape_of(0, NULL, nr, nc);
+  tm_v s;
   gather g;
-  if ((rc = gather_new(&g, (size_t)nr * nc))) return rc;
+  if ((rc = grid_gather(&g, nr, nc, &s))) return rc;
   for (int jj = 0; jj < nc; jj++)
     for (int ii = 0; ii < nr; ii++) {
       size_t k = (size_t)ii + (size_t)jj * nr;
@@ -349,9 +355,9 @@ static int k_append(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
     base = cx_real_base(a[0].base) == TM_VECTOR || cx_real_base(a[0].base) == TM_MATRIX ||
            cx_real_base(a[1].base) == TM_MATRIX || cx_real_base(a[1].base) == TM_VECTOR ? TM_CMATRIX : TM_CROW_VECTOR;
   }
-  tm_v s = shape_of(0, NULL, R, C);
+  tm_v s;
   gather g;
-  if ((rc = gather_new(&g, (size_t)R * C))) return rc;
+  if ((rc = grid_gather(&g, R, C, &s))) return rc;
   for (int j = 0; j < C; j++)
     for (int i = 0; i < R; i++) {
       size_t k = (size_t)i + (size_t)j * R;
