@@ -118,7 +118,7 @@ void   ad_fail_budget(const char *msg);
 
 /* Allocations of at least AD_ARENA_WIDE bytes (data, vectors of values and
 ** adjoints) start on a 64-byte line: a 512-bit load that straddles two
-** lines takes twice as long, and the kernels (src/math/tm_simd.c) stream
+** lines takes twice as long, and the kernels (src/math/linalg/tm_simd.c) stream
 ** such arrays.  Smaller ones are 16-byte aligned. */
 #define AD_ARENA_WIDE 512
 static inline void *ad_arena_alloc(ad_arena *a, size_t n) {

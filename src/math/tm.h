@@ -110,7 +110,7 @@ double *tm_new_partials(const tm_v *v, int *rc);
 /* Stan's type name of a value ("vector", "array[] real"), for messages. */
 const char *tm_type_name(const tm_v *v, char *buf, size_t size);
 
-/* ---- random numbers (src/math/tm_rng.c) ---- */
+/* ---- random numbers (src/math/core/tm_rng.c) ---- */
 /* xoshiro256++; seeded from (seed, stream) so chain k has stream k and
 ** transformed data stream 0.  Never global: each chain owns one. */
 typedef struct tm_rng { uint64_t s[4]; } tm_rng;
@@ -164,7 +164,7 @@ const tm_fn *tm_lookup(const char *name, int *count);
 int          tm_table_size(void);
 const tm_fn *tm_table_entry(int i);
 int          tm_table_init(void);
-/* ---- a kernel's blocks on the evaluation's threads (tm_for.c) ----
+/* ---- a kernel's blocks on the evaluation's threads (core/tm_for.c) ----
 ** tm_for runs fn(ctx, b) for every block b < nblocks: through the runner
 ** the package installed (src/par's pp_for) when the evaluation may use more
 ** than one thread, else in order here.  fn touches no tape and writes only

@@ -1,7 +1,8 @@
 /*
-** tm_scalar.h -- the generic elementwise kernels of tm_scalar.c, for modules
-** that add elementwise functions (tm_scalar2.c): a function is a def (the
-** table entry's data) plus a table line naming one of these kernels.
+** tm_scalar.h -- the generic elementwise kernels of scalar/tm_scalar_kernel.c,
+** for modules that add elementwise functions (scalar/tm_elementary.c,
+** tm_numeric.c, tm_special_elem.c ...): a function is a def (the table entry's
+** data) plus a table line naming one of these kernels.
 **
 ** Both kernels serve ints, reals and every container; an autodiff container
 ** call records one node, a scalar call Stan's usual single scalar node.
@@ -39,15 +40,42 @@ typedef struct tm_binary_def {
 /* c->fn->data is a tm_unary_def / tm_binary_def */
 int tm_unary_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out);
 int tm_binary_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out);
+/* tm_binary_kernel with a def of the caller's (modulus, the two-argument
+** log_sum_exp), fn naming the function in messages */
+int tm_binary_apply(const char *fn, const tm_binary_def *d, const tm_v *a, int nargs, tm_v *out);
+/* the f of add and subtract: tm_binary_apply runs a container's sum or
+** difference without a call per element when it sees them */
+double tm_scalar_add(double x, double y);
+double tm_scalar_sub(double x, double y);
 
-/* An int array of the same shape as v (tm_scalar3.c). */
+/* The reverse step of an elementwise map with partials d: adj[0] += sum_i
+** oadj[i] d[i] for a broadcast scalar operand, else adj[i] += oadj[i] d[i];
+** nothing when adj is NULL (data).  The generic kernels' node and the
+** bounds' nodes of transform/ run on it. */
+static inline void tm_add_partials(double *adj, int scalar, const double *oadj, const double *d, size_t n) {
+  if (!adj) return;
+  if (scalar) {
+    double s = 0;
+    for (size_t i = 0; i < n; i++) s += oadj[i] * d[i];
+    adj[0] += s;
+  } else {
+    for (size_t i = 0; i < n; i++) adj[i] += oadj[i] * d[i];
+  }
+}
+
+/* The Stan name of the call, for messages. */
+static inline const char *tm_fn_name(const tm_call *c) {
+  return c && c->fn && c->fn->name ? c->fn->name : "function";
+}
+
+/* An int array of the same shape as v. */
 int tm_new_int_like(tm_v *out, const tm_v *v);
 /* Binary functions of an int array and a real container: the int array
 ** array[d1, .., dk, n] int pairs with array[d1, .., dk] vector (or row_vector)
 ** and array[d1, .., dk, r, c] int with array[d1, .., dk] matrix (element
 ** [.., i, j] with (i, j)).  When x and y are such a pair, *xm and *ym are
 ** views of them with the int one copied as real data in the other's layout;
-** otherwise copies of x and y (tm_scalar3.c). */
+** otherwise copies of x and y. */
 int tm_pair_int_array(const char *fn, const tm_v *x, const tm_v *y, tm_v *xm, tm_v *ym);
 
 /* Stan's binary vectorization as sig strings.  An int-typed argument pairs
@@ -62,26 +90,26 @@ int tm_pair_int_array(const char *fn, const tm_v *x, const tm_v *y, tm_v *xm, tm
 #define TM_A6 "array[,,,,,] "
 #define TM_A7 "array[,,,,,,] "
 #define TM_A8 "array[,,,,,,,] "
+/* The pairs of an int array with the real containers of its layout, arrays
+** of up to 8 dimensions, in one order of arguments: D(A) the reals, V(A, A1)
+** the vectors, M(A, A2) the matrices (A the int array's dimensions, A1 and A2
+** the real container's) */
+#define TM_SIG_INT_ARRAY_PAIRS(D, V, M) \
+  D(TM_A1) V(TM_A1, "") D(TM_A2) V(TM_A2, TM_A1) M(TM_A2, "") \
+  D(TM_A3) V(TM_A3, TM_A2) M(TM_A3, TM_A1) D(TM_A4) V(TM_A4, TM_A3) \
+  M(TM_A4, TM_A2) D(TM_A5) V(TM_A5, TM_A4) M(TM_A5, TM_A3) D(TM_A6) \
+  V(TM_A6, TM_A5) M(TM_A6, TM_A4) D(TM_A7) V(TM_A7, TM_A6) M(TM_A7, TM_A5) \
+  D(TM_A8) V(TM_A8, TM_A7) M(TM_A8, TM_A6)
 /* f(int-typed, real-typed) */
 #define TM_FI_D(A) A "real(" A "int, real); " A "real(" A "int, " A "real); "
 #define TM_FI_V(A, A1) A1 "vector(" A "int, " A1 "vector); " A1 "row_vector(" A "int, " A1 "row_vector); "
 #define TM_FI_M(A, A2) A2 "matrix(" A "int, " A2 "matrix); "
-#define TM_SIG_INT_REAL "real(int, real); R(int, T); " \
-  TM_FI_D(TM_A1) TM_FI_V(TM_A1, "") TM_FI_D(TM_A2) TM_FI_V(TM_A2, TM_A1) TM_FI_M(TM_A2, "") \
-  TM_FI_D(TM_A3) TM_FI_V(TM_A3, TM_A2) TM_FI_M(TM_A3, TM_A1) TM_FI_D(TM_A4) TM_FI_V(TM_A4, TM_A3) \
-  TM_FI_M(TM_A4, TM_A2) TM_FI_D(TM_A5) TM_FI_V(TM_A5, TM_A4) TM_FI_M(TM_A5, TM_A3) TM_FI_D(TM_A6) \
-  TM_FI_V(TM_A6, TM_A5) TM_FI_M(TM_A6, TM_A4) TM_FI_D(TM_A7) TM_FI_V(TM_A7, TM_A6) TM_FI_M(TM_A7, TM_A5) \
-  TM_FI_D(TM_A8) TM_FI_V(TM_A8, TM_A7) TM_FI_M(TM_A8, TM_A6)
+#define TM_SIG_INT_REAL "real(int, real); R(int, T); " TM_SIG_INT_ARRAY_PAIRS(TM_FI_D, TM_FI_V, TM_FI_M)
 /* f(real-typed, int-typed) */
 #define TM_SI_D(A) A "real(real, " A "int); " A "real(" A "real, " A "int); "
 #define TM_SI_V(A, A1) A1 "vector(" A1 "vector, " A "int); " A1 "row_vector(" A1 "row_vector, " A "int); "
 #define TM_SI_M(A, A2) A2 "matrix(" A2 "matrix, " A "int); "
-#define TM_SIG_REAL_INT "real(real, int); R(T, int); " \
-  TM_SI_D(TM_A1) TM_SI_V(TM_A1, "") TM_SI_D(TM_A2) TM_SI_V(TM_A2, TM_A1) TM_SI_M(TM_A2, "") \
-  TM_SI_D(TM_A3) TM_SI_V(TM_A3, TM_A2) TM_SI_M(TM_A3, TM_A1) TM_SI_D(TM_A4) TM_SI_V(TM_A4, TM_A3) \
-  TM_SI_M(TM_A4, TM_A2) TM_SI_D(TM_A5) TM_SI_V(TM_A5, TM_A4) TM_SI_M(TM_A5, TM_A3) TM_SI_D(TM_A6) \
-  TM_SI_V(TM_A6, TM_A5) TM_SI_M(TM_A6, TM_A4) TM_SI_D(TM_A7) TM_SI_V(TM_A7, TM_A6) TM_SI_M(TM_A7, TM_A5) \
-  TM_SI_D(TM_A8) TM_SI_V(TM_A8, TM_A7) TM_SI_M(TM_A8, TM_A6)
+#define TM_SIG_REAL_INT "real(real, int); R(T, int); " TM_SIG_INT_ARRAY_PAIRS(TM_SI_D, TM_SI_V, TM_SI_M)
 /* f(int-typed, int-typed) -> int-typed, for defs with fi; put before the real forms */
 #define TM_II_D(A) A "int(" A "int, int); " A "int(int, " A "int); " A "int(" A "int, " A "int); "
 #define TM_SIG_INT_INT "int(int, int); " TM_II_D(TM_A1) TM_II_D(TM_A2) TM_II_D(TM_A3) TM_II_D(TM_A4) \

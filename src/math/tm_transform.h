@@ -15,6 +15,7 @@
 **   offset_multiplier   params: offset, multiplier (pass 0 / 1 when absent)
 **   simplex, ordered, positive_ordered, unit_vector, sum_to_zero_vector
 **   cholesky_factor_corr, cholesky_factor_cov, corr_matrix, cov_matrix
+**   sum_to_zero_matrix, column_stochastic_matrix, row_stochastic_matrix
 ** A declared shape is a tm_v whose shape fields (base, rows, cols, narr,
 ** dim) describe the constrained value, e.g. simplex[K] is a vector of K,
 ** cov_matrix[K] a K x K matrix, array[J] simplex[K] an array of J vectors.
@@ -47,9 +48,6 @@ struct tm_transform {
 
 /* The entry for a keyword, or NULL. */
 const tm_transform *tm_transform_find(const char *name);
-/* The N x M constrained matrices (tm_transform_fns.c): sum_to_zero_matrix,
-** column_stochastic_matrix, row_stochastic_matrix; NULL for other names. */
-const tm_transform *tm_transform_matrix_find(const char *name);
 int                 tm_transform_count(void);
 const tm_transform *tm_transform_entry(int i);
 
@@ -89,11 +87,14 @@ int tm_tr_struct_size(const tm_transform *t, const tm_v *shape, size_t *n);
 int tm_tr_struct_constrain(const tm_transform *t, const tm_v *x, const tm_v *params, tm_v *y, tm_v *lp);
 int tm_tr_struct_free(const tm_transform *t, const tm_v *y, const tm_v *params, tm_v *x);
 
-/* The per-element operations, defined in tm_transform_vec.c and _mat.c. */
+/* The per-element operations, defined in transform/tm_transform_vec.c,
+** _mat.c and (the N x M matrices Stan's transform functions brought)
+** tm_transform_fns.c. */
 extern const tm_tr_ops tm_tr_ordered, tm_tr_positive_ordered, tm_tr_unit_vector,
   tm_tr_sum_to_zero, tm_tr_simplex;
 extern const tm_tr_ops tm_tr_cholesky_corr, tm_tr_cholesky_cov, tm_tr_corr_matrix,
   tm_tr_cov_matrix;
+extern const tm_tr_ops tm_tr_sum_to_zero_matrix, tm_tr_stochastic_column, tm_tr_stochastic_row;
 
 /* Numbers in messages: short for round values, exact enough otherwise. */
 #define TM_TR_FMT "%.15g"

@@ -1,5 +1,5 @@
-# Builders from sizes, reverse and append_array (src/math/tm_build.c), and
-# sorting (src/math/tm_sort.c).
+# Builders from sizes, reverse and append_array (src/math/container/tm_build.c), and
+# sorting (src/math/container/tm_sort.c).
 
 test_that("identity, zeros, ones, uniform_simplex, one_hot", {
   expect_identical(tval("identity_matrix", list(3L), "int"), diag(3))

@@ -1,4 +1,4 @@
-# Container functions (src/math/tm_container.c): reductions, dot products,
+# Container functions (src/math/container/tm_container.c): reductions, dot products,
 # cumulative_sum, softmax, builders, slices, transpose and size queries.
 
 v5 <- c(0.3, -1.2, 2.5, 0.7, -0.4)

@@ -1,5 +1,5 @@
-# Linear systems, inverses, determinants (src/math/tm_solve.c) and the matrix
-# products and reductions of src/math/tm_matrix_ops.c.
+# Linear systems, inverses, determinants (src/math/linalg/tm_solve.c) and the matrix
+# products and reductions of src/math/linalg/tm_matrix_ops.c.
 
 set.seed(23)
 spd2 <- function(k) { X <- matrix(rnorm(k * k), k); crossprod(X) + diag(k) }

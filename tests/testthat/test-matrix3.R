@@ -1,5 +1,5 @@
-# Matrix functions (src/math/tm_matfun.c) and the CSR functions and
-# to_array_2d (src/math/tm_sparse.c).
+# Matrix functions (src/math/linalg/tm_matfun.c) and the CSR functions and
+# to_array_2d (src/math/linalg/tm_sparse.c).
 
 set.seed(31)
 A3 <- matrix(c(0.3, -0.8, 0.5, 1.1, 0.2, -0.4, -0.6, 0.9, 0.1), 3)

@@ -1,5 +1,5 @@
 # Elementwise functions, arithmetic operators, log_sum_exp and log_mix
-# (src/math/tm_scalar.c).
+# (src/math/scalar/tm_elementary.c).
 
 # Largest relative difference, with `floor` keeping values near zero sensible.
 max_rel <- function(x, y, floor = 1e-300) {

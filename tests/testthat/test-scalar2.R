@@ -1,4 +1,4 @@
-# More scalar functions (src/math/tm_scalar2.c): rounding and steps, the
+# More scalar functions (src/math/scalar/tm_numeric.c): rounding and steps, the
 # binary functions, the normal quantile, fma, choose and the constants.
 
 rel_ok <- function(x, y, tol = 1e-13) {

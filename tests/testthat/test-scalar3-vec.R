@@ -1,4 +1,4 @@
-# Container forms (src/math/tm_vecfn.c and the deeper array signatures of
+# Container forms (src/math/container/tm_vecfn.c and the deeper array signatures of
 # tm_container.c, tm_build.c): fma, divide(real, container), softmax of row
 # vectors and arrays, to_array_2d, quantile, trace_dot, squared_distance of
 # reals, plus and logical_* by name, size/dims/num_elements/reverse/

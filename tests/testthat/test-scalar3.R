@@ -1,4 +1,4 @@
-# Special functions (src/math/tm_scalar3.c, tm_hyper.c): Bessel functions,
+# Special functions (src/math/scalar/tm_special_elem.c, tm_hyper.c): Bessel functions,
 # owens_t, ldexp, inv_erfc, lambert_w0/wm1, the hypergeometric functions,
 # inv_inc_beta; Stan's binary vectorization with int arrays; int results.
 
