@@ -281,11 +281,7 @@ int li_ode_core(li_run *r, const ln_expr *e, tm_v *a, tm_v *out) {
     const tm_v *tv = old ? &a[6] : &a[3];
     rtol = tm_get(&tv[0], 0);
     atol = tm_get(&tv[1], 0);
-    if (old) {   /* declared real in Stan's older forms; C++ truncates it to an integer */
-      double m = tm_get(&tv[2], 0);
-      steps = isfinite(m) && m >= -1e15 && m <= 1e15 ? (long)m : 0;
-    } else
-      steps = tv[2].ival[0];
+    steps = li_max_steps_arg(&tv[2], old);
     if (!(rtol > 0) || !isfinite(rtol)) return li_fail_at(r, AD_EDOMAIN, "%s: relative_tolerance is %g, but must be positive and finite", fn, rtol);
     if (!(atol > 0) || !isfinite(atol)) return li_fail_at(r, AD_EDOMAIN, "%s: absolute_tolerance is %g, but must be positive and finite", fn, atol);
     if (steps <= 0) return li_fail_at(r, AD_EDOMAIN, "%s: max_num_steps is %ld, but must be positive", fn, steps);

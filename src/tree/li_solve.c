@@ -130,11 +130,7 @@ int li_solve_core(li_run *r, const ln_expr *e, tm_v *a, tm_v *out) {
     const tm_v *tv = old ? &a[4] : &a[1];
     t1 = tm_get(&tv[0], 0);
     ftol = tm_get(&tv[1], 0);
-    if (old) {   /* declared real in Stan's older forms; C++ truncates it to an integer */
-      double m = tm_get(&tv[2], 0);
-      steps = isfinite(m) && m >= -1e15 && m <= 1e15 ? (long)m : 0;
-    } else
-      steps = tv[2].ival[0];
+    steps = li_max_steps_arg(&tv[2], old);
     if (!(t1 >= 0) || !isfinite(t1))
       return li_fail_at(r, AD_EDOMAIN, "%s: %s is %g, but must be non-negative and finite", fn,
                         newton ? "scaling_step_size" : "relative_tolerance", t1);
