@@ -121,7 +121,7 @@ for d in sundials cvodes idas arkode kinsol nvector sunmatrix sunlinsol gsl; do
 done
 cp /usr/include/sundials_*.h "$opt"/ 2>/dev/null || true
 if [ "$have_opt" = 1 ]; then
-  for c in tree/li_ode.c tree/li_dae.c tree/li_solve.c tree/li_integrate.c; do
+  for c in tree/li_ode.c tree/li_dae.c tree/li_solve.c tree/li_integrate.c tree/li_sundials.c; do
     if ! $CC $strict -I"$work/rinc" $cppflags $cflags -DTAPESTRY_SUNDIALS -DTAPESTRY_GSL -I"$opt" -c "$c" -o "$work/opt.o" 2> "$work/cc.log"; then
       echo "cross-windows: $c with SUNDIALS and GSL does not compile:"; cat "$work/cc.log"; fails=$((fails + 1))
     fi

@@ -168,6 +168,19 @@ static int dims_list(lp *P, ln_expr **dims) {
 static int dims_list(lp *P, ln_expr **dims);
 static ln_tuple *tuple_type(lp *P, int where);
 
+/* After a tuple type's ')': its elements (v, two at least, at the
+** 'tuple' token at) as the pool's ln_tuple, and the nesting lp_enter opened
+** at its '(' closed. */
+static ln_tuple *tuple_close(lp *P, const lp_vec *v, const lx_token *at) {
+  P->depth--;
+  if (v->n < 2) lp_error_at(P, at->line, at->col, "a tuple type has at least two elements");
+  ln_tuple *tu = lp_alloc(P, sizeof *tu);
+  tu->n = v->n;
+  tu->elem = lp_alloc(P, (size_t)v->n * sizeof *tu->elem);
+  for (int i = 0; i < v->n; i++) tu->elem[i] = v->v[i];
+  return tu;
+}
+
 /* One element of a sized tuple type: [array[...]] type, as a declaration
 ** without a name. */
 static ln_decl *tuple_elem(lp *P, int where) {
@@ -209,13 +222,7 @@ static ln_tuple *tuple_type(lp *P, int where) {
     lp_expect(P, LX_RPAREN, "expected ',' or ')' in the tuple type, found %s");
     break;
   }
-  P->depth--;
-  if (v.n < 2) lp_error_at(P, t->line, t->col, "a tuple type has at least two elements");
-  ln_tuple *tu = lp_alloc(P, sizeof *tu);
-  tu->n = v.n;
-  tu->elem = lp_alloc(P, (size_t)v.n * sizeof *tu->elem);
-  for (int i = 0; i < v.n; i++) tu->elem[i] = v.v[i];
-  return tu;
+  return tuple_close(P, &v, t);
 }
 
 void lp_decl(lp *P, int where, int blk, lp_vec *out) {
@@ -341,12 +348,7 @@ ln_type lp_unsized_type(lp *P, const char *what) {
       lp_expect(P, LX_RPAREN, "expected ',' or ')' in the tuple type, found %s");
       break;
     }
-    P->depth--;
-    if (v.n < 2) lp_error_at(P, bt->line, bt->col, "a tuple type has at least two elements");
-    ln_tuple *tu = lp_alloc(P, sizeof *tu);
-    tu->n = v.n;
-    tu->elem = lp_alloc(P, (size_t)v.n * sizeof *tu->elem);
-    for (int i = 0; i < v.n; i++) tu->elem[i] = v.v[i];
+    ln_tuple *tu = tuple_close(P, &v, bt);
     t.base = LN_TUPLE;
     P->last_tuple = tu;
     return t;

@@ -137,22 +137,28 @@ static const ent *scope_find(const lt *L, const char *name) {
 }
 
 /* ---- copies ---- */
+/* c, a shallow copy of e, gets fresh arguments and indexes made by f from
+** e's: copy_expr and low walk the tree the same way, with a different f. */
+typedef ln_expr *expr_fn(lt *L, const ln_expr *e);
+static void map_args(lt *L, ln_expr *c, const ln_expr *e, expr_fn *f) {
+  c->args = alloc(L, (size_t)e->nargs * sizeof *c->args);
+  for (int i = 0; i < e->nargs; i++) c->args[i] = f(L, e->args[i]);
+}
+static void map_idx(lt *L, ln_expr *c, const ln_expr *e, expr_fn *f) {
+  c->idx = alloc(L, (size_t)e->nidx * sizeof *c->idx);
+  for (int i = 0; i < e->nidx; i++) {
+    c->idx[i] = e->idx[i];
+    c->idx[i].a = f(L, e->idx[i].a);
+    c->idx[i].b = f(L, e->idx[i].b);
+  }
+}
+
 static ln_expr *copy_expr(lt *L, const ln_expr *e) {
   if (!e) return NULL;
   ln_expr *c = alloc(L, sizeof *c);
   *c = *e;
-  if (e->nargs) {
-    c->args = alloc(L, (size_t)e->nargs * sizeof *c->args);
-    for (int i = 0; i < e->nargs; i++) c->args[i] = copy_expr(L, e->args[i]);
-  }
-  if (e->nidx) {
-    c->idx = alloc(L, (size_t)e->nidx * sizeof *c->idx);
-    for (int i = 0; i < e->nidx; i++) {
-      c->idx[i] = e->idx[i];
-      c->idx[i].a = copy_expr(L, e->idx[i].a);
-      c->idx[i].b = copy_expr(L, e->idx[i].b);
-    }
-  }
+  if (e->nargs) map_args(L, c, e, copy_expr);
+  if (e->nidx) map_idx(L, c, e, copy_expr);
   return c;
 }
 
@@ -475,17 +481,9 @@ static ln_expr *low(lt *L, const ln_expr *e) {
     c->nargs = a.n;
     c->args = (ln_expr **)a.v;
   } else if (e->nargs) {
-    c->args = alloc(L, (size_t)e->nargs * sizeof *c->args);
-    for (int i = 0; i < e->nargs; i++) c->args[i] = low(L, e->args[i]);
+    map_args(L, c, e, low);
   }
-  if (e->nidx) {
-    c->idx = alloc(L, (size_t)e->nidx * sizeof *c->idx);
-    for (int i = 0; i < e->nidx; i++) {
-      c->idx[i] = e->idx[i];
-      c->idx[i].a = low(L, e->idx[i].a);
-      c->idx[i].b = low(L, e->idx[i].b);
-    }
-  }
+  if (e->nidx) map_idx(L, c, e, low);
   L->depth--;
   return c;
 }
@@ -584,6 +582,17 @@ static void all_leaves(lt *L, const ln_decl *d, const char *name, vec *out) {
   type_leaves(L, d->tuple, name, &top, out, d->line, d->col);
 }
 
+/* A declaration's bounds, offset/multiplier and sizes, lowered from d's
+** into x (a leaf's declaration or a plain copy). */
+static void low_bounds(lt *L, ln_decl *x, const ln_decl *d) {
+  x->lower = low(L, d->lower);
+  x->upper = low(L, d->upper);
+  x->offset = low(L, d->offset);
+  x->multiplier = low(L, d->multiplier);
+  x->size1 = low(L, d->size1);
+  x->size2 = low(L, d->size2);
+}
+
 /* a declaration of one element: sized (variables) or not (arguments) */
 static ln_decl *leaf_decl(lt *L, const lf *f, const ln_decl *d, int sized) {
   ln_decl *x = alloc(L, sizeof *x);
@@ -599,12 +608,7 @@ static ln_decl *leaf_decl(lt *L, const lf *f, const ln_decl *d, int sized) {
   x->old_syntax = 0;
   if (sized) {
     for (int k = 0; k < f->narr; k++) x->dims[k] = low(L, f->dims[k]);
-    x->lower = low(L, e->lower);
-    x->upper = low(L, e->upper);
-    x->offset = low(L, e->offset);
-    x->multiplier = low(L, e->multiplier);
-    x->size1 = low(L, e->size1);
-    x->size2 = low(L, e->size2);
+    low_bounds(L, x, e);
   } else {
     for (int k = 0; k < TM_MAXARR; k++) x->dims[k] = NULL;
   }
@@ -738,12 +742,7 @@ static ln_decl *plain_decl(lt *L, const ln_decl *d) {
   ln_decl *x = alloc(L, sizeof *x);
   *x = *d;
   for (int k = 0; k < d->type.narr && k < TM_MAXARR; k++) x->dims[k] = low(L, d->dims[k]);
-  x->lower = low(L, d->lower);
-  x->upper = low(L, d->upper);
-  x->offset = low(L, d->offset);
-  x->multiplier = low(L, d->multiplier);
-  x->size1 = low(L, d->size1);
-  x->size2 = low(L, d->size2);
+  low_bounds(L, x, d);
   x->init = low(L, d->init);
   return x;
 }
@@ -791,6 +790,115 @@ static void print_tuple(lt *L, const tv *t, vec *out, int line, int col) {
   push(L, out, string_expr(L, ")", line, col));
 }
 
+/* s = e where s is a tuple (lhs, its lowered target, has elements): one
+** assignment per element, through locals when e reads the target itself. */
+static void low_tuple_assign(lt *L, const ln_stmt *s, tv *lhs, vec *out) {
+  if (s->op) fail(L, s->line, s->col, "a tuple cannot be the target of a compound assignment");
+  tv *rt = tup(L, s->e);
+  if (!rt || !rt->n) {
+    not_known(L, s->e);
+    fail(L, s->e->line, s->e->col, "a tuple can only be assigned a tuple");
+  }
+  same_shape(L, lhs, rt, s->e, "cannot assign this value");
+  const char *root = root_name(s->lhs);
+  vec lv = {0}, rv = {0};
+  leaves(lhs, &lv, L);
+  leaves(rt, &rv, L);
+  if (root && mentions(s->e, root)) {
+    alias_assign(L, s, root, &lv, &rv, out);
+    return;
+  }
+  for (int i = 0; i < lv.n; i++) {
+    ln_stmt *a = new_stmt(L, s, LS_ASSIGN);
+    a->lhs = merge_index(L, lv.v[i]);
+    a->e = rv.v[i];
+    push(L, out, a);
+  }
+}
+
+/* return e in one copy of a tuple-returning function (L->path names the
+** copy's element of the result): e's element at that path. */
+static ln_expr *low_return_element(lt *L, const ln_stmt *s) {
+  tv *t = tup(L, s->e);
+  if (!t || !t->n) fail(L, s->e->line, s->e->col, "this function returns a tuple: return a tuple");
+  for (int k = 0; k < L->npath; k++) {
+    if (!t->n || t->narr || L->path[k] >= t->n)
+      fail(L, s->e->line, s->e->col, "the returned tuple does not have the function's return type");
+    t = t->el[L->path[k]];
+  }
+  if (t->n) fail(L, s->e->line, s->e->col, "the returned tuple does not have the function's return type");
+  return t->leaf;
+}
+
+/* print/reject/fatal_error arguments, a tuple spelled out as "(e1, e2)" */
+static void low_print_args(lt *L, const ln_stmt *s, ln_stmt *c) {
+  vec a = {0};
+  for (int i = 0; i < s->nargs; i++) {
+    tv *t = tup(L, s->args[i]);
+    if (t) print_tuple(L, t, &a, s->args[i]->line, s->args[i]->col);
+    else push(L, &a, low(L, s->args[i]));
+  }
+  c->args = (ln_expr **)a.v;
+  c->nargs = a.n;
+}
+
+/* for (x in a), a (lowered to t) an array of tuples: there is no array to
+** loop over, so for (x:i in 1:size(a's first element)) with x bound to
+** a[x:i] while the body is lowered. */
+static ln_stmt *low_foreach_tuple(lt *L, const ln_stmt *s, const tv *t, int blk) {
+  if (!t->narr)
+    fail(L, s->e->line, s->e->col, "'for (%s in ...)' loops over an array, not over a tuple", s->name);
+  ln_stmt *f = new_stmt(L, s, LS_FOR);
+  f->name = subname(L, s->name, 0, ":i");
+  ln_expr *one = alloc(L, sizeof *one);
+  one->kind = LE_INT;
+  one->ival = 1;
+  set_pos(one, s->e->line, s->e->col);
+  vec lv = {0};
+  leaves(t, &lv, L);
+  ln_expr *sz = alloc(L, sizeof *sz);
+  sz->kind = LE_CALL;
+  sz->name = "size";
+  set_pos(sz, s->e->line, s->e->col);
+  sz->nargs = 1;
+  sz->args = alloc(L, sizeof *sz->args);
+  sz->args[0] = copy_expr(L, lv.v[0]);
+  f->lo = one;
+  f->hi = sz;
+  ln_index ix;
+  memset(&ix, 0, sizeof ix);
+  ix.kind = LI_SINGLE;
+  ix.a = alloc(L, sizeof *ix.a);
+  ix.a->kind = LE_VAR;
+  ix.a->name = f->name;
+  set_pos(ix.a, s->line, s->col);
+  int mark = L->n;
+  scope_push(L, f->name, NULL);
+  scope_push(L, s->name, tv_index(L, t, &ix, 1, 1, s->e));
+  f->body = alloc(L, sizeof *f->body);
+  f->nbody = 1;
+  f->body[0] = low_one(L, s->body[0], blk);
+  L->n = mark;
+  return f;
+}
+
+/* The one-statement body of a loop (c a copy of s), with the loop
+** variable (if any) in scope only there. */
+static void low_loop_body(lt *L, const ln_stmt *s, ln_stmt *c, const char *var, int blk) {
+  int mark = L->n;
+  if (var) scope_push(L, var, NULL);
+  c->body = alloc(L, sizeof *c->body);
+  c->body[0] = low_one(L, s->body[0], blk);
+  L->n = mark;
+}
+
+/* Appends to out the statements s lowers to: usually one fresh copy of s,
+** several for a tuple declaration or assignment.  blk is the program block
+** being lowered (LN_BLK_*; LN_BLK_FUNCTIONS in a function body): the tuples
+** declared in a block other than model are recorded for the output's
+** column names.  top is 1 for a statement at a block's top level, 0 inside
+** braces, loops and branches: only top-level declarations are the block's
+** variables (the others are locals, never output). */
 static void low_stmt(lt *L, const ln_stmt *s, vec *out, int blk, int top) {
   if (!s) return;
   enter(L, s->line, s->col);
@@ -805,28 +913,7 @@ static void low_stmt(lt *L, const ln_stmt *s, vec *out, int blk, int top) {
   case LS_ASSIGN: {
     tv *lt_ = tup(L, s->lhs);
     if (lt_ && lt_->n) {
-      if (s->op) fail(L, s->line, s->col, "a tuple cannot be the target of a compound assignment");
-      tv *rt = tup(L, s->e);
-      if (!rt || !rt->n) {
-        not_known(L, s->e);
-        fail(L, s->e->line, s->e->col, "a tuple can only be assigned a tuple");
-      }
-      same_shape(L, lt_, rt, s->e, "cannot assign this value");
-      const char *root = root_name(s->lhs);
-      vec lv = {0}, rv = {0};
-      leaves(lt_, &lv, L);
-      leaves(rt, &rv, L);
-      if (root && mentions(s->e, root)) {
-        alias_assign(L, s, root, &lv, &rv, out);
-        L->depth--;
-        return;
-      }
-      for (int i = 0; i < lv.n; i++) {
-        ln_stmt *a = new_stmt(L, s, LS_ASSIGN);
-        a->lhs = merge_index(L, lv.v[i]);
-        a->e = rv.v[i];
-        push(L, out, a);
-      }
+      low_tuple_assign(L, s, lt_, out);
       L->depth--;
       return;
     }
@@ -835,99 +922,34 @@ static void low_stmt(lt *L, const ln_stmt *s, vec *out, int blk, int top) {
     break;
   }
   case LS_RETURN:
-    if (L->path && s->e) {
-      tv *t = tup(L, s->e);
-      if (!t || !t->n) fail(L, s->e->line, s->e->col, "this function returns a tuple: return a tuple");
-      for (int k = 0; k < L->npath; k++) {
-        if (!t->n || t->narr || L->path[k] >= t->n)
-          fail(L, s->e->line, s->e->col, "the returned tuple does not have the function's return type");
-        t = t->el[L->path[k]];
-      }
-      if (t->n) fail(L, s->e->line, s->e->col, "the returned tuple does not have the function's return type");
-      c->e = t->leaf;
-    } else {
-      c->e = low(L, s->e);
-    }
+    c->e = L->path && s->e ? low_return_element(L, s) : low(L, s->e);
     break;
-  case LS_PRINT: case LS_REJECT: case LS_FATAL: {
-    vec a = {0};
-    for (int i = 0; i < s->nargs; i++) {
-      tv *t = tup(L, s->args[i]);
-      if (t) print_tuple(L, t, &a, s->args[i]->line, s->args[i]->col);
-      else push(L, &a, low(L, s->args[i]));
-    }
-    c->args = (ln_expr **)a.v;
-    c->nargs = a.n;
+  case LS_PRINT: case LS_REJECT: case LS_FATAL:
+    low_print_args(L, s, c);
     break;
-  }
   case LS_FOREACH: {
     tv *t = tup(L, s->e);
     if (t && t->n) {
-      /* for (x in a), a an array of tuples: for (x:i in 1:size(a's first element)), x is a[x:i] */
-      if (!t->narr)
-        fail(L, s->e->line, s->e->col, "'for (%s in ...)' loops over an array, not over a tuple", s->name);
-      ln_stmt *f = new_stmt(L, s, LS_FOR);
-      f->name = subname(L, s->name, 0, ":i");
-      ln_expr *one = alloc(L, sizeof *one);
-      one->kind = LE_INT;
-      one->ival = 1;
-      set_pos(one, s->e->line, s->e->col);
-      vec lv = {0};
-      leaves(t, &lv, L);
-      ln_expr *sz = alloc(L, sizeof *sz);
-      sz->kind = LE_CALL;
-      sz->name = "size";
-      set_pos(sz, s->e->line, s->e->col);
-      sz->nargs = 1;
-      sz->args = alloc(L, sizeof *sz->args);
-      sz->args[0] = copy_expr(L, lv.v[0]);
-      f->lo = one;
-      f->hi = sz;
-      ln_index ix;
-      memset(&ix, 0, sizeof ix);
-      ix.kind = LI_SINGLE;
-      ix.a = alloc(L, sizeof *ix.a);
-      ix.a->kind = LE_VAR;
-      ix.a->name = f->name;
-      set_pos(ix.a, s->line, s->col);
-      int mark = L->n;
-      scope_push(L, f->name, NULL);
-      scope_push(L, s->name, tv_index(L, t, &ix, 1, 1, s->e));
-      f->body = alloc(L, sizeof *f->body);
-      f->nbody = 1;
-      f->body[0] = low_one(L, s->body[0], blk);
-      L->n = mark;
-      push(L, out, f);
+      push(L, out, low_foreach_tuple(L, s, t, blk));
       L->depth--;
       return;
     }
     c->e = low(L, s->e);
-    int mark = L->n;
-    scope_push(L, s->name, NULL);
-    c->body = alloc(L, sizeof *c->body);
-    c->body[0] = low_one(L, s->body[0], blk);
-    L->n = mark;
+    low_loop_body(L, s, c, s->name, blk);
     break;
   }
-  case LS_FOR: {
+  case LS_FOR:
     c->lo = low(L, s->lo);
     c->hi = low(L, s->hi);
-    int mark = L->n;
-    scope_push(L, s->name, NULL);
-    c->body = alloc(L, sizeof *c->body);
-    c->body[0] = low_one(L, s->body[0], blk);
-    L->n = mark;
+    low_loop_body(L, s, c, s->name, blk);
     break;
-  }
   case LS_WHILE:
     c->e = low(L, s->e);
-    c->body = alloc(L, sizeof *c->body);
-    c->body[0] = low_one(L, s->body[0], blk);
+    low_loop_body(L, s, c, NULL, blk);
     break;
   case LS_IF:
     c->e = low(L, s->e);
-    c->body = alloc(L, sizeof *c->body);
-    c->body[0] = low_one(L, s->body[0], blk);
+    low_loop_body(L, s, c, NULL, blk);
     c->els = low_one(L, s->els, blk);
     break;
   case LS_BLOCK: case LS_PROFILE: {

@@ -105,16 +105,11 @@ static int chain_fail(nuts_chain *ch, int code, const char *what) {
   return ch->rc = fail(ch->res, code, what);
 }
 
-int nuts_chain_start(const nuts_config *cfg, nuts_logp_fn f, void *model, int n,
-                     const double *q0, tm_rng *rng, const nuts_sink *sink,
-                     nuts_result *res, nuts_chain **out) {
-  double *keep_out = res->inv_metric;
-  *out = NULL;
-  memset(res, 0, sizeof *res);
-  res->inv_metric = keep_out;
-  const char *bad = check_config(cfg, n);
-  if (bad) return fail(res, AD_EINVALID, bad);
-
+/* Step one of a start: one calloc'd block carved into every vector the
+** sampler, its recursion levels and the Welford estimator use, so the
+** iterations allocate nothing and nuts_chain_end frees with four calls.
+** The order of the carving is the layout the sums of `total` count. */
+static nuts_chain *chain_alloc(const nuts_config *cfg, int n) {
   int dense = cfg->metric == NUTS_DENSE_E;
   size_t nn = (size_t)n, msize = dense ? nn * nn : nn;
   size_t levels = (size_t)cfg->max_depth + 1;
@@ -128,17 +123,11 @@ int nuts_chain_start(const nuts_config *cfg, nuts_logp_fn f, void *model, int n,
   nuts_chain *ch = calloc(1, sizeof *ch);
   if (!block || !s || !lvl || !ch) {
     free(block); free(s); free(lvl); free(ch);
-    return fail(res, AD_EMEMORY, "out of memory allocating the sampler");
+    return NULL;
   }
-  ch->cfg = cfg; ch->sink = sink; ch->res = res;
   ch->s = s; ch->lvl = lvl; ch->block = block;
   ch->n = n; ch->msize = msize;
-  ch->num_warmup = cfg->num_warmup;
-  ch->num_samples = cfg->num_samples;
-  ch->rc = AD_OK;
-  *out = ch;
   bump b = { block };
-  s->n = n; s->f = f; s->model = model; s->rng = rng;
   take_point(&b, n, &s->z); take_point(&b, n, &s->z_fwd); take_point(&b, n, &s->z_bck);
   take_point(&b, n, &s->z_sample); take_point(&b, n, &s->z_propose); take_point(&b, n, &s->z_init);
   s->p_fwd_fwd = take(&b, nn); s->ps_fwd_fwd = take(&b, nn);
@@ -161,16 +150,18 @@ int nuts_chain_start(const nuts_config *cfg, nuts_logp_fn f, void *model, int n,
   nuts_welford *wf = &ch->wf;
   wf->n = n; wf->dense = dense; wf->count = 0;
   wf->mean = take(&b, nn); wf->delta = take(&b, nn); wf->m2 = take(&b, msize);
+  return ch;
+}
 
-  s->nom_eps = cfg->stepsize;
-  s->jitter = cfg->stepsize_jitter;
-  s->max_depth = cfg->max_depth;
-  s->max_delta_h = 1000;
-  s->status = AD_OK;
-
-  /* the metric: the user's, or the identity */
+/* Step two: the metric the chain starts with, the user's or the identity
+** (unit_e ignores a user's metric, as Stan does), with its factor. */
+static int chain_init_metric(nuts_chain *ch) {
+  const nuts_config *cfg = ch->cfg;
+  nuts_sampler *s = ch->s;
+  int n = ch->n, dense = cfg->metric == NUTS_DENSE_E;
+  size_t nn = (size_t)n;
   if (cfg->inv_metric && cfg->metric != NUTS_UNIT_E) {
-    memcpy(s->m.minv, cfg->inv_metric, msize * sizeof(double));
+    memcpy(s->m.minv, cfg->inv_metric, ch->msize * sizeof(double));
   } else if (dense) {
     for (int i = 0; i < n; i++) s->m.minv[i + nn * i] = 1;
   } else {
@@ -179,9 +170,16 @@ int nuts_chain_start(const nuts_config *cfg, nuts_logp_fn f, void *model, int n,
   if (nuts_metric_update(&s->m) != AD_OK)
     return chain_fail(ch, AD_EINVALID, dense ? "the inverse metric is not symmetric positive definite"
                                              : "the inverse metric must be positive and finite");
+  return AD_OK;
+}
 
-  /* the initial point */
-  memcpy(s->z_sample.q, q0, nn * sizeof(double));
+/* Step three: the log density and gradient at q0.  A chain cannot start
+** where either is not finite: the first trajectory would be meaningless. */
+static int chain_init_point(nuts_chain *ch, const double *q0) {
+  nuts_sampler *s = ch->s;
+  nuts_result *res = ch->res;
+  int n = ch->n;
+  memcpy(s->z_sample.q, q0, (size_t)n * sizeof(double));
   int rc = nuts_eval(s, &s->z_sample);
   if (rc != AD_OK) {
     ch->finished = 1;
@@ -190,21 +188,111 @@ int nuts_chain_start(const nuts_config *cfg, nuts_logp_fn f, void *model, int n,
              rc == AD_EDOMAIN ? s->reject_msg : s->msg);
     return rc;
   }
-  {
-    int finite = isfinite(s->z_sample.V);
-    for (int i = 0; i < n && finite; i++) finite = isfinite(s->z_sample.g[i]);
-    if (!finite)
-      return chain_fail(ch, AD_EDOMAIN, "log density or its gradient is not finite at the initial point");
-  }
+  int finite = isfinite(s->z_sample.V);
+  for (int i = 0; i < n && finite; i++) finite = isfinite(s->z_sample.g[i]);
+  if (!finite)
+    return chain_fail(ch, AD_EDOMAIN, "log density or its gradient is not finite at the initial point");
+  return AD_OK;
+}
 
+/* Step four, only when warmup adapts: dual averaging around 10 times the
+** starting step size, the adaptation windows, an empty estimator, and the
+** step size heuristic at the initial point (Stan's order). */
+static int chain_init_warmup(nuts_chain *ch) {
+  const nuts_config *cfg = ch->cfg;
+  nuts_sampler *s = ch->s;
   ch->adapt = cfg->adapt_engaged && cfg->num_warmup > 0;
-  if (ch->adapt) {
-    ch->da.mu = log(10 * cfg->stepsize);
-    ch->da.delta = cfg->delta; ch->da.gamma = cfg->gamma; ch->da.kappa = cfg->kappa; ch->da.t0 = cfg->t0;
-    nuts_da_restart(&ch->da);
-    nuts_windows_set(&ch->win, cfg->num_warmup, cfg->init_buffer, cfg->term_buffer, cfg->window);
-    nuts_welford_restart(&ch->wf);
-    if (nuts_init_stepsize(s) != AD_OK) return chain_fail(ch, s->status, s->msg);
+  if (!ch->adapt) return AD_OK;
+  ch->da.mu = log(10 * cfg->stepsize);
+  ch->da.delta = cfg->delta; ch->da.gamma = cfg->gamma; ch->da.kappa = cfg->kappa; ch->da.t0 = cfg->t0;
+  nuts_da_restart(&ch->da);
+  nuts_windows_set(&ch->win, cfg->num_warmup, cfg->init_buffer, cfg->term_buffer, cfg->window);
+  nuts_welford_restart(&ch->wf);
+  if (nuts_init_stepsize(s) != AD_OK) return chain_fail(ch, s->status, s->msg);
+  return AD_OK;
+}
+
+int nuts_chain_start(const nuts_config *cfg, nuts_logp_fn f, void *model, int n,
+                     const double *q0, tm_rng *rng, const nuts_sink *sink,
+                     nuts_result *res, nuts_chain **out) {
+  double *keep_out = res->inv_metric;
+  *out = NULL;
+  memset(res, 0, sizeof *res);
+  res->inv_metric = keep_out;
+  const char *bad = check_config(cfg, n);
+  if (bad) return fail(res, AD_EINVALID, bad);
+
+  nuts_chain *ch = chain_alloc(cfg, n);
+  if (!ch) return fail(res, AD_EMEMORY, "out of memory allocating the sampler");
+  ch->cfg = cfg; ch->sink = sink; ch->res = res;
+  ch->num_warmup = cfg->num_warmup;
+  ch->num_samples = cfg->num_samples;
+  ch->rc = AD_OK;
+  *out = ch;
+  nuts_sampler *s = ch->s;
+  s->n = n; s->f = f; s->model = model; s->rng = rng;
+  s->nom_eps = cfg->stepsize;
+  s->jitter = cfg->stepsize_jitter;
+  s->max_depth = cfg->max_depth;
+  s->max_delta_h = 1000;
+  s->status = AD_OK;
+
+  int rc = chain_init_metric(ch);
+  if (rc == AD_OK) rc = chain_init_point(ch, q0);
+  if (rc == AD_OK) rc = chain_init_warmup(ch);
+  return rc;
+}
+
+/* What the sink is told of one transition; `saved` applies thinning, and
+** warmup draws count only when the caller keeps them. */
+static void chain_draw(const nuts_chain *ch, long it, int warm, nuts_draw *d) {
+  const nuts_sampler *s = ch->s;
+  const nuts_config *cfg = ch->cfg;
+  d->iteration = (int)it;
+  d->warmup = warm;
+  d->warmup_end = warm && it == ch->num_warmup - 1;
+  d->q = s->z_sample.q;
+  d->lp = -s->z_sample.V;
+  d->accept_stat = s->accept_stat;
+  d->stepsize = s->eps;
+  d->treedepth = s->depth;
+  d->n_leapfrog = s->n_leapfrog;
+  d->divergent = s->divergent;
+  d->energy = s->energy;
+  d->n_reject = s->n_reject;
+  d->reject_msg = s->n_reject ? s->reject_msg : NULL;
+  long m = warm ? it : it - ch->num_warmup;
+  d->saved = (warm ? cfg->save_warmup : 1) && m % cfg->thin == 0;
+}
+
+/* One warmup transition's adaptation: the step size learns from
+** accept_stat; at the end of a slow window the metric becomes the window's
+** regularised estimate and the step size starts over (Stan's
+** adapt_diag_e_nuts / adapt_dense_e_nuts). */
+static int chain_adapt(nuts_chain *ch) {
+  const nuts_config *cfg = ch->cfg;
+  nuts_sampler *s = ch->s;
+  nuts_da_learn(&ch->da, &s->nom_eps, s->accept_stat);
+  /* unit_e adapts the step size only, as Stan's adapt_unit_e_nuts;
+     with cross-chain warmup the metric comes from the caller at the
+     ends of its windows (nuts_chain_set_metric) */
+  if (cfg->metric != NUTS_UNIT_E && !cfg->cross_warmup) {
+    if (nuts_windows_in(&ch->win)) nuts_welford_add(&ch->wf, s->z_sample.q);
+    if (nuts_windows_end(&ch->win)) {
+      nuts_windows_next(&ch->win);
+      if (nuts_welford_estimate(&ch->wf, s->m.minv) != AD_OK ||
+          nuts_metric_update(&s->m) != AD_OK)
+        return chain_fail(ch, AD_EFATAL, "Numerical overflow in metric adaptation. This "
+                  "occurs when the sampler encounters extreme values on the "
+                  "unconstrained space; this may happen when the posterior density "
+                  "function is too wide or improper. There may be problems with "
+                  "your model specification.");
+      nuts_welford_restart(&ch->wf);
+      if (nuts_init_stepsize(s) != AD_OK) return chain_fail(ch, s->status, s->msg);
+      ch->da.mu = log(10 * s->nom_eps);
+      nuts_da_restart(&ch->da);
+    }
+    ch->win.counter++;
   }
   return AD_OK;
 }
@@ -231,21 +319,7 @@ int nuts_chain_step(nuts_chain *ch, long until) {
     s->reject_msg[0] = '\0';
     if (nuts_transition(s) != AD_OK) return chain_fail(ch, s->status, s->msg);
     nuts_draw d;
-    d.iteration = (int)it;
-    d.warmup = warm;
-    d.warmup_end = warm && it == ch->num_warmup - 1;
-    d.q = s->z_sample.q;
-    d.lp = -s->z_sample.V;
-    d.accept_stat = s->accept_stat;
-    d.stepsize = s->eps;
-    d.treedepth = s->depth;
-    d.n_leapfrog = s->n_leapfrog;
-    d.divergent = s->divergent;
-    d.energy = s->energy;
-    d.n_reject = s->n_reject;
-    d.reject_msg = s->n_reject ? s->reject_msg : NULL;
-    long m = warm ? it : it - ch->num_warmup;
-    d.saved = (warm ? cfg->save_warmup : 1) && m % cfg->thin == 0;
+    chain_draw(ch, it, warm, &d);
     res->n_leapfrog += s->n_leapfrog;
     if (!warm) {
       res->n_leapfrog_sampling += s->n_leapfrog;
@@ -253,30 +327,8 @@ int nuts_chain_step(nuts_chain *ch, long until) {
       res->max_depth_hits += s->depth >= s->max_depth;
     }
 
-    if (warm && adapt) {
-      nuts_da_learn(&ch->da, &s->nom_eps, s->accept_stat);
-      /* unit_e adapts the step size only, as Stan's adapt_unit_e_nuts;
-         with cross-chain warmup the metric comes from the caller at the
-         ends of its windows (nuts_chain_set_metric) */
-      if (cfg->metric != NUTS_UNIT_E && !cfg->cross_warmup) {
-        if (nuts_windows_in(&ch->win)) nuts_welford_add(&ch->wf, s->z_sample.q);
-        if (nuts_windows_end(&ch->win)) {
-          nuts_windows_next(&ch->win);
-          if (nuts_welford_estimate(&ch->wf, s->m.minv) != AD_OK ||
-              nuts_metric_update(&s->m) != AD_OK)
-            return chain_fail(ch, AD_EFATAL, "Numerical overflow in metric adaptation. This "
-                      "occurs when the sampler encounters extreme values on the "
-                      "unconstrained space; this may happen when the posterior density "
-                      "function is too wide or improper. There may be problems with "
-                      "your model specification.");
-          nuts_welford_restart(&ch->wf);
-          if (nuts_init_stepsize(s) != AD_OK) return chain_fail(ch, s->status, s->msg);
-          ch->da.mu = log(10 * s->nom_eps);
-          nuts_da_restart(&ch->da);
-        }
-        ch->win.counter++;
-      }
-    }
+    /* chain_fail marks the chain finished whatever the code */
+    if (warm && adapt && (chain_adapt(ch) != AD_OK || ch->finished)) return ch->rc;
     if (sink && sink->draw) {
       int src = sink->draw(sink->ctx, &d);
       if (src != 0) return chain_fail(ch, src, "stopped by the output sink");

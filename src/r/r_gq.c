@@ -28,13 +28,18 @@
 
 #define GQ_PRINT_SIZE ((size_t)1 << 14)
 
-SEXP tp_gq(SEXP ctx, SEXP upars, SEXP chain_id, SEXP seed, SEXP warmup) {
-  const li_ctx *c = rm_ctx_of(ctx);
-  size_t n = li_num_upars(c);
+/* The rows of upars, checked to be a draws x n matrix of doubles. */
+static size_t upars_rows(SEXP upars, size_t n) {
   SEXP dim = getAttrib(upars, R_DimSymbol);
   if (TYPEOF(upars) != REALSXP || LENGTH(dim) != 2 || (size_t)INTEGER(dim)[1] != n)
     rc_raise_msg("internal: upars must be a draws x num_upars matrix", "tapestry_argument_error");
-  size_t nd = (size_t)INTEGER(dim)[0];
+  return (size_t)INTEGER(dim)[0];
+}
+
+SEXP tp_gq(SEXP ctx, SEXP upars, SEXP chain_id, SEXP seed, SEXP warmup) {
+  const li_ctx *c = rm_ctx_of(ctx);
+  size_t n = li_num_upars(c);
+  size_t nd = upars_rows(upars, n);
   double sd = asReal(seed);
   if (!R_FINITE(sd) || sd < 0 || sd != floor(sd))
     rc_raise_msg("seed must be a non-negative whole number", "tapestry_argument_error");
@@ -83,10 +88,7 @@ SEXP tp_gq(SEXP ctx, SEXP upars, SEXP chain_id, SEXP seed, SEXP warmup) {
 SEXP tp_log_prob_full(SEXP ctx, SEXP upars, SEXP jacobian) {
   const li_ctx *c = rm_ctx_of(ctx);
   size_t n = li_num_upars(c);
-  SEXP dim = getAttrib(upars, R_DimSymbol);
-  if (TYPEOF(upars) != REALSXP || LENGTH(dim) != 2 || (size_t)INTEGER(dim)[1] != n)
-    rc_raise_msg("internal: upars must be a draws x num_upars matrix", "tapestry_argument_error");
-  size_t nd = (size_t)INTEGER(dim)[0];
+  size_t nd = upars_rows(upars, n);
   int jac = asLogical(jacobian) == TRUE;
   SEXP out = PROTECT(allocVector(REALSXP, (R_xlen_t)nd));
   double *q = (double *)R_alloc(n ? n : 1, sizeof(double));

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "li_int.h"
+#include "li_sundials.h"
 
 #ifdef TAPESTRY_SUNDIALS
 #include <idas/idas.h>
@@ -35,8 +36,7 @@ typedef struct dae_sys {
   const char *name;
   int N, M, nfix;               /* states; sensitivity columns; of them yy0's and yp0's (no F_p term) */
   double *Jy, *Jp;              /* F_yy (N x N); F_yp then F_p (N x (N + P)) */
-  int status;
-  char msg[1024];
+  li_sun_fail fail;             /* a failure inside F, or the solver's message */
   ad_stack *jac;
 } dae_sys;
 
@@ -64,17 +64,10 @@ static int residual(dae_sys *s, double t, const double *z, const double *zp, dou
 
 #ifdef TAPESTRY_SUNDIALS
 
-static void keep_error(dae_sys *s, int rc) {
-  if (!s->status) {
-    s->status = rc;
-    snprintf(s->msg, sizeof s->msg, "%s", ad_errmsg());
-  }
-}
-
 static int res_sundials(sunrealtype t, N_Vector z, N_Vector zp, N_Vector r, void *ud) {
   dae_sys *s = ud;
   int rc = residual(s, t, N_VGetArrayPointer(z), N_VGetArrayPointer(zp), N_VGetArrayPointer(r));
-  if (rc) { keep_error(s, rc); return -1; }
+  if (rc) return li_sun_callback_failed(&s->fail, rc);
   return 0;
 }
 
@@ -90,7 +83,7 @@ static int jac_sundials(sunrealtype t, sunrealtype cj, N_Vector z, N_Vector zp, 
   s->fn.args[1].val = N_VGetArrayPointer(z);
   s->fn.args[2].val = N_VGetArrayPointer(zp);
   int rc = li_nested_jacobian(&s->fn, s->jac, N_VGetArrayPointer(t1), s->Jy, s->Jp);
-  if (rc) { keep_error(s, rc); return -1; }
+  if (rc) return li_sun_callback_failed(&s->fail, rc);
   SUNMatZero(J);
   for (int b = 0; b < nb; b++)
     for (int k = 0; k < N; k++) {
@@ -98,12 +91,6 @@ static int jac_sundials(sunrealtype t, sunrealtype cj, N_Vector z, N_Vector zp, 
       for (int i = 0; i < N; i++) col[i] = s->Jy[(size_t)k * N + i] + cj * s->Jp[(size_t)k * N + i];
     }
   return 0;
-}
-
-static void ida_err(int code, const char *module, const char *function, char *msg, void *ud) {
-  (void)code; (void)module; (void)function;
-  dae_sys *s = ud;
-  if (!s->status) snprintf(s->msg, sizeof s->msg, "%s", msg);
 }
 
 static int solve(dae_sys *s, double t0, const double *z0, const double *zp0, int n, const double *ts, int T,
@@ -115,18 +102,18 @@ static int solve(dae_sys *s, double t0, const double *z0, const double *zp0, int
   SUNMatrix A = NULL;
   SUNLinearSolver LS = NULL;
   int rc = AD_OK, flag;
-  s->msg[0] = '\0';
+  s->fail.msg[0] = '\0';
   if (!z || !zp) { rc = ad_fail(AD_EMEMORY, "out of memory"); goto out; }
   memcpy(N_VGetArrayPointer(z), z0, (size_t)n * sizeof(double));
   memcpy(N_VGetArrayPointer(zp), zp0, (size_t)n * sizeof(double));
   mem = IDACreate(ctx);
   if (!mem) { rc = ad_fail(AD_EMEMORY, "out of memory"); goto out; }
-  IDASetErrHandlerFn(mem, ida_err, s);
+  IDASetErrHandlerFn(mem, li_sun_err_handler, &s->fail);
   A = SUNDenseMatrix(n, n, ctx);
   LS = A ? SUNLinSol_Dense(z, A, ctx) : NULL;
   if (!LS || IDAInit(mem, res_sundials, t0, z, zp) || IDASetUserData(mem, s) || IDASStolerances(mem, rtol, atol) ||
       IDASetLinearSolver(mem, LS, A) || IDASetJacFn(mem, jac_sundials) || IDASetMaxNumSteps(mem, max_steps)) {
-    rc = ad_fail(AD_EINVALID, "%s: the solver could not be set up: %s", s->name, s->msg);
+    rc = li_sun_setup_failed(s->name, &s->fail);
     goto out;
   }
   /* consistent initial conditions: the algebraic components of yy (and of
@@ -143,11 +130,11 @@ static int solve(dae_sys *s, double t0, const double *z0, const double *zp0, int
     for (int i = 0; i < s->N; i++) d = d || s->Jp[(size_t)k * s->N + i] != 0;
     for (int b = 0; b <= s->M; b++) N_VGetArrayPointer(id)[(size_t)b * s->N + k] = d;
   }
-  if (IDASetId(mem, id)) { rc = ad_fail(AD_EINVALID, "%s: the solver could not be set up: %s", s->name, s->msg); goto out; }
+  if (IDASetId(mem, id)) { rc = li_sun_setup_failed(s->name, &s->fail); goto out; }
   flag = IDACalcIC(mem, IDA_YA_YDP_INIT, ts[0]);
   if (flag < 0) {
-    rc = s->status ? ad_fail(s->status, "%s", s->msg)
-       : ad_fail(AD_EDOMAIN, "%s: no consistent initial conditions found: %s", s->name, s->msg[0] ? s->msg : "error");
+    rc = s->fail.status ? ad_fail(s->fail.status, "%s", s->fail.msg)
+       : ad_fail(AD_EDOMAIN, "%s: no consistent initial conditions found: %s", s->name, s->fail.msg[0] ? s->fail.msg : "error");
     goto out;
   }
   if (IDAGetConsistentIC(mem, z, zp)) { rc = ad_fail(AD_EINVALID, "%s: the solver failed", s->name); goto out; }
@@ -159,24 +146,14 @@ static int solve(dae_sys *s, double t0, const double *z0, const double *zp0, int
     }
     flag = IDASolve(mem, ts[i], &t, z, zp, IDA_NORMAL);
     if (flag < 0) {
-      if (s->status) rc = ad_fail(s->status, "%s", s->msg);
-      else if (flag == IDA_TOO_MUCH_WORK)
-        rc = ad_fail(AD_EDOMAIN, "%s: Failed to integrate to next output time (%g) in less than max_num_steps "
-                     "steps", s->name, ts[i]);
-      else
-        rc = ad_fail(AD_EDOMAIN, "%s: the solver failed at t = %g: %s", s->name, t, s->msg[0] ? s->msg : "error");
+      rc = li_sun_step_failed(&s->fail, s->name, flag == IDA_TOO_MUCH_WORK, ts[i], t);
       goto out;
     }
     memcpy(zs + (size_t)i * n, N_VGetArrayPointer(z), (size_t)n * sizeof(double));
   }
 out:
   if (mem) IDAFree(&mem);
-  if (LS) SUNLinSolFree(LS);
-  if (A) SUNMatDestroy(A);
-  if (z) N_VDestroy(z);
-  if (zp) N_VDestroy(zp);
-  if (id) N_VDestroy(id);
-  SUNContext_Free(&ctx);
+  li_sun_free(LS, A, (N_Vector[]){z, zp, id}, 3, &ctx);
   return rc;
 }
 
@@ -186,8 +163,7 @@ static int solve(dae_sys *s, double t0, const double *z0, const double *zp0, int
                  double rtol, double atol, long max_steps, double *zs) {
   (void)t0; (void)z0; (void)zp0; (void)n; (void)ts; (void)T; (void)rtol; (void)atol; (void)max_steps; (void)zs;
   (void)residual;
-  return ad_fail(AD_EINVALID, "%s needs SUNDIALS, which this build of tapestry was made without: install it "
-                 "(Debian/Ubuntu: apt-get install libsundials-dev) and reinstall tapestry", s->name);
+  return li_sun_missing(s->name);
 }
 
 #endif

@@ -214,6 +214,10 @@ int li_check_finite(li_run *r, const char *fn, const char *what, const tm_v *v);
 int li_check_times(li_run *r, const char *fn, const tm_v *t0, const tm_v *ts, double *t0v, double **tsv);
 /* 1 for the _tol forms of the solvers (their name ends in _tol). */
 int li_is_tol_form(const char *name);
+/* A solver's max_num_steps argument v: an int, or in Stan's older forms
+** (old) a real, which C++ truncates to an integer (0 when out of range, so
+** the caller's positivity check refuses it). */
+long li_max_steps_arg(const tm_v *v, int old);
 /* The view v as an array of narr (1 or 2) dimensions, d0 (by d1) long. */
 tm_v li_array_view(tm_v v, int narr, int d0, int d1);
 

@@ -19,6 +19,12 @@ int li_is_tol_form(const char *name) {
   return n > 4 && !strcmp(name + n - 4, "_tol");
 }
 
+long li_max_steps_arg(const tm_v *v, int old) {
+  if (!old) return v->ival[0];
+  double m = tm_get(v, 0);
+  return isfinite(m) && m >= -1e15 && m <= 1e15 ? (long)m : 0;
+}
+
 tm_v li_array_view(tm_v v, int narr, int d0, int d1) {
   v.narr = (unsigned char)narr;
   v.dim[0] = d0;

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "li_int.h"
+#include "li_sundials.h"
 
 #ifdef TAPESTRY_SUNDIALS
 #include <cvodes/cvodes.h>
@@ -41,8 +42,7 @@ typedef struct ode_sys {
   const char *name;
   int N, M, ny0;                /* states; sensitivity columns; of them y0's (0 or N) */
   double *Jy, *Jp;              /* f's Jacobians at the current point (N x N, N x (M - ny0)) */
-  int status;                   /* a failure inside f */
-  char msg[1024];
+  li_sun_fail fail;             /* a failure inside f, or the solver's message */
   ad_stack *jac;                /* the scoped tape of J_y, J_p */
 } ode_sys;
 
@@ -88,13 +88,7 @@ static int rhs_sundials(sunrealtype t, N_Vector z, N_Vector dz, void *ud) {
   const double *zv = N_VGetArrayPointer(z);
   double *dv = N_VGetArrayPointer(dz);
   int rc = s->M ? rhs_coupled(s, t, zv, dv) : rhs_values(s, t, zv, dv);
-  if (rc) {
-    if (!s->status) {
-      s->status = rc;
-      snprintf(s->msg, sizeof s->msg, "%s", ad_errmsg());
-    }
-    return -1;                  /* unrecoverable: the solver stops */
-  }
+  if (rc) return li_sun_callback_failed(&s->fail, rc);   /* unrecoverable: the solver stops */
   return 0;
 }
 
@@ -111,13 +105,7 @@ static int jac_sundials(sunrealtype t, N_Vector z, N_Vector fz, SUNMatrix J, voi
   s->t = t;
   s->fn.args[1].val = N_VGetArrayPointer(z);
   int rc = li_nested_jacobian(&s->fn, s->jac, N_VGetArrayPointer(t1), s->Jy, NULL);
-  if (rc) {
-    if (!s->status) {
-      s->status = rc;
-      snprintf(s->msg, sizeof s->msg, "%s", ad_errmsg());
-    }
-    return -1;
-  }
+  if (rc) return li_sun_callback_failed(&s->fail, rc);
   SUNMatZero(J);
   for (int b = 0; b < nb; b++)
     for (int k = 0; k < N; k++) {
@@ -125,16 +113,6 @@ static int jac_sundials(sunrealtype t, N_Vector z, N_Vector fz, SUNMatrix J, voi
       for (int i = 0; i < N; i++) col[i] = s->Jy[(size_t)k * N + i];
     }
   return 0;
-}
-
-static void cv_err(int code, const char *module, const char *function, char *msg, void *ud) {
-  (void)code; (void)module; (void)function;
-  ode_sys *s = ud;
-  if (!s->status) snprintf(s->msg, sizeof s->msg, "%s", msg);
-}
-
-static void ark_err(int code, const char *module, const char *function, char *msg, void *ud) {
-  cv_err(code, module, function, msg, ud);
 }
 
 /* Integrates s from t0, z0 (n values) to each of the T times, writing the
@@ -148,7 +126,7 @@ static int solve(ode_sys *s, int method, double t0, const double *z0, int n, con
   SUNMatrix A = NULL;
   SUNLinearSolver LS = NULL;
   int rc = AD_OK, flag = 0;
-  s->msg[0] = '\0';
+  s->fail.msg[0] = '\0';
   if (!z) { rc = ad_fail(AD_EMEMORY, "out of memory"); goto out; }
   memcpy(N_VGetArrayPointer(z), z0, (size_t)n * sizeof(double));
   if (atolv) {   /* per state: state k's sensitivities get state k's tolerance */
@@ -158,24 +136,24 @@ static int solve(ode_sys *s, int method, double t0, const double *z0, int n, con
   if (method == ODE_ADAMS || method == ODE_BDF) {
     mem = CVodeCreate(method == ODE_BDF ? CV_BDF : CV_ADAMS, ctx);
     if (!mem) { rc = ad_fail(AD_EMEMORY, "out of memory"); goto out; }
-    CVodeSetErrHandlerFn(mem, cv_err, s);
+    CVodeSetErrHandlerFn(mem, li_sun_err_handler, &s->fail);
     A = SUNDenseMatrix(n, n, ctx);
     LS = A ? SUNLinSol_Dense(z, A, ctx) : NULL;
     if (!LS || CVodeInit(mem, rhs_sundials, t0, z) || CVodeSetUserData(mem, s) ||
         (av ? CVodeSVtolerances(mem, rtol, av) : CVodeSStolerances(mem, rtol, atol)) ||
         CVodeSetLinearSolver(mem, LS, A) || CVodeSetJacFn(mem, jac_sundials) ||
         CVodeSetMaxNumSteps(mem, max_steps)) {
-      rc = ad_fail(AD_EINVALID, "%s: the solver could not be set up: %s", s->name, s->msg);
+      rc = li_sun_setup_failed(s->name, &s->fail);
       goto out;
     }
   } else {
     mem = ERKStepCreate(rhs_sundials, t0, z, ctx);
     if (!mem) { rc = ad_fail(AD_EMEMORY, "out of memory"); goto out; }
-    ERKStepSetErrHandlerFn(mem, ark_err, s);
+    ERKStepSetErrHandlerFn(mem, li_sun_err_handler, &s->fail);
     if (ERKStepSetTableNum(mem, method == ODE_RK45 ? ARKODE_DORMAND_PRINCE_7_4_5 : ARKODE_CASH_KARP_6_4_5) ||
         ERKStepSetUserData(mem, s) || ERKStepSStolerances(mem, rtol, atol) ||
         ERKStepSetMaxNumSteps(mem, max_steps)) {
-      rc = ad_fail(AD_EINVALID, "%s: the solver could not be set up: %s", s->name, s->msg);
+      rc = li_sun_setup_failed(s->name, &s->fail);
       goto out;
     }
   }
@@ -188,12 +166,7 @@ static int solve(ode_sys *s, int method, double t0, const double *z0, int n, con
     flag = (method == ODE_ADAMS || method == ODE_BDF) ? CVode(mem, ts[i], z, &t, CV_NORMAL)
                                                       : ERKStepEvolve(mem, ts[i], z, &t, ARK_NORMAL);
     if (flag < 0) {
-      if (s->status) rc = ad_fail(s->status, "%s", s->msg);
-      else if (flag == CV_TOO_MUCH_WORK || flag == ARK_TOO_MUCH_WORK)
-        rc = ad_fail(AD_EDOMAIN, "%s: Failed to integrate to next output time (%g) in less than max_num_steps "
-                     "steps", s->name, ts[i]);
-      else
-        rc = ad_fail(AD_EDOMAIN, "%s: the solver failed at t = %g: %s", s->name, t, s->msg[0] ? s->msg : "error");
+      rc = li_sun_step_failed(&s->fail, s->name, flag == CV_TOO_MUCH_WORK || flag == ARK_TOO_MUCH_WORK, ts[i], t);
       goto out;
     }
     memcpy(zs + (size_t)i * n, N_VGetArrayPointer(z), (size_t)n * sizeof(double));
@@ -203,11 +176,7 @@ out:
     if (method == ODE_ADAMS || method == ODE_BDF) CVodeFree(&mem);
     else ERKStepFree(&mem);
   }
-  if (LS) SUNLinSolFree(LS);
-  if (A) SUNMatDestroy(A);
-  if (z) N_VDestroy(z);
-  if (av) N_VDestroy(av);
-  SUNContext_Free(&ctx);
+  li_sun_free(LS, A, (N_Vector[]){z, av}, 2, &ctx);
   return rc;
 }
 
@@ -218,8 +187,7 @@ static int solve(ode_sys *s, int method, double t0, const double *z0, int n, con
   (void)method; (void)t0; (void)z0; (void)n; (void)ts; (void)T; (void)rtol; (void)atol; (void)atolv;
   (void)max_steps; (void)zs;
   (void)rhs_coupled;
-  return ad_fail(AD_EINVALID, "%s needs SUNDIALS, which this build of tapestry was made without: install it "
-                 "(Debian/Ubuntu: apt-get install libsundials-dev) and reinstall tapestry", s->name);
+  return li_sun_missing(s->name);
 }
 
 #endif
@@ -313,11 +281,7 @@ int li_ode_core(li_run *r, const ln_expr *e, tm_v *a, tm_v *out) {
     const tm_v *tv = old ? &a[6] : &a[3];
     rtol = tm_get(&tv[0], 0);
     atol = tm_get(&tv[1], 0);
-    if (old) {   /* declared real in Stan's older forms; C++ truncates it to an integer */
-      double m = tm_get(&tv[2], 0);
-      steps = isfinite(m) && m >= -1e15 && m <= 1e15 ? (long)m : 0;
-    } else
-      steps = tv[2].ival[0];
+    steps = li_max_steps_arg(&tv[2], old);
     if (!(rtol > 0) || !isfinite(rtol)) return li_fail_at(r, AD_EDOMAIN, "%s: relative_tolerance is %g, but must be positive and finite", fn, rtol);
     if (!(atol > 0) || !isfinite(atol)) return li_fail_at(r, AD_EDOMAIN, "%s: absolute_tolerance is %g, but must be positive and finite", fn, atol);
     if (steps <= 0) return li_fail_at(r, AD_EDOMAIN, "%s: max_num_steps is %ld, but must be positive", fn, steps);

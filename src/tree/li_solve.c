@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "li_int.h"
+#include "li_sundials.h"
 #include "../math/tm_linalg.h"
 
 #ifdef TAPESTRY_SUNDIALS
@@ -32,8 +33,7 @@ typedef struct alg_sys {
   const char *name;
   int N;
   ad_stack *jac;                /* the scoped tape of J_y */
-  int status;
-  char msg[1024];
+  li_sun_fail fail;             /* a failure inside f, or the solver's message */
 } alg_sys;
 
 /* f at y into out. */
@@ -53,10 +53,7 @@ static int jacobians(alg_sys *s, const double *y, double *fy, double *Jy, double
 static int kin_func(N_Vector u, N_Vector fu, void *ud) {
   alg_sys *s = ud;
   int rc = f_values(s, N_VGetArrayPointer(u), N_VGetArrayPointer(fu));
-  if (rc) {
-    if (!s->status) { s->status = rc; snprintf(s->msg, sizeof s->msg, "%s", ad_errmsg()); }
-    return -1;
-  }
+  if (rc) return li_sun_callback_failed(&s->fail, rc);
   return 0;
 }
 
@@ -65,17 +62,8 @@ static int kin_jac(N_Vector u, N_Vector fu, SUNMatrix J, void *ud, N_Vector t1, 
   (void)fu; (void)t2;
   alg_sys *s = ud;
   int rc = jacobians(s, N_VGetArrayPointer(u), N_VGetArrayPointer(t1), SUNDenseMatrix_Data(J), NULL);
-  if (rc) {
-    if (!s->status) { s->status = rc; snprintf(s->msg, sizeof s->msg, "%s", ad_errmsg()); }
-    return -1;
-  }
+  if (rc) return li_sun_callback_failed(&s->fail, rc);
   return 0;
-}
-
-static void kin_err(int code, const char *module, const char *function, char *msg, void *ud) {
-  (void)code; (void)module; (void)function;
-  alg_sys *s = ud;
-  if (!s->status) snprintf(s->msg, sizeof s->msg, "%s", msg);
 }
 
 /* y: the guess in, the root out. */
@@ -87,34 +75,30 @@ static int find_root(alg_sys *s, double *y, double step_tol, double f_tol, long 
   SUNMatrix J = SUNDenseMatrix(n, n, ctx);
   SUNLinearSolver LS = u && J ? SUNLinSol_Dense(u, J, ctx) : NULL;
   void *mem = KINCreate(ctx);
-  s->msg[0] = '\0';
+  s->fail.msg[0] = '\0';
   if (!u || !scale || !J || !LS || !mem) { rc = ad_fail(AD_EMEMORY, "out of memory"); goto out; }
   memcpy(N_VGetArrayPointer(u), y, (size_t)n * sizeof(double));
   N_VConst(1.0, scale);
-  KINSetErrHandlerFn(mem, kin_err, s);
+  KINSetErrHandlerFn(mem, li_sun_err_handler, &s->fail);
   if (KINInit(mem, kin_func, u) || KINSetUserData(mem, s) || KINSetLinearSolver(mem, LS, J) ||
       KINSetJacFn(mem, kin_jac) || KINSetFuncNormTol(mem, f_tol) || KINSetScaledStepTol(mem, step_tol) ||
       KINSetNumMaxIters(mem, max_steps)) {
-    rc = ad_fail(AD_EINVALID, "%s: the solver could not be set up: %s", s->name, s->msg);
+    rc = li_sun_setup_failed(s->name, &s->fail);
     goto out;
   }
   int flag = KINSol(mem, u, KIN_LINESEARCH, scale, scale);
   if (flag < 0) {
-    if (s->status) rc = ad_fail(s->status, "%s", s->msg);
+    if (s->fail.status) rc = ad_fail(s->fail.status, "%s", s->fail.msg);
     else if (flag == KIN_MAXITER_REACHED)
       rc = ad_fail(AD_EDOMAIN, "%s: max number of iterations: %ld exceeded", s->name, max_steps);
     else
-      rc = ad_fail(AD_EDOMAIN, "%s: the solver failed: %s", s->name, s->msg[0] ? s->msg : "no root found");
+      rc = ad_fail(AD_EDOMAIN, "%s: the solver failed: %s", s->name, s->fail.msg[0] ? s->fail.msg : "no root found");
     goto out;
   }
   memcpy(y, N_VGetArrayPointer(u), (size_t)n * sizeof(double));
 out:
   if (mem) KINFree(&mem);
-  if (LS) SUNLinSolFree(LS);
-  if (J) SUNMatDestroy(J);
-  if (u) N_VDestroy(u);
-  if (scale) N_VDestroy(scale);
-  SUNContext_Free(&ctx);
+  li_sun_free(LS, J, (N_Vector[]){u, scale}, 2, &ctx);
   return rc;
 }
 
@@ -122,8 +106,7 @@ out:
 
 static int find_root(alg_sys *s, double *y, double step_tol, double f_tol, long max_steps) {
   (void)y; (void)step_tol; (void)f_tol; (void)max_steps;
-  return ad_fail(AD_EINVALID, "%s needs SUNDIALS, which this build of tapestry was made without: install it "
-                 "(Debian/Ubuntu: apt-get install libsundials-dev) and reinstall tapestry", s->name);
+  return li_sun_missing(s->name);
 }
 
 #endif
@@ -147,11 +130,7 @@ int li_solve_core(li_run *r, const ln_expr *e, tm_v *a, tm_v *out) {
     const tm_v *tv = old ? &a[4] : &a[1];
     t1 = tm_get(&tv[0], 0);
     ftol = tm_get(&tv[1], 0);
-    if (old) {   /* declared real in Stan's older forms; C++ truncates it to an integer */
-      double m = tm_get(&tv[2], 0);
-      steps = isfinite(m) && m >= -1e15 && m <= 1e15 ? (long)m : 0;
-    } else
-      steps = tv[2].ival[0];
+    steps = li_max_steps_arg(&tv[2], old);
     if (!(t1 >= 0) || !isfinite(t1))
       return li_fail_at(r, AD_EDOMAIN, "%s: %s is %g, but must be non-negative and finite", fn,
                         newton ? "scaling_step_size" : "relative_tolerance", t1);
