@@ -14,7 +14,7 @@
 
 #include "nuts_run.h"
 
-/* The rule that ends warmup (documented in R/sample_auto.R). */
+/* The rule that ends warmup (documented in R/verb-sample-auto.R). */
 typedef struct nuts_cross_rule {
   double rhat_lp;       /* 1.05: R-hat of lp__ at most this */
   double rhat_par;      /* 1.05: R-hat of every unconstrained parameter at most this */

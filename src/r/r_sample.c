@@ -852,7 +852,7 @@ static SEXP sample_body(SEXP ctx, SEXP config, SEXP inits, SEXP chain_ids, SEXP 
 
 /* What a chain takes besides its draws (the run's record, its message
 ** queue and print buffer, the messages R keeps of it): R's check of a run
-** that cannot fit in memory (R/sample.R) adds the draws. */
+** that cannot fit in memory (R/verb-sample.R) adds the draws. */
 SEXP tp_chain_bytes(void) {
   return ScalarReal((double)sizeof(nuts_run) + (double)NUTS_RUN_MSGQ_SIZE + (double)NUTS_RUN_PRINT_SIZE +
                     (double)KEEP_MESSAGES * sizeof(SEXP));
