@@ -272,12 +272,12 @@ int ln_has_include(const char *src, size_t len) {
 int ln_include_expand(const char *filename, const char *src, size_t len,
                       const char *const *paths, int npaths, ln_srcmap *map,
                       char **out, size_t *outlen, char *err, size_t errsize) {
-  inc_state S;
-  memset(&S, 0, sizeof S);
-  S.paths = paths;
-  S.npaths = npaths;
-  S.err = err;
-  S.errsize = errsize;
+  inc_state S = {
+    .paths = paths,
+    .npaths = npaths,
+    .err = err,
+    .errsize = errsize,
+  };
   memset(map, 0, sizeof *map);
   *out = NULL;
   *outlen = 0;

@@ -23,25 +23,23 @@
 #include "nuts_int.h"
 
 void nuts_config_default(nuts_config *cfg) {
-  memset(cfg, 0, sizeof *cfg);
-  cfg->num_warmup = 1000;
-  cfg->num_samples = 1000;
-  cfg->thin = 1;
-  cfg->save_warmup = 0;
-  cfg->adapt_engaged = 1;
-  cfg->delta = 0.8;
-  cfg->gamma = 0.05;
-  cfg->kappa = 0.75;
-  cfg->t0 = 10;
-  cfg->init_buffer = 75;
-  cfg->term_buffer = 50;
-  cfg->window = 25;
-  cfg->max_depth = 10;
-  cfg->metric = NUTS_DIAG_E;
-  cfg->stepsize = 1;
-  cfg->stepsize_jitter = 0;
-  cfg->inv_metric = NULL;
-  cfg->stop = NULL;
+  /* CmdStan's defaults; every other field zero */
+  *cfg = (nuts_config){
+    .num_warmup = 1000,
+    .num_samples = 1000,
+    .thin = 1,
+    .adapt_engaged = 1,
+    .delta = 0.8,
+    .gamma = 0.05,
+    .kappa = 0.75,
+    .t0 = 10,
+    .init_buffer = 75,
+    .term_buffer = 50,
+    .window = 25,
+    .max_depth = 10,
+    .metric = NUTS_DIAG_E,
+    .stepsize = 1,
+  };
 }
 
 static int fail(nuts_result *res, int code, const char *what) {

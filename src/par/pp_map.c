@@ -322,13 +322,13 @@ int tm_parallel_map_spec(tm_pm_spec *s, tm_v *out) {
 }
 
 int tm_parallel_map(int n, int grainsize, tm_pm_index_fn index, tm_pm_apply_fn apply, void *ctx, tm_v *out) {
-  tm_pm_spec s;
-  memset(&s, 0, sizeof s);
-  s.n = n;
-  s.grainsize = grainsize;
-  s.index = index;
-  s.apply = apply;
-  s.ctx = ctx;
-  s.append_above = -1;
+  tm_pm_spec s = {
+    .n = n,
+    .grainsize = grainsize,
+    .index = index,
+    .apply = apply,
+    .ctx = ctx,
+    .append_above = -1,
+  };
   return tm_parallel_map_spec(&s, out);
 }

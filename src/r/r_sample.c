@@ -507,21 +507,26 @@ static SEXP chain_result(sampling *s, int k, size_t n, int dense, SEXP colnames,
 /* Copies the settings every chain shares from R's list into cfg. */
 static void read_config(SEXP c, nuts_config *cfg) {
   nuts_config_default(cfg);
-  cfg->num_warmup = int_elt(c, "num_warmup");
-  cfg->num_samples = int_elt(c, "num_samples");
-  cfg->thin = int_elt(c, "thin");
-  cfg->save_warmup = int_elt(c, "save_warmup");
-  cfg->adapt_engaged = int_elt(c, "adapt_engaged");
-  cfg->delta = real_elt(c, "delta");
-  cfg->gamma = real_elt(c, "gamma");
-  cfg->kappa = real_elt(c, "kappa");
-  cfg->t0 = real_elt(c, "t0");
-  cfg->init_buffer = int_elt(c, "init_buffer");
-  cfg->term_buffer = int_elt(c, "term_buffer");
-  cfg->window = int_elt(c, "window");
-  cfg->max_depth = int_elt(c, "max_depth");
+  /* each field from the list element of its own name */
+#define INT_FIELD(f) cfg->f = int_elt(c, #f)
+#define REAL_FIELD(f) cfg->f = real_elt(c, #f)
+  INT_FIELD(num_warmup);
+  INT_FIELD(num_samples);
+  INT_FIELD(thin);
+  INT_FIELD(save_warmup);
+  INT_FIELD(adapt_engaged);
+  REAL_FIELD(delta);
+  REAL_FIELD(gamma);
+  REAL_FIELD(kappa);
+  REAL_FIELD(t0);
+  INT_FIELD(init_buffer);
+  INT_FIELD(term_buffer);
+  INT_FIELD(window);
+  INT_FIELD(max_depth);
   cfg->metric = (nuts_metric_kind)int_elt(c, "metric");
-  cfg->stepsize_jitter = real_elt(c, "stepsize_jitter");
+  REAL_FIELD(stepsize_jitter);
+#undef INT_FIELD
+#undef REAL_FIELD
 }
 
 static void free_runs(sampling *s) {

@@ -113,19 +113,19 @@ SEXP tp_summary(SEXP draws, SEXP kinds, SEXP probs, SEXP lo, SEXP hi, SEXP threa
   SEXP out = PROTECT(allocMatrix(REALSXP, nvars, nops));
   SEXP capped = PROTECT(allocVector(INTSXP, nvars));
   int nthreads = summary_threads(threads);
-  nuts_sum_job job;
-  memset(&job, 0, sizeof job);
-  job.nvars = nvars;
-  job.nchains = nchains;
-  job.niter = niter;
-  job.seg = seg;
-  job.znorm = znorm;
-  job.na = NA_REAL;
-  job.integer = asLogical(integer) == TRUE;
-  job.ops = ops;
-  job.nops = nops;
-  job.out = REAL(out);
-  job.capped = INTEGER(capped);
+  nuts_sum_job job = {
+    .nvars = nvars,
+    .nchains = nchains,
+    .niter = niter,
+    .seg = seg,
+    .znorm = znorm,
+    .na = NA_REAL,
+    .integer = asLogical(integer) == TRUE,
+    .ops = ops,
+    .nops = nops,
+    .out = REAL(out),
+    .capped = INTEGER(capped),
+  };
   if (nvars > 0 && niter > 0) {
     int rc = nuts_sum_run(&job, nthreads);
     if (rc != AD_OK) rc_raise(rc);

@@ -317,17 +317,17 @@ int li_map_rect(li_run *r, const ln_expr *e, tm_v *out) {
   if (r->tr) {
     /* a recording: each job becomes a plan of its own */
     li_map mp = { mr_trace, &w };
-    li_event ev;
-    memset(&ev, 0, sizeof ev);
-    ev.kind = LI_EV_MAPRECT;
-    ev.args = a;                  /* phi, theta; then x_r and x_i, which stay data */
-    ev.nargs = 2;
-    ev.fn = w.f;
-    ev.site = e;
-    ev.n = (size_t)J;
-    ev.out = out;
-    ev.map = &mp;
-    ev.chain0 = chain0;
+    li_event ev = {
+      .kind = LI_EV_MAPRECT,
+      .args = a, /* phi, theta; then x_r and x_i, which stay data */
+      .nargs = 2,
+      .fn = w.f,
+      .site = e,
+      .n = (size_t)J,
+      .out = out,
+      .map = &mp,
+      .chain0 = chain0,
+    };
     li_emit(r, &ev);
   }
   return AD_OK;

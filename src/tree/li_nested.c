@@ -253,14 +253,14 @@ int li_hof_run(li_run *r, const ln_expr *e, tm_v *out, li_hof_core core) {
     int any = out->adj != NULL;
     for (int i = 0; i < n && !any; i++) any = a[i].adj != NULL;
     if (any) {
-      li_event ev;
-      memset(&ev, 0, sizeof ev);
-      ev.kind = LI_EV_HOF;
-      ev.site = e;
-      ev.args = a;
-      ev.nargs = n;
-      ev.out = out;
-      ev.chain0 = c0;
+      li_event ev = {
+        .kind = LI_EV_HOF,
+        .site = e,
+        .args = a,
+        .nargs = n,
+        .out = out,
+        .chain0 = c0,
+      };
       hof_call hc = { r, rep.f, rep.nargs };
       li_map map = { hof_record_run, &hc };
       if (rep.args) {

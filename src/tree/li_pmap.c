@@ -159,20 +159,18 @@ int li_parallel_map(li_run *r, const ln_expr *e, tm_v *out) {
   x.idx = idx;
   x.stride = stride;
 
-  tm_pm_spec s;
-  memset(&s, 0, sizeof s);
-  s.n = n;
-  s.grainsize = grain;
-  if (two) {
-    s.rows = rows;
-    s.grain_rows = gr;
-    s.grain_cols = gc;
-  }
-  s.index = pmx_index;
-  s.apply = pmx_apply;
-  s.begin = pmx_begin;
-  s.ctx = &x;
-  s.append_above = -1;
+  tm_pm_spec s = {
+    .n = n,
+    .grainsize = grain,
+    .rows = two ? rows : 0,         /* a two-dimensional map's grid */
+    .grain_rows = two ? gr : 0,
+    .grain_cols = two ? gc : 0,
+    .index = pmx_index,
+    .apply = pmx_apply,
+    .begin = pmx_begin,
+    .ctx = &x,
+    .append_above = -1,
+  };
   if (!(x.run = ad_alloc((size_t)tm_parallel_map_slots(&s) * sizeof *x.run)))
     return ad_fail(AD_EMEMORY, "out of memory");
   size_t chain0 = li_chain_len();
@@ -184,17 +182,17 @@ int li_parallel_map(li_run *r, const ln_expr *e, tm_v *out) {
      of a map that reads nothing autodiff are data, constants of the plan */
   if (r->tr && s.used == TM_PM_EAGER) {
     li_map m = { pmx_trace, &x };
-    li_event ev;
-    memset(&ev, 0, sizeof ev);
-    ev.kind = LI_EV_MAP;
-    ev.args = a;
-    ev.nargs = x.na;
-    ev.mask = idx;
-    ev.offs = stride;
-    ev.n = (size_t)n;
-    ev.out = out;
-    ev.map = &m;
-    ev.chain0 = chain0;
+    li_event ev = {
+      .kind = LI_EV_MAP,
+      .args = a,
+      .nargs = x.na,
+      .mask = idx,
+      .offs = stride,
+      .n = (size_t)n,
+      .out = out,
+      .map = &m,
+      .chain0 = chain0,
+    };
     li_emit(r, &ev);
   } else if (s.used == TM_PM_APPEND) {
     li_emit_unsupported(r, "parallel_map over a large shared autodiff argument (its plan is to come)");
