@@ -16,13 +16,10 @@
 #include "lc.h"
 
 int lc_error(lc_ctx *c, int line, int col, const char *fmt, ...) {
-  char msg[4096];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
+  ln_verror(c->p, line, col, c->err, c->errsize, fmt, ap);
   va_end(ap);
-  if (c->err && c->errsize)
-    ln_diag(c->p, line > 0 ? line : 1, col > 0 ? col : 1, "error", c->err, c->errsize, "%s", msg);
   return AD_EINVALID;
 }
 

@@ -15,6 +15,7 @@
 #ifndef LN_H
 #define LN_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include "../math/tm.h"
 
@@ -284,6 +285,12 @@ char *ln_diag(const ln_program *p, int line, int col, const char *kind,
   __attribute__((format(AD_PRINTF_FMT, 7, 8)))
 #endif
   ;
+/* ln_diag with the message's arguments as a va_list. */
+char *ln_vdiag(const ln_program *p, int line, int col, const char *kind,
+               char *buf, size_t size, const char *fmt, va_list ap);
+/* An "error" diagnostic into err, its position at least 1:1. */
+void ln_verror(const ln_program *p, int line, int col, char *err, size_t errsize,
+               const char *fmt, va_list ap);
 /* Appends one line to p->warnings. */
 void ln_warn(ln_program *p, int line, int col, const char *fmt, ...)
 #ifdef __GNUC__

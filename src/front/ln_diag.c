@@ -89,8 +89,8 @@ static void echo_line(sbuf *b, const ln_program *p, int line, int col) {
   sput(b, "^", 1);
 }
 
-char *ln_diag(const ln_program *p, int line, int col, const char *kind,
-              char *buf, size_t size, const char *fmt, ...) {
+char *ln_vdiag(const ln_program *p, int line, int col, const char *kind,
+               char *buf, size_t size, const char *fmt, va_list ap) {
   if (!buf || size == 0) return buf;
   sbuf b = {buf, 0, size};
   buf[0] = '\0';
@@ -100,13 +100,26 @@ char *ln_diag(const ln_program *p, int line, int col, const char *kind,
   snprintf(head, sizeof head, "%.500s:%d:%d: %s: ", fname, fline, col, kind ? kind : "error");
   sput(&b, head, strlen(head));
   char msg[1024];
-  va_list ap;
-  va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
   sput(&b, msg, strlen(msg));
   echo_line(&b, p, line, col);
   return buf;
+}
+
+char *ln_diag(const ln_program *p, int line, int col, const char *kind,
+              char *buf, size_t size, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  ln_vdiag(p, line, col, kind, buf, size, fmt, ap);
+  va_end(ap);
+  return buf;
+}
+
+/* The checker's and the tuple lowering's errors: a position before the
+** program's start (a node made up by the compiler) is shown at 1:1. */
+void ln_verror(const ln_program *p, int line, int col, char *err, size_t errsize,
+               const char *fmt, va_list ap) {
+  ln_vdiag(p, line > 0 ? line : 1, col > 0 ? col : 1, "error", err, errsize, fmt, ap);
 }
 
 void ln_warn(ln_program *p, int line, int col, const char *fmt, ...) {

@@ -11,16 +11,24 @@
 #include <string.h>
 #include "lp_parse.h"
 
-static ln_expr *binop(lp *P, int op, ln_expr *a, ln_expr *b) {
+/* A node of `kind` at its first operand's position, with room for nargs
+** operands of which `first` is the first (binary operators, indexing,
+** tuple projections and conditionals all start from a parsed operand). */
+static ln_expr *after(lp *P, int kind, ln_expr *first, int nargs) {
   ln_expr *e = lp_alloc(P, sizeof *e);
-  e->kind = LE_BINOP;
+  e->kind = (unsigned char)kind;
+  e->line = first->line;
+  e->col = first->col;
+  e->args = lp_alloc(P, (size_t)nargs * sizeof *e->args);
+  e->args[0] = first;
+  e->nargs = nargs;
+  return e;
+}
+
+static ln_expr *binop(lp *P, int op, ln_expr *a, ln_expr *b) {
+  ln_expr *e = after(P, LE_BINOP, a, 2);
   e->op = (unsigned char)op;
-  e->line = a->line;
-  e->col = a->col;
-  e->args = lp_alloc(P, 2 * sizeof *e->args);
-  e->args[0] = a;
   e->args[1] = b;
-  e->nargs = 2;
   return e;
 }
 
@@ -222,13 +230,7 @@ static ln_expr *postfix(lp *P) {
     } else if (t->kind == LX_LBRACK) {
       lp_enter(P);
       lp_next(P);
-      ln_expr *x = lp_alloc(P, sizeof *x);
-      x->kind = LE_INDEX;
-      x->line = e->line;
-      x->col = e->col;
-      x->args = lp_alloc(P, sizeof *x->args);
-      x->args[0] = e;
-      x->nargs = 1;
+      ln_expr *x = after(P, LE_INDEX, e, 1);
       int n = 0, cap = 2;
       ln_index *idx = lp_alloc(P, (size_t)cap * sizeof *idx);
       for (;;) {
@@ -251,14 +253,8 @@ static ln_expr *postfix(lp *P) {
                tuple_index(P, t) > 0) {
       /* e.1: Stan's tuple indexing (the lexer read ".1" as a real) */
       lp_enter(P);
-      ln_expr *x = lp_alloc(P, sizeof *x);
-      x->kind = LE_TPROJ;
+      ln_expr *x = after(P, LE_TPROJ, e, 1);
       P->p->has_tuples = 1;
-      x->line = e->line;
-      x->col = e->col;
-      x->args = lp_alloc(P, sizeof *x->args);
-      x->args[0] = e;
-      x->nargs = 1;
       x->ival = tuple_index(P, t);
       lp_next(P);
       e = x;
@@ -330,16 +326,10 @@ ln_expr *lp_expr(lp *P) {
   if (!lp_is(P, LX_QMARK)) return c;
   lp_enter(P);
   lp_next(P);
-  ln_expr *e = lp_alloc(P, sizeof *e);
-  e->kind = LE_COND;
-  e->line = c->line;
-  e->col = c->col;
-  e->args = lp_alloc(P, 3 * sizeof *e->args);
-  e->args[0] = c;
+  ln_expr *e = after(P, LE_COND, c, 3);
   e->args[1] = lp_expr(P);
   lp_expect(P, LX_COLON, "expected ':' in the conditional expression 'a ? b : c', found %s");
   e->args[2] = lp_expr(P);
-  e->nargs = 3;
   P->depth--;
   return e;
 }

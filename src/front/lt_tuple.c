@@ -69,13 +69,10 @@ typedef struct lt {
 __attribute__((noreturn, format(AD_PRINTF_FMT, 4, 5)))
 #endif
 static void fail(lt *L, int line, int col, const char *fmt, ...) {
-  char msg[1024];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
+  ln_verror(L->p, line, col, L->err, L->errsize, fmt, ap);
   va_end(ap);
-  if (L->err && L->errsize)
-    ln_diag(L->p, line > 0 ? line : 1, col > 0 ? col : 1, "error", L->err, L->errsize, "%s", msg);
   longjmp(L->jb, 1);
 }
 
