@@ -24,9 +24,9 @@
 */
 #include <math.h>
 #include <stdio.h>
-#include "tm_tables.h"
-#include "tm_special.h"
-#include "tm_special_dist.h"
+#include "../tm_tables.h"
+#include "../tm_special.h"
+#include "../tm_special_dist.h"
 #include "tm_dens_def.h"
 
 #define X(D, i, j) ((D)->x[i][(j) * (D)->inc[i]])

@@ -16,12 +16,12 @@
 ** precision argument, which bounds Stan's error in the gradient, is checked
 ** and otherwise not needed).  Partials in closed form from the series'
 ** derivatives in u and w'; one node per call.  wiener_lpdf's one table
-** entry (tm_dens_cont2.c) hands its six- and seven-argument calls here.
+** entry (tm_dens_cont.c) hands its six- and seven-argument calls here.
 */
 #include <math.h>
 #include <stdio.h>
-#include "tm_tables.h"
-#include "tm_special.h"
+#include "../tm_tables.h"
+#include "../tm_special.h"
 #include "tm_dens_def.h"
 
 #define X(D, i, j) ((D)->x[i][(j) * (D)->inc[i]])
