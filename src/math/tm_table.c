@@ -19,7 +19,7 @@ static const tm_fn *const modules[] = {
   tm_fns_wishart, tm_fns_rng_multi, tm_fns_dlm,
   tm_fns_hmm, tm_fns_sparse, tm_fns_matfun,
   tm_fns_scalar3, tm_fns_hyper, tm_fns_vecfn,
-  tm_fns_qf, tm_fns_wiener_cdf,
+  tm_fns_qf, tm_fns_wiener,
   tm_fns_complex, tm_fns_complex_mat, tm_fns_complex_cont, tm_fns_complex_eigen,
 };
 
