@@ -37,7 +37,7 @@ extern const tm_fn tm_fns_scalar3[];     /* tm_scalar3.c: Bessel functions, owen
 extern const tm_fn tm_fns_hyper[];       /* tm_hyper.c: hypergeometric_1F0/2F1/3F2/pFq, inv_inc_beta */
 extern const tm_fn tm_fns_vecfn[];       /* tm_vecfn.c: fma, divide, softmax of containers; quantile, squared_distance of reals, plus, logical_* */
 extern const tm_fn tm_fns_qf[];          /* tm_qf.c: student_t_qf */
-extern const tm_fn tm_fns_wiener[];      /* prob/tm_wiener.c: wiener_lcdf_unnorm, wiener_lccdf_unnorm (four parameters) */
+extern const tm_fn tm_fns_wiener[];      /* prob/tm_wiener.c: wiener_lpdf, wiener_lcdf_unnorm, wiener_lccdf_unnorm */
 extern const tm_fn tm_fns_complex[];     /* tm_complex.c: complex scalars, elementwise functions, operators */
 extern const tm_fn tm_fns_complex_mat[]; /* tm_complex_mat.c: complex matrix product, fft, sum, prod, transpose */
 extern const tm_fn tm_fns_complex_eigen[]; /* tm_complex_eigen.c: eigenvalues, eigenvectors, complex Schur */

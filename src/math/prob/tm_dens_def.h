@@ -3,7 +3,7 @@
 ** Stan's order and the definition the generic density kernel runs.
 **
 ** Shared by tm_dens_cont.c (whose kernel serves every definition), the cdfs
-** (tm_cdf.c, the same checks) and the wiener densities of tm_wiener.c.
+** (tm_cdf.c, the same checks) and the wiener family (tm_wiener.c).
 */
 #ifndef TM_DENS_DEF_H
 #define TM_DENS_DEF_H
@@ -31,9 +31,5 @@ typedef struct tm_dens_def {
 
 /* The generic kernel (tm_dens_cont.c): c->fn->data is a tm_dens_def. */
 int tm_dens_def_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out);
-
-/* wiener_lpdf(y | a, t0, w, v, sv) and its precision form (tm_wiener.c),
-** called by wiener_lpdf's kernel (tm_dens_cont.c) for six or seven arguments */
-int tm_wiener5_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out);
 
 #endif

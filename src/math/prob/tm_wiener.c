@@ -1,8 +1,8 @@
 /*
-** tm_wiener.c -- the wiener family: wiener_lpdf's five-parameter form
-** (tm_wiener5_kernel, reached through wiener_lpdf's entry in tm_dens_cont.c
-** for six or seven arguments) and wiener_lcdf_unnorm / wiener_lccdf_unnorm
-** of the four-parameter model, with the argument checks they share
+** tm_wiener.c -- the wiener family: wiener_lpdf (k_wiener: the
+** four-parameter form here, six or seven arguments to wiener5_kernel, the
+** five-parameter form) and wiener_lcdf_unnorm / wiener_lccdf_unnorm of the
+** four-parameter model, with the argument checks the last two share
 ** (wiener_begin).
 **
 ** wiener_lcdf_unnorm and wiener_lccdf_unnorm (y | a, t0,
@@ -45,7 +45,7 @@
 ** precision argument, which bounds Stan's error in the gradient, is checked
 ** and otherwise not needed).  Partials in closed form from the series'
 ** derivatives in u and w'; one node per call.  wiener_lpdf's one table
-** entry (tm_dens_cont.c) hands its six- and seven-argument calls here.
+** entry (k_wiener) hands its six- and seven-argument calls here.
 */
 #include <math.h>
 #include <stdio.h>
@@ -252,7 +252,7 @@ static double log_f0(double u, double w, double *du, double *dw) {
   return -pi2 * u / 2 + log(s) + TM_LOG_PI;
 }
 
-int tm_wiener5_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
+static int wiener5_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   static const char *const names[6] = {"Random variable", "Boundary separation", "Nondecision time",
                                        "A-priori bias", "Drift rate", "Inter-trial variability in drift rate"};
   const char *fn = c->fn->name;
@@ -290,10 +290,106 @@ int tm_wiener5_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   return tm_dens_end(&D, lp, out);
 }
 
+/* wiener(y | alpha, tau, beta, delta): the first passage time of a Wiener
+** diffusion at the upper boundary, by Navarro and Fuss's series truncated for
+** an error of 1e-6, exactly as Stan (2.21 to today's four-argument form)
+** computes it: the small-time or the large-time series, whichever needs
+** fewer terms.  Stan differentiates the truncated series by autodiff; here
+** its partials are written out, so they are the same numbers. */
+static int k_wiener(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
+  static const char *const names[5] = {"Random variable", "Boundary separation", "Nondecision time",
+                                       "A-priori bias", "Drift rate"};
+  const char *fn = c->fn->name;
+  if (nargs == 6 || nargs == 7) return wiener5_kernel(c, a, nargs, out);
+  if (nargs != 5) return tm_no_overload(c, a, nargs);
+  for (int i = 0; i < 5; i++) {
+    const tm_v *v = &a[i];
+    if (!(v->base <= TM_REAL ? v->narr <= 1 : (v->base == TM_VECTOR || v->base == TM_ROW_VECTOR) && v->narr == 0))
+      return tm_no_overload(c, a, nargs);
+  }
+  tm_dens D;
+  int rc = tm_dens_begin(&D, c, a, 5, names);
+  if (rc) return rc;
+  /* Stan's order: not NaN, finite, positive, bounded */
+  if ((rc = tm_check_not_nan(fn, names[0], &a[0])) || (rc = tm_check_not_nan(fn, names[1], &a[1])) ||
+      (rc = tm_check_not_nan(fn, names[3], &a[3])) || (rc = tm_check_not_nan(fn, names[2], &a[2])) ||
+      (rc = tm_check_not_nan(fn, names[4], &a[4])) || (rc = tm_check_finite(fn, names[1], &a[1])) ||
+      (rc = tm_check_finite(fn, names[3], &a[3])) || (rc = tm_check_finite(fn, names[2], &a[2])) ||
+      (rc = tm_check_finite(fn, names[4], &a[4])) || (rc = tm_check_positive(fn, names[0], &a[0])) ||
+      (rc = tm_check_positive(fn, names[1], &a[1])) || (rc = tm_check_positive(fn, names[2], &a[2])) ||
+      (rc = tm_check_bounded(fn, names[3], &a[3], 0, 1)))
+    return rc;
+  if (D.n == 0) return tm_dens_end(&D, 0.0, out);
+  for (size_t j = 0; j < D.n; j++)
+    if (X(&D, 0, j) <= X(&D, 2, j))
+      return ad_fail(AD_EDOMAIN, "%s: Random variable  = %g, but must be greater than nondecision time = %g",
+                     fn, X(&D, 0, j), X(&D, 2, j));
+  if (!tm_dens_keep(&D, 31u)) return tm_dens_end(&D, 0.0, out);
+  const double pi = 3.14159265358979323846, err = 0.000001;
+  const double log_pi = log(pi), log_sqrt_pi = 0.5 * log_pi, sqrt_pi = sqrt(pi);
+  const double pi_err = pi * err, log_pi_log_err = log_pi + log(err);
+  const double two_sqrt2_sqrtpi_err = 2.0 * (sqrt(2.0) * sqrt_pi) * err;
+  const double log2_half_log_sqrt_pi = log(2.0) / 2 + log_sqrt_pi;
+  const double half_pi2 = pi * pi * 0.5, two_log_sqrt_pi = 2.0 * log_sqrt_pi;
+  double lp = 0;
+  for (size_t j = 0; j < D.n; j++) {
+    double y = X(&D, 0, j), al = X(&D, 1, j), tau = X(&D, 2, j), be = X(&D, 3, j), de = X(&D, 4, j);
+    double w = 1.0 - be, al2 = al * al, x = (y - tau) / al2;
+    double sqrt_x = sqrt(x), log_x = log(x), kmin_l = 1.0 / pi * sqrt_x, kl, ks, tmp = 0;
+    double dt_dx, dt_dw;   /* partials of tmp */
+    if (pi_err * x < 1) {
+      kl = sqrt(-2.0 * sqrt_pi * (log_pi_log_err + log_x)) / sqrt_x;
+      if (!(kl > kmin_l)) kl = kmin_l;
+    } else {
+      kl = kmin_l;
+    }
+    double e0 = two_sqrt2_sqrtpi_err * sqrt_x;
+    if (e0 < 1) {
+      ks = 2.0 + sqrt_x * sqrt(-2 * log(e0));
+      if (!(ks > sqrt_x + 1.0)) ks = sqrt_x + 1.0;
+    } else {
+      ks = 2.0;
+    }
+    if (ks < kl) {   /* small time */
+      double K = ceil(ks), h = (K - 1.0) / 2.0, hi = ceil(h), sx = 0, sw = 0;
+      for (double k = -floor(h); k <= hi; k++) {
+        double u = w + 2.0 * k, e = exp(-(u * u) * 0.5 / x);
+        tmp += u * e;
+        sx += u * e * (u * u) * 0.5 / (x * x);
+        sw += e * (1.0 - u * u / x);
+      }
+      dt_dx = sx / tmp - 1.5 / x;
+      dt_dw = sw / tmp;
+      tmp = log(tmp) - log2_half_log_sqrt_pi - 1.5 * log_x;
+    } else {         /* large time */
+      double K = ceil(kl), sx = 0, sw = 0;
+      for (double k = 1; k <= K; ++k) {
+        double e = exp(-(k * k) * (half_pi2 * x)), sn = sin(k * pi * w), cs = cos(k * pi * w);
+        tmp += k * e * sn;
+        sx += k * e * sn * (-(k * k) * half_pi2);
+        sw += k * e * cs * (k * pi);
+      }
+      dt_dx = sx / tmp;
+      dt_dw = sw / tmp;
+      tmp = log(tmp) + two_log_sqrt_pi;
+    }
+    lp += de * al * w - de * de * x * al2 / 2.0 - log(al2) + tmp;
+    tm_dens_add(&D, 0, j, -de * de / 2.0 + dt_dx / al2);
+    tm_dens_add(&D, 1, j, de * w - 2.0 / al - dt_dx * 2.0 * x / al);
+    tm_dens_add(&D, 2, j, de * de / 2.0 - dt_dx / al2);
+    tm_dens_add(&D, 3, j, -(de * al + dt_dw));
+    tm_dens_add(&D, 4, j, al * w - de * x * al2);
+  }
+  return tm_dens_end(&D, lp, out);
+}
+
 #define WSIG "real(real, real, real, real, real); real(vector, vector, vector, vector, vector); " \
   "real(real, real, real, real, real, real); real(vector, vector, vector, vector, vector, real)"
 const tm_fn tm_fns_wiener[] = {
   {"wiener_lcdf_unnorm", WSIG, k_wiener_cdf, NULL},
   {"wiener_lccdf_unnorm", WSIG, k_wiener_cdf, "upper"},
+  {"wiener_lpdf", "real(reals, reals, reals, reals, reals); real(real, real, real, real, real, real); "
+   "real(real, real, real, real, real, real, real); real(vector, vector, vector, vector, vector, vector); "
+   "real(vector, vector, vector, vector, vector, vector, real)", k_wiener, NULL},
   {NULL, NULL, NULL, NULL}
 };
