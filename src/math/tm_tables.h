@@ -20,13 +20,9 @@ extern const tm_fn tm_fns_sort[];        /* tm_sort.c: sort_asc/desc, sort_indic
 extern const tm_fn tm_fns_matrix_ops[];  /* tm_matrix_ops.c: crossprod, quad_form, trace, dot products by column... */
 extern const tm_fn tm_fns_solve[];       /* tm_solve.c: mdivide_*, inverse(_spd), determinants */
 extern const tm_fn tm_fns_eigen[];       /* tm_eigen.c: eigenvalues_sym, eigenvectors_sym */
-extern const tm_fn tm_fns_dens_cont2[];  /* tm_dens_cont2.c: gumbel, pareto, frechet, ..., von_mises */
-extern const tm_fn tm_fns_dens_disc2[];  /* tm_dens_disc2.c: beta_binomial, neg_binomial, ordered_*, multinomial */
-extern const tm_fn tm_fns_dens_multi2[]; /* tm_dens_multi2.c: lkj_corr, multi_student_t */
 extern const tm_fn tm_fns_gp[];          /* tm_gp.c: gp_exponential/matern32/matern52/periodic/dot_prod_cov */
 extern const tm_fn tm_fns_glm[];         /* tm_glm.c: normal_id_glm, poisson_log_glm */
 extern const tm_fn tm_fns_transform[];   /* tm_transform_fns.c: X_constrain, X_jacobian, X_unconstrain */
-extern const tm_fn tm_fns_dens_multi3[]; /* tm_dens_multi3.c: multi_normal_prec, multi_student_t_cholesky, multi_gp(_cholesky), lkj_cov */
 extern const tm_fn tm_fns_wishart[];     /* tm_wishart.c: (inv_)wishart(_cholesky)_lpdf */
 extern const tm_fn tm_fns_dlm[];         /* tm_dlm.c: gaussian_dlm_obs_lpdf */
 extern const tm_fn tm_fns_rng_multi[];   /* tm_rng_multi.c: multi_student_t(_cholesky)_rng, the Wishart _rng functions */
@@ -40,12 +36,8 @@ int tm_gp_ard(const tm_call *c, const tm_v *a, int nargs, tm_v *out, int kind);
 extern const tm_fn tm_fns_scalar3[];     /* tm_special_elem.c: Bessel functions, owens_t, lambert_w*, inv_erfc, ldexp */
 extern const tm_fn tm_fns_hyper[];       /* tm_hyper.c: hypergeometric_1F0/2F1/3F2/pFq, inv_inc_beta */
 extern const tm_fn tm_fns_vecfn[];       /* tm_vecfn.c: fma, divide, softmax of containers; quantile, squared_distance of reals, plus, logical_* */
-extern const tm_fn tm_fns_dens_cont3[];  /* tm_dens_cont3.c: pareto_type_2, skew_double_exponential, loglogistic */
-extern const tm_fn tm_fns_cdf2[];        /* tm_cdf2.c: more _cdf, _lcdf, _lccdf (von_mises, beta_binomial, ...) */
-extern const tm_fn tm_fns_dens_disc3[];  /* tm_dens_disc3.c: beta_neg_binomial, yule_simon, hypergeometric, dirichlet_multinomial, binomial_logit_glm */
-extern const tm_fn tm_fns_rng2[];        /* tm_rng_fns2.c: more _rng functions (von_mises, yule_simon, multinomial, ...) */
 extern const tm_fn tm_fns_qf[];          /* tm_qf.c: student_t_qf */
-extern const tm_fn tm_fns_wiener_cdf[];  /* tm_wiener_cdf.c: wiener_lcdf_unnorm, wiener_lccdf_unnorm (four parameters) */
+extern const tm_fn tm_fns_wiener[];      /* prob/tm_wiener.c: wiener_lpdf, wiener_lcdf_unnorm, wiener_lccdf_unnorm */
 extern const tm_fn tm_fns_complex[];     /* tm_complex.c: complex scalars, elementwise functions, operators */
 extern const tm_fn tm_fns_complex_mat[]; /* tm_complex_mat.c: complex matrix product, fft, sum, prod, transpose */
 extern const tm_fn tm_fns_complex_eigen[]; /* tm_complex_eigen.c: eigenvalues, eigenvectors, complex Schur */

@@ -24,7 +24,7 @@
 #include "pl_int.h"
 #include "../front/ln.h"
 #include "../math/tm_scalar.h"
-#include "../math/tm_dens_elem.h"
+#include "../math/prob/tm_dens_elem.h"
 
 /* ---- address -> cell ---- */
 

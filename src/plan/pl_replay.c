@@ -18,7 +18,7 @@
 #include "../front/ln.h"
 #include "../math/tm_scalar.h"
 #include "../math/tm_special.h"
-#include "../math/tm_dens_elem.h"
+#include "../math/prob/tm_dens_elem.h"
 #include "../par/pp.h"
 #include "../par/pp_mpi.h"
 #include "../tree/li_mpi.h"

@@ -23,7 +23,7 @@
 #include <string.h>
 #include <stddef.h>
 #include "pl_int.h"
-#include "../math/tm_dens_elem.h"
+#include "../math/prob/tm_dens_elem.h"
 #ifdef PL_DEBUG_LOOPS
 #include <stdio.h>
 #endif

@@ -18,7 +18,7 @@
 #include "../front/ln.h"
 #include "../math/tm_scalar.h"
 #include "../math/tm_special.h"
-#include "../math/tm_dens_elem.h"
+#include "../math/prob/tm_dens_elem.h"
 
 #define PL_OTHER (-1)   /* not an instruction of this file */
 

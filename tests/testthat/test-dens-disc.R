@@ -1,4 +1,4 @@
-# Discrete masses (src/math/tm_dens_disc.c): values against R's own
+# Discrete masses (src/math/prob/tm_dens_disc.c): values against R's own
 # functions, gradients against finite differences, propto against the exact
 # constant Stan drops, one node per call, Stan's error messages.
 

@@ -1,4 +1,4 @@
-# Multivariate densities of tm_dens_multi3.c (multi_normal_prec,
+# Multivariate densities of prob/tm_dens_multi.c (multi_normal_prec,
 # multi_student_t_cholesky, multi_gp, multi_gp_cholesky, lkj_cov) and
 # tm_wishart.c (wishart, inv_wishart and their Cholesky forms), and the
 # _rng functions of tm_rng_multi.c.

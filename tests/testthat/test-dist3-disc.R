@@ -1,4 +1,4 @@
-# Masses of tm_dens_disc3.c: beta_neg_binomial, yule_simon, hypergeometric,
+# Masses of prob/tm_dens_disc.c: beta_neg_binomial, yule_simon, hypergeometric,
 # dirichlet_multinomial, binomial_logit_glm; ordered_probit with one
 # location for many cut-point vectors.
 

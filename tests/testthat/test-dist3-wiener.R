@@ -1,4 +1,4 @@
-# wiener_lpdf's five-parameter form (tm_wiener5.c): drift varying between
+# wiener_lpdf's five-parameter form (prob/tm_wiener.c): drift varying between
 # trials with sd sv.  Values against R: the four-parameter density by its
 # series, integrated over the drift by integrate(); gradients; errors; a
 # program on both paths.
@@ -92,7 +92,7 @@ test_that("a program with the five-parameter form, on the tree and the plan", {
   expect_equal(ctx$log_prob(u, jacobian = FALSE), want, tolerance = 1e-9)
 })
 
-# ---- wiener_lcdf_unnorm, wiener_lccdf_unnorm (tm_wiener_cdf.c) ----
+# ---- wiener_lcdf_unnorm, wiener_lccdf_unnorm (prob/tm_wiener.c) ----
 F4 <- function(y, a, t0, w, v)
   integrate(function(s) sapply(s, function(x) p4(x, a, t0, w, v)), t0, y, rel.tol = 1e-12)$value
 Pup <- function(a, w, v) if (v == 0) w else (1 - exp(-2 * v * a * w)) / (1 - exp(-2 * v * a))

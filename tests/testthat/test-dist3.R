@@ -1,4 +1,4 @@
-# Univariate distributions of tm_dens_cont3.c and tm_cdf2.c: values against
+# Univariate distributions of prob/tm_dens_cont.c and prob/tm_cdf.c: values against
 # R or closed forms, cdf/lcdf/lccdf consistency, gradients against finite
 # differences, propto, Stan's argument errors.
 

@@ -1,4 +1,4 @@
-# Hidden Markov models (src/math/tm_hmm.c): hmm_marginal, hmm_hidden_state_prob,
+# Hidden Markov models (src/math/prob/tm_hmm.c): hmm_marginal, hmm_hidden_state_prob,
 # hmm_latent_rng against a plain forward-backward algorithm in R.
 
 set.seed(41)

@@ -16,11 +16,11 @@
 */
 #include <math.h>
 #include <string.h>
-#include "tm_tables.h"
-#include "tm_special.h"
-#include "tm_linalg.h"
+#include "../tm_tables.h"
+#include "../tm_special.h"
+#include "../tm_linalg.h"
 #include "tm_rng_dist.h"
-#include "tm_dens_multi3.h"
+#include "tm_dens_multi.h"
 
 #define AT TM_AT
 

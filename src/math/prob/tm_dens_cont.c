@@ -17,10 +17,11 @@
 */
 #include <math.h>
 #include <stdio.h>
-#include "tm_tables.h"
-#include "tm_special.h"
-
+#include "../tm_tables.h"
+#include "../tm_special.h"
 #include "tm_dens_def.h"
+#include "../tm_special_dist.h"
+#include "tm_cdf.h"
 
 /* the definitions and their checks live in tm_dens_def.h, shared with the cdfs */
 typedef tm_dens_def dens_def;
@@ -438,6 +439,409 @@ static const dens_def d_uniform = {3, {Y, "Lower bound parameter", "Upper bound 
 #define SIG3 "real(reals, reals, reals)"
 #define SIG4 "real(reals, reals, reals, reals)"
 
+/*
+** More univariate continuous densities: gumbel, pareto,
+** frechet, rayleigh, chi_square, inv_chi_square, scaled_inv_chi_square,
+** skew_normal, exp_mod_normal, von_mises, beta_proportion (wiener is in
+** tm_wiener.c).
+**
+** Each is a tm_dens_def (tm_dens_def.h) run by the generic density kernel
+** above: Stan's argument names and checks, and a body that sums
+** the log density over the broadcast and writes the partials.  As there,
+** a term is added only when tm_dens_keep says an argument it depends on is
+** not constant, so propto drops what Stan's include_summand drops; the
+** partials are always the full derivatives.
+*/
+
+#define B(i) (1u << (i))
+/* element j of argument i, broadcast */
+#define X(D, i, j) ((D)->x[i][(j) * (D)->inc[i]])
+
+static int any_at_most(const tm_dens *D, int i, double lo, int strict) {
+  size_t m = D->inc[i] ? D->n : 1;
+  for (size_t k = 0; k < m; k++) {
+    double v = D->x[i][k];
+    if (v < lo || (strict && v == lo)) return 1;
+  }
+  return 0;
+}
+
+/* gumbel(y | mu, beta) = exp(-z - exp(-z)) / beta, z = (y - mu) / beta */
+static int gumbel_body(tm_dens *D, double *logp) {
+  double lp = 0;
+  int k_all = tm_dens_keep(D, 7u), k_b = tm_dens_keep(D, B(2));
+  for (size_t j = 0; j < D->n; j++) {
+    double b = X(D, 2, j), z = (X(D, 0, j) - X(D, 1, j)) / b, e = exp(-z);
+    if (k_all) lp -= z + e;
+    if (k_b) lp -= log(b);
+    double gz = (e - 1) / b;
+    tm_dens_add(D, 0, j, gz);
+    tm_dens_add(D, 1, j, -gz);
+    tm_dens_add(D, 2, j, -1 / b - z * gz);
+  }
+  *logp = lp;
+  return AD_OK;
+}
+
+/* pareto(y | y_min, alpha) = alpha y_min^alpha / y^(alpha + 1), y >= y_min */
+static int pareto_body(tm_dens *D, double *logp) {
+  for (size_t j = 0; j < D->n; j++)
+    if (X(D, 0, j) < X(D, 1, j)) { *logp = -INFINITY; return AD_OK; }
+  double lp = 0;
+  int k_a = tm_dens_keep(D, B(2)), k_ma = tm_dens_keep(D, B(1) | B(2)), k_ya = tm_dens_keep(D, B(0) | B(2));
+  for (size_t j = 0; j < D->n; j++) {
+    double y = X(D, 0, j), m = X(D, 1, j), a = X(D, 2, j), ly = log(y), lm = log(m);
+    if (k_a) lp += log(a);
+    if (k_ma) lp += a * lm;
+    if (k_ya) lp -= (a + 1) * ly;
+    tm_dens_add(D, 0, j, -(a + 1) / y);
+    tm_dens_add(D, 1, j, a / m);
+    tm_dens_add(D, 2, j, 1 / a + lm - ly);
+  }
+  *logp = lp;
+  return AD_OK;
+}
+
+/* frechet(y | alpha, sigma) = alpha / sigma (y / sigma)^(-1 - alpha) exp(-(y / sigma)^-alpha) */
+static int frechet_body(tm_dens *D, double *logp) {
+  double lp = 0;
+  int k_a = tm_dens_keep(D, B(1)), k_as = tm_dens_keep(D, B(1) | B(2)), k_ya = tm_dens_keep(D, B(0) | B(1));
+  int k_all = tm_dens_keep(D, 7u);
+  for (size_t j = 0; j < D->n; j++) {
+    double y = X(D, 0, j), a = X(D, 1, j), s = X(D, 2, j), ly = log(y), ls = log(s);
+    double p = pow(s / y, a);
+    if (k_a) lp += log(a);
+    if (k_as) lp += a * ls;
+    if (k_ya) lp -= (1 + a) * ly;
+    if (k_all) lp -= p;
+    tm_dens_add(D, 0, j, (a * p - 1 - a) / y);
+    tm_dens_add(D, 1, j, 1 / a + (ls - ly) * (1 - p));
+    tm_dens_add(D, 2, j, a * (1 - p) / s);
+  }
+  *logp = lp;
+  return AD_OK;
+}
+
+/* rayleigh(y | sigma) = y / sigma^2 exp(-y^2 / (2 sigma^2)) */
+static int rayleigh_body(tm_dens *D, double *logp) {
+  double lp = 0;
+  int k_s = tm_dens_keep(D, B(1)), k_y = tm_dens_keep(D, B(0)), k_all = tm_dens_keep(D, 3u);
+  for (size_t j = 0; j < D->n; j++) {
+    double y = X(D, 0, j), s = X(D, 1, j), r = y / s;
+    if (k_s) lp -= 2 * log(s);
+    if (k_y) lp += log(y);
+    if (k_all) lp -= 0.5 * r * r;
+    tm_dens_add(D, 0, j, 1 / y - r / s);
+    tm_dens_add(D, 1, j, (r * r - 2) / s);
+  }
+  *logp = lp;
+  return AD_OK;
+}
+
+/* chi_square(y | nu) = y^(nu/2 - 1) exp(-y/2) / (2^(nu/2) Gamma(nu/2)) */
+static int chi_square_body(tm_dens *D, double *logp) {
+  double lp = 0;
+  int k_n = tm_dens_keep(D, B(1)), k_yn = tm_dens_keep(D, 3u), k_y = tm_dens_keep(D, B(0));
+  for (size_t j = 0; j < D->n; j++) {
+    double y = X(D, 0, j), h = 0.5 * X(D, 1, j), ly = log(y);
+    if (k_n) lp -= tm_lgamma(h) + h * TM_LOG_2;
+    if (k_yn) lp += (h - 1) * ly;
+    if (k_y) lp -= 0.5 * y;
+    tm_dens_add(D, 0, j, (h - 1) / y - 0.5);
+    if (D->d[1]) tm_dens_add(D, 1, j, 0.5 * (ly - TM_LOG_2 - tm_digamma(h)));
+  }
+  *logp = lp;
+  return AD_OK;
+}
+
+/* inv_chi_square(y | nu) = 2^(-nu/2) / Gamma(nu/2) y^(-nu/2 - 1) exp(-1 / (2y)); y <= 0 gives log(0) */
+static int inv_chi_square_body(tm_dens *D, double *logp) {
+  if (any_at_most(D, 0, 0, 1)) { *logp = -INFINITY; return AD_OK; }
+  double lp = 0;
+  int k_n = tm_dens_keep(D, B(1)), k_yn = tm_dens_keep(D, 3u), k_y = tm_dens_keep(D, B(0));
+  for (size_t j = 0; j < D->n; j++) {
+    double y = X(D, 0, j), h = 0.5 * X(D, 1, j), ly = log(y);
+    if (k_n) lp -= tm_lgamma(h) + h * TM_LOG_2;
+    if (k_yn) lp -= (h + 1) * ly;
+    if (k_y) lp -= 0.5 / y;
+    tm_dens_add(D, 0, j, -(h + 1) / y + 0.5 / (y * y));
+    if (D->d[1]) tm_dens_add(D, 1, j, -0.5 * (TM_LOG_2 + tm_digamma(h) + ly));
+  }
+  *logp = lp;
+  return AD_OK;
+}
+
+/* scaled_inv_chi_square(y | nu, s); y <= 0 gives log(0) */
+static int scaled_inv_chi_square_body(tm_dens *D, double *logp) {
+  if (any_at_most(D, 0, 0, 1)) { *logp = -INFINITY; return AD_OK; }
+  double lp = 0;
+  int k_n = tm_dens_keep(D, B(1)), k_ns = tm_dens_keep(D, B(1) | B(2)), k_yn = tm_dens_keep(D, B(0) | B(1));
+  int k_all = tm_dens_keep(D, 7u);
+  for (size_t j = 0; j < D->n; j++) {
+    double y = X(D, 0, j), nu = X(D, 1, j), s = X(D, 2, j), h = 0.5 * nu, ly = log(y), ls = log(s);
+    if (k_n) lp += h * log(h) - tm_lgamma(h);
+    if (k_ns) lp += nu * ls;
+    if (k_yn) lp -= (h + 1) * ly;
+    if (k_all) lp -= h * s * s / y;
+    tm_dens_add(D, 0, j, -(h + 1) / y + h * s * s / (y * y));
+    if (D->d[1]) tm_dens_add(D, 1, j, 0.5 * log(h) + 0.5 - 0.5 * tm_digamma(h) + ls - 0.5 * ly - 0.5 * s * s / y);
+    tm_dens_add(D, 2, j, nu / s - nu * s / y);
+  }
+  *logp = lp;
+  return AD_OK;
+}
+
+/* skew_normal(y | xi, omega, alpha) = 2 / omega phi(z) Phi(alpha z), z = (y - xi) / omega */
+static int skew_normal_body(tm_dens *D, double *logp) {
+  double lp = 0;
+  int k_c = tm_dens_keep(D, 0), k_o = tm_dens_keep(D, B(2)), k_z = tm_dens_keep(D, 7u), k_all = tm_dens_keep(D, 15u);
+  for (size_t j = 0; j < D->n; j++) {
+    double o = X(D, 2, j), al = X(D, 3, j), z = (X(D, 0, j) - X(D, 1, j)) / o, u = al * z;
+    if (k_c) lp += TM_LOG_2 - TM_LOG_SQRT_2PI;
+    if (k_o) lp -= log(o);
+    if (k_z) lp -= 0.5 * z * z;
+    if (k_all) lp += tm_log_Phi(u);
+    double r = tm_dlog_Phi(u), gz = -z + al * r;
+    tm_dens_add(D, 0, j, gz / o);
+    tm_dens_add(D, 1, j, -gz / o);
+    tm_dens_add(D, 2, j, -1 / o - z * gz / o);
+    tm_dens_add(D, 3, j, z * r);
+  }
+  *logp = lp;
+  return AD_OK;
+}
+
+/* exp_mod_normal(y | mu, sigma, lambda)
+**   = lambda exp(lambda (mu - y) + lambda^2 sigma^2 / 2) Phi((y - mu) / sigma - lambda sigma) */
+static int exp_mod_normal_body(tm_dens *D, double *logp) {
+  double lp = 0;
+  int k_l = tm_dens_keep(D, B(3)), k_all = tm_dens_keep(D, 15u);
+  for (size_t j = 0; j < D->n; j++) {
+    double y = X(D, 0, j), mu = X(D, 1, j), s = X(D, 2, j), l = X(D, 3, j);
+    double v = (y - mu) / s - l * s;
+    if (k_l) lp += log(l);
+    if (k_all) lp += l * (mu - y) + 0.5 * l * l * s * s + tm_log_Phi(v);
+    double r = tm_dlog_Phi(v);
+    tm_dens_add(D, 0, j, -l + r / s);
+    tm_dens_add(D, 1, j, l - r / s);
+    tm_dens_add(D, 2, j, l * l * s - r * ((y - mu) / (s * s) + l));
+    tm_dens_add(D, 3, j, 1 / l + mu - y + l * s * s - r * s);
+  }
+  *logp = lp;
+  return AD_OK;
+}
+
+/* log I0(k) and I1(k) / I0(k): the power series while it is cheap, the
+** asymptotic series (terms falling below 1e-17 by k = 20 for k >= 50)
+** beyond. */
+void tm_bessel_i01(double k, double *log_i0, double *ratio) {
+  if (k < 50) {
+    double q = 0.25 * k * k, t = 1, s0 = 1, s1 = 0.5 * k, t1 = 0.5 * k;
+    for (int m = 1; m < 500; m++) {
+      t *= q / ((double)m * m);
+      t1 *= q / ((double)m * (m + 1));
+      s0 += t;
+      s1 += t1;
+      if (t <= 1e-17 * s0 && t1 <= 1e-17 * s1) break;
+    }
+    *log_i0 = log(s0);
+    *ratio = s1 / s0;
+    return;
+  }
+  /* I_v(k) ~ e^k / sqrt(2 pi k) sum_m (-1)^m a_m(v) / k^m,
+  ** a_m(v) = prod_{i <= m} (4 v^2 - (2i - 1)^2) / (m! 8^m) */
+  double s0 = 1, s1 = 1, a0 = 1, a1 = 1;
+  for (int m = 1; m <= 30; m++) {
+    double o = (2.0 * m - 1) * (2.0 * m - 1);
+    a0 *= -(0 - o) / (m * 8.0 * k);
+    a1 *= -(4 - o) / (m * 8.0 * k);
+    s0 += a0;
+    s1 += a1;
+    if (fabs(a0) < 1e-17 * s0 && fabs(a1) < 1e-17 * fabs(s1)) break;
+  }
+  *log_i0 = k - 0.5 * log(2 * TM_PI * k) + log(s0);
+  *ratio = s1 / s0;
+}
+
+/* von_mises(y | mu, kappa) = exp(kappa cos(y - mu)) / (2 pi I0(kappa)) */
+static int von_mises_body(tm_dens *D, double *logp) {
+  double lp = 0;
+  int k_c = tm_dens_keep(D, 0), k_k = tm_dens_keep(D, B(2)), k_all = tm_dens_keep(D, 7u);
+  for (size_t j = 0; j < D->n; j++) {
+    double d = X(D, 0, j) - X(D, 1, j), k = X(D, 2, j), li0, r;
+    tm_bessel_i01(k, &li0, &r);
+    if (k_c) lp -= TM_LOG_2PI;
+    if (k_k) lp -= li0;
+    if (k_all) lp += k * cos(d);
+    double g = -k * sin(d);
+    tm_dens_add(D, 0, j, g);
+    tm_dens_add(D, 1, j, -g);
+    tm_dens_add(D, 2, j, cos(d) - r);
+  }
+  *logp = lp;
+  return AD_OK;
+}
+
+/* beta_proportion(y | mu, kappa) = beta(y | mu kappa, (1 - mu) kappa) */
+static int beta_proportion_body(tm_dens *D, double *logp) {
+  size_t m = D->inc[1] ? D->n : 1;
+  for (size_t k = 0; k < m; k++) {
+    double mu = D->x[1][k];
+    if (!(mu < 1)) {
+      char at[32] = "";
+      if (D->inc[1]) snprintf(at, sizeof at, "[%zu]", k + 1);
+      return ad_fail(AD_EDOMAIN, "%s: Location parameter%s is %.17g, but must be less than 1", D->fn, at, mu);
+    }
+  }
+  double lp = 0;
+  int k_k = tm_dens_keep(D, B(2)), k_mk = tm_dens_keep(D, B(1) | B(2)), k_all = tm_dens_keep(D, 7u);
+  for (size_t j = 0; j < D->n; j++) {
+    double y = X(D, 0, j), mu = X(D, 1, j), kap = X(D, 2, j), a = mu * kap, b = (1 - mu) * kap;
+    double ly = log(y), l1y = log1p(-y);
+    if (k_k) lp += tm_lgamma(kap);
+    if (k_mk) lp -= tm_lgamma(a) + tm_lgamma(b);
+    if (k_all) lp += (a - 1) * ly + (b - 1) * l1y;
+    tm_dens_add(D, 0, j, (a - 1) / y - (b - 1) / (1 - y));
+    if (D->d[1] || D->d[2]) {
+      double da = tm_digamma(a), db = tm_digamma(b);
+      tm_dens_add(D, 1, j, kap * (db - da + ly - l1y));
+      tm_dens_add(D, 2, j, tm_digamma(kap) - mu * da - (1 - mu) * db + mu * ly + (1 - mu) * l1y);
+    }
+  }
+  *logp = lp;
+  return AD_OK;
+}
+
+/* ---- definitions: Stan's names and checks ---- */
+#define Y "Random variable"
+#define LOC "Location parameter"
+#define SCALE "Scale parameter"
+#define SHAPE "Shape parameter"
+#define DOF "Degrees of freedom parameter"
+
+static const tm_dens_def
+  d_gumbel = {3, {Y, LOC, SCALE}, {{0, CK_NOT_NAN}, {1, CK_FINITE}, {2, CK_POS}}, 0, gumbel_body, 0},
+  d_pareto = {3, {Y, SCALE, SHAPE}, {{0, CK_NOT_NAN}, {1, CK_POS_FINITE}, {2, CK_POS_FINITE}}, 0, pareto_body, 0},
+  d_frechet = {3, {Y, SHAPE, SCALE}, {{0, CK_POS}, {1, CK_POS_FINITE}, {2, CK_POS_FINITE}}, 0, frechet_body, 0},
+  d_rayleigh = {2, {Y, SCALE}, {{1, CK_POS}, {0, CK_POS}}, 0, rayleigh_body, 0},
+  d_chi_square = {2, {Y, DOF}, {{0, CK_NONNEG}, {1, CK_POS_FINITE}}, 0, chi_square_body, 0},
+  d_inv_chi_square = {2, {Y, DOF}, {{1, CK_POS_FINITE}, {0, CK_NOT_NAN}}, 0, inv_chi_square_body, 0},
+  d_scaled_inv_chi_square = {3, {Y, DOF, SCALE},
+    {{0, CK_NOT_NAN}, {1, CK_POS_FINITE}, {2, CK_POS_FINITE}}, 0, scaled_inv_chi_square_body, 0},
+  d_skew_normal = {4, {Y, LOC, SCALE, SHAPE},
+    {{0, CK_NOT_NAN}, {1, CK_FINITE}, {2, CK_POS}, {3, CK_FINITE}}, 0, skew_normal_body, 0},
+  d_exp_mod_normal = {4, {Y, LOC, SCALE, "Inv_scale parameter"},
+    {{0, CK_NOT_NAN}, {1, CK_FINITE}, {2, CK_POS_FINITE}, {3, CK_POS_FINITE}}, 0, exp_mod_normal_body, 0},
+  d_von_mises = {3, {Y, LOC, SCALE}, {{0, CK_FINITE}, {1, CK_FINITE}, {2, CK_NONNEG}, {2, CK_FINITE}},
+    0, von_mises_body, 0},
+  d_beta_proportion = {3, {Y, LOC, "Precision parameter"},
+    {{1, CK_POS}, {2, CK_POS_FINITE}, {0, CK_UNIT}}, 0, beta_proportion_body, 0};
+
+#define SIG2 "real(reals, reals)"
+#define SIG3 "real(reals, reals, reals)"
+#define SIG4 "real(reals, reals, reals, reals)"
+
+/*
+** Univariate continuous densities: pareto_type_2,
+** skew_double_exponential, loglogistic.
+**
+** Each is a tm_dens_def (tm_dens_def.h) run by the generic density kernel
+** above, as the ones before: Stan's argument names and
+** checks, a body summing the log density over the broadcast with the full
+** partials; a term is added only when tm_dens_keep says an argument it
+** depends on is not constant, as Stan's include_summand.
+*/
+
+#define B(i) (1u << (i))
+#define X(D, i, j) ((D)->x[i][(j) * (D)->inc[i]])
+
+/* Stan's check_greater_or_equal(y, low), low broadcast */
+static int check_ge(const tm_dens *D, int iy, int ilo, const char *name) {
+  for (size_t j = 0; j < D->n; j++) {
+    double y = X(D, iy, j), lo = X(D, ilo, j);
+    if (y >= lo) continue;
+    char nm[96];
+    if (D->inc[iy]) snprintf(nm, sizeof nm, "%s[%zu]", name, j + 1);
+    else snprintf(nm, sizeof nm, "%s", name);
+    return ad_fail(AD_EDOMAIN, "%s: %s is %.17g, but must be greater than or equal to %.17g", D->fn, nm, y, lo);
+  }
+  return AD_OK;
+}
+
+/* pareto_type_2(y | mu, lambda, alpha) = alpha / lambda (1 + (y - mu) / lambda)^-(alpha + 1), y >= mu */
+static int pareto_type_2_body(tm_dens *D, double *logp) {
+  int rc = check_ge(D, 0, 1, "Random variable");
+  if (rc) return rc;
+  double lp = 0;
+  int k_a = tm_dens_keep(D, B(3)), k_l = tm_dens_keep(D, B(2)), k_all = tm_dens_keep(D, 15u);
+  for (size_t j = 0; j < D->n; j++) {
+    double y = X(D, 0, j), mu = X(D, 1, j), l = X(D, 2, j), a = X(D, 3, j);
+    double l1 = log1p((y - mu) / l), inv_sum = 1 / (l + y - mu);
+    if (k_a) lp += log(a);
+    if (k_l) lp -= log(l);
+    if (k_all) lp -= (a + 1) * l1;
+    double g = inv_sum + a * inv_sum;          /* d / dmu; -d / dy */
+    tm_dens_add(D, 0, j, -g);
+    tm_dens_add(D, 1, j, g);
+    tm_dens_add(D, 2, j, a * inv_sum * (y - mu) / l - inv_sum);
+    tm_dens_add(D, 3, j, 1 / a - l1);
+  }
+  *logp = lp;
+  return AD_OK;
+}
+
+/* skew_double_exponential(y | mu, sigma, tau)
+**   = 2 tau (1 - tau) / sigma exp(-2 / sigma [(1 - tau)(mu - y) if y < mu, tau (y - mu) else]) */
+static int skew_double_exponential_body(tm_dens *D, double *logp) {
+  double lp = 0;
+  int k_c = tm_dens_keep(D, 0), k_s = tm_dens_keep(D, B(2)), k_t = tm_dens_keep(D, B(3));
+  for (size_t j = 0; j < D->n; j++) {
+    double y = X(D, 0, j), mu = X(D, 1, j), s = X(D, 2, j), t = X(D, 3, j), d = y - mu;
+    double w = d < 0 ? 1 - t : t, sg = d < 0 ? -1 : d > 0 ? 1 : 0;   /* weight of |y - mu| */
+    double expo = w * fabs(d) / s;
+    lp -= 2 * expo;
+    if (k_c) lp += TM_LOG_2;
+    if (k_s) lp -= log(s);
+    if (k_t) lp += log(t) + log1p(-t);
+    double g = d < 0 ? -2 * (1 - t) / s : d > 0 ? 2 * t / s : 0;   /* d / dmu, Stan's sign(0) = 0 */
+    tm_dens_add(D, 0, j, -g);
+    tm_dens_add(D, 1, j, g);
+    tm_dens_add(D, 2, j, (2 * expo - 1) / s);
+    tm_dens_add(D, 3, j, 1 / t - 1 / (1 - t) - sg * 2 * fabs(d) / s);
+  }
+  *logp = lp;
+  return AD_OK;
+}
+
+/* loglogistic(y | alpha, beta) = (beta / alpha) (y / alpha)^(beta - 1) / (1 + (y / alpha)^beta)^2 */
+static int loglogistic_body(tm_dens *D, double *logp) {
+  double lp = 0;
+  int k_ab = tm_dens_keep(D, B(1) | B(2));
+  for (size_t j = 0; j < D->n; j++) {
+    double y = X(D, 0, j), a = X(D, 1, j), b = X(D, 2, j);
+    double ly = log(y), la = log(a), lr = ly - la, p = pow(y / a, b), q = p / (1 + p);
+    lp += (b - 1) * ly - 2 * log1p(p);
+    if (k_ab) lp += log(b) - la - (b - 1) * la;
+    tm_dens_add(D, 0, j, (b - 1) / y - 2 * b * q / y);
+    tm_dens_add(D, 1, j, -b / a + 2 * b * q / a);
+    tm_dens_add(D, 2, j, 1 / b + lr - 2 * q * lr);
+  }
+  *logp = lp;
+  return AD_OK;
+}
+
+#define Y "Random variable"
+#define LOC "Location parameter"
+#define SCALE "Scale parameter"
+#define SHAPE "Shape parameter"
+
+static const tm_dens_def
+  d_pareto_type_2 = {4, {Y, LOC, SCALE, SHAPE}, {{2, CK_POS_FINITE}, {3, CK_POS_FINITE}}, 0, pareto_type_2_body, 0},
+  d_skew_double_exponential = {4, {Y, LOC, SCALE, "Skewness parameter"},
+    {{0, CK_NOT_NAN}, {1, CK_FINITE}, {2, CK_POS_FINITE}, {3, CK_UNIT}}, 1, skew_double_exponential_body, 0},
+  d_loglogistic = {3, {Y, SCALE, SHAPE}, {{0, CK_POS_FINITE}, {1, CK_POS_FINITE}, {2, CK_POS_FINITE}}, 0,
+    loglogistic_body, 0};
+
 const tm_fn tm_fns_dens_cont[] = {
   {"normal_lpdf",             SIG3, dens_kernel, &d_normal},
   {"std_normal_lpdf",         SIG1, dens_kernel, &d_std_normal},
@@ -452,6 +856,21 @@ const tm_fn tm_fns_dens_cont[] = {
   {"weibull_lpdf",            SIG3, dens_kernel, &d_weibull},
   {"beta_lpdf",               SIG3, dens_kernel, &d_beta},
   {"uniform_lpdf",            SIG3, dens_kernel, &d_uniform},
+  {"gumbel_lpdf", SIG3, tm_dens_def_kernel, &d_gumbel},
+  {"pareto_lpdf", SIG3, tm_dens_def_kernel, &d_pareto},
+  {"frechet_lpdf", SIG3, tm_dens_def_kernel, &d_frechet},
+  {"rayleigh_lpdf", SIG2, tm_dens_def_kernel, &d_rayleigh},
+  {"chi_square_lpdf", SIG2, tm_dens_def_kernel, &d_chi_square},
+  {"inv_chi_square_lpdf", SIG2, tm_dens_def_kernel, &d_inv_chi_square},
+  {"scaled_inv_chi_square_lpdf", SIG3, tm_dens_def_kernel, &d_scaled_inv_chi_square},
+  {"skew_normal_lpdf", SIG4, tm_dens_def_kernel, &d_skew_normal},
+  {"exp_mod_normal_lpdf", SIG4, tm_dens_def_kernel, &d_exp_mod_normal},
+  {"von_mises_lpdf", SIG3, tm_dens_def_kernel, &d_von_mises},
+  {"beta_proportion_lpdf", SIG3, tm_dens_def_kernel, &d_beta_proportion},
+  {"pareto_type_2_lpdf", "real(reals, reals, reals, reals)", tm_dens_def_kernel, &d_pareto_type_2},
+  {"skew_double_exponential_lpdf", "real(reals, reals, reals, reals)", tm_dens_def_kernel,
+   &d_skew_double_exponential},
+  {"loglogistic_lpdf", "real(reals, reals, reals)", tm_dens_def_kernel, &d_loglogistic},
   {NULL, NULL, NULL, NULL}
 };
 

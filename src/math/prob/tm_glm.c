@@ -13,9 +13,9 @@
 */
 #include <math.h>
 #include <string.h>
-#include "tm_tables.h"
-#include "tm_special.h"
-#include "tm_simd.h"
+#include "../tm_tables.h"
+#include "../tm_special.h"
+#include "../tm_simd.h"
 
 
 typedef struct glm {

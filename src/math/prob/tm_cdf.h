@@ -1,12 +1,12 @@
 /*
-** tm_cdf.h -- the cdf kernel of tm_cdf.c, shared with tm_cdf2.c: a
+** tm_cdf.h -- the cdf kernel of tm_cdf.c: a
 ** distribution is one function giving log F or log(1 - F) of one element
 ** and that log's partials; the kernel broadcasts it and forms _lcdf, _lccdf
 ** or _cdf.
 */
 #ifndef TM_CDF_H
 #define TM_CDF_H
-#include "tm.h"
+#include "../tm.h"
 #include "tm_dens_def.h"
 
 enum { M_LCDF, M_LCCDF, M_CDF };
@@ -33,7 +33,7 @@ int tm_cdf_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out);
 /* neg_binomial_2(n | mu, phi)'s element (tm_cdf.c), for neg_binomial's cdfs */
 double tm_cdf_neg_binomial_2_e(const double *x, int upper, double *d);
 
-/* log I0(k) and I1(k) / I0(k) (tm_dens_cont2.c, von_mises_lpdf's) */
+/* log I0(k) and I1(k) / I0(k) (tm_dens_cont.c, von_mises_lpdf's) */
 void tm_bessel_i01(double k, double *log_i0, double *ratio);
 
 #endif

@@ -5,7 +5,7 @@
 */
 #ifndef TM_RNG_DIST_H
 #define TM_RNG_DIST_H
-#include "tm.h"
+#include "../tm.h"
 
 double tm_rd_exponential(tm_rng *r);                  /* rate 1 */
 double tm_rd_gamma(tm_rng *r, double alpha);          /* shape alpha, scale 1 */

@@ -10,10 +10,10 @@
 */
 #include <math.h>
 #include <string.h>
-#include "tm_tables.h"
-#include "tm_special.h"
-#include "tm_linalg.h"
-#include "tm_dens_multi3.h"
+#include "../tm_tables.h"
+#include "../tm_special.h"
+#include "../tm_linalg.h"
+#include "tm_dens_multi.h"
 
 #define AT TM_AT
 

@@ -12,7 +12,7 @@
 #include <math.h>
 #include <limits.h>
 #include "tm_rng_dist.h"
-#include "tm_special.h"
+#include "../tm_special.h"
 
 double tm_rd_exponential(tm_rng *r) { return -log(tm_rng_uniform(r)); }
 

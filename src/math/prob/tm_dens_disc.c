@@ -19,11 +19,11 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include "tm_tables.h"
-#include "tm_special.h"
-#include "tm_special_dist.h"
+#include "../tm_tables.h"
+#include "../tm_special.h"
+#include "../tm_special_dist.h"
 #include "tm_dens_elem.h"
-#include "tm_simd.h"
+#include "../tm_simd.h"
 
 /* ---- shared pieces ---- */
 
@@ -572,6 +572,508 @@ static int categorical_logit(const tm_call *c, const tm_v *a, int nargs, tm_v *o
   return tm_dens_end(&D, logp, out);
 }
 
+/*
+** More discrete masses: beta_binomial, neg_binomial and
+** discrete_range (elementwise, on the kernel above, tm_dens_elem.h),
+** ordered_logistic and ordered_probit (a cut-point vector per outcome or
+** shared), multinomial and multinomial_logit.
+**
+** As everywhere: one node per call, terms dropped under propto exactly when
+** every argument they depend on is constant (ints always are).
+*/
+
+/* digamma(x + n) - digamma(x) for a real x and a count n that may be any
+** real: a finite sum for a modest integral count, exact where the
+** difference of two digammas cancels (x large).  digamma_diff above takes
+** the count first and only integral counts. */
+static double digamma_diff_at(double x, double n) {
+  if (n >= 0 && n <= 64 && n == floor(n)) {
+    double s = 0;
+    for (int k = 0; k < (int)n; k++) s += 1 / (x + k);
+    return s;
+  }
+  return tm_digamma(x + n) - tm_digamma(x);
+}
+
+/* ---- beta_binomial(n | N, alpha, beta) ---- */
+
+static int beta_binomial_check(const tm_dens *D) {
+  int rc = tm_check_nonnegative(D->fn, "Population size parameter", &D->a[1]);
+  if (!rc) rc = tm_check_positive_finite(D->fn, "First prior sample size parameter", &D->a[2]);
+  return rc ? rc : tm_check_positive_finite(D->fn, "Second prior sample size parameter", &D->a[3]);
+}
+static double beta_binomial_term(elem *e) {
+  double n = e->x[0], N = e->x[1], a = e->x[2], b = e->x[3], lp = 0;
+  e->d[2] = e->d[3] = 0;
+  if (n < 0 || n > N) return -INFINITY;       /* Stan: LOG_ZERO */
+  if (KEEP(e, 3u)) lp += tm_lchoose(N, n);
+  if (KEEP(e, 12u)) lp += tm_lbeta(n + a, N - n + b) - tm_lbeta(a, b);
+  if (e->need & 12u) {
+    double dab = digamma_diff_at(a + b, N);      /* digamma(N + a + b) - digamma(a + b) */
+    e->d[2] = digamma_diff_at(a, n) - dab;
+    e->d[3] = digamma_diff_at(b, N - n) - dab;
+  }
+  return lp;
+}
+static const elem_def beta_binomial_def = {
+  4, 3u, {"Successes variable", "Population size parameter", "First prior sample size parameter",
+          "Second prior sample size parameter"}, beta_binomial_check, beta_binomial_term , NULL};
+
+/* ---- neg_binomial(n | alpha, beta) ---- */
+
+static int neg_binomial_check(const tm_dens *D) {
+  int rc = tm_check_nonnegative(D->fn, "Failures variable", &D->a[0]);
+  if (!rc) rc = tm_check_positive_finite(D->fn, "Shape parameter", &D->a[1]);
+  return rc ? rc : tm_check_positive_finite(D->fn, "Inverse scale parameter", &D->a[2]);
+}
+static double neg_binomial_term(elem *e) {
+  double n = e->x[0], a = e->x[1], b = e->x[2], lp = 0;
+  double l1b = log1p(1 / b);                  /* -log(beta / (1 + beta)) */
+  if (KEEP(e, 2u)) lp += tm_lchoose(n + a - 1, n);
+  if (KEEP(e, 6u)) lp -= a * l1b;
+  if (KEEP(e, 4u)) lp -= n * log1p(b);
+  if (NEED(e, 1)) e->d[1] = digamma_diff_at(a, n) - l1b;
+  if (NEED(e, 2)) e->d[2] = a / b - (a + n) / (1 + b);
+  return lp;
+}
+static const elem_def neg_binomial_def = {
+  3, 1u, {"Failures variable", "Shape parameter", "Inverse scale parameter"}, neg_binomial_check,
+  neg_binomial_term , NULL};
+
+/* ---- discrete_range(y | lower, upper) ---- */
+
+static int discrete_range_check(const tm_dens *D) {
+  for (size_t j = 0; j < D->n; j++) {
+    int lo = tm_geti(&D->a[1], j), hi = tm_geti(&D->a[2], j);
+    if (hi < lo) {
+      char name[64];
+      elem_name(name, sizeof name, "Upper bound parameter", &D->a[2], j);
+      return ad_fail(AD_EDOMAIN, "%s: %s is %d, but must be greater than or equal to %d", D->fn, name, hi, lo);
+    }
+  }
+  return AD_OK;
+}
+static double discrete_range_term(elem *e) {
+  double y = e->x[0], lo = e->x[1], hi = e->x[2];
+  if (y < lo || y > hi) return -INFINITY;
+  return -log(hi - lo + 1);
+}
+static const elem_def discrete_range_def = {
+  3, 7u, {"Random variable", "Lower bound parameter", "Upper bound parameter"}, discrete_range_check,
+  discrete_range_term , NULL};
+
+/* ---- ordered_logistic, ordered_probit ---- */
+
+/* log P(y = k) for cut-points c[0..K-2] and location eta, with the partials
+** in eta (*de) and in the two cut-points that bound category k (*dlo for
+** c[k-2], *dhi for c[k-1]; 0 when absent). */
+typedef double (*ordered_fn)(int k, int K, double eta, const double *c, double *de, double *dlo, double *dhi);
+
+static double ordered_logistic_k(int k, int K, double eta, const double *c, double *de, double *dlo, double *dhi) {
+  *dlo = *dhi = 0;
+  if (K == 1) { *de = 0; return 0; }
+  if (k == 1) {                /* log(1 - inv_logit(eta - c_1)) */
+    double x = eta - c[0], s = tm_inv_logit(x);
+    *de = -s; *dhi = s;
+    return tm_log1m_inv_logit(x);
+  }
+  if (k == K) {                /* log inv_logit(eta - c_{K-1}) */
+    double x = eta - c[K - 2], s = tm_inv_logit(-x);
+    *de = s; *dlo = -s;
+    return tm_log_inv_logit(x);
+  }
+  /* log(inv_logit(a) - inv_logit(b)), a = eta - c_{k-1} > b = eta - c_k */
+  double a = eta - c[k - 2], b = eta - c[k - 1];
+  double da = -1 / expm1(b - a) - tm_inv_logit(a), db = -1 / expm1(a - b) - tm_inv_logit(b);
+  *de = da + db; *dlo = -da; *dhi = -db;
+  return a - tm_log1p_exp(a) + tm_log1m_exp(b - a) - tm_log1p_exp(b);
+}
+
+static double log_phi(double x) { return -0.5 * x * x - TM_LOG_SQRT_2PI; }
+
+static double ordered_probit_k(int k, int K, double eta, const double *c, double *de, double *dlo, double *dhi) {
+  *dlo = *dhi = 0;
+  if (K == 1) { *de = 0; return 0; }
+  if (k == 1) {                /* Phi(c_1 - eta) */
+    double u = c[0] - eta, g = tm_dlog_Phi(u);
+    *dhi = g; *de = -g;
+    return tm_log_Phi(u);
+  }
+  if (k == K) {                /* Phi(eta - c_{K-1}) */
+    double l = eta - c[K - 2], g = tm_dlog_Phi(l);
+    *de = g; *dlo = -g;
+    return tm_log_Phi(l);
+  }
+  /* Phi(u) - Phi(l), u = c_k - eta > l = c_{k-1} - eta, from the tail both are in */
+  double u = c[k - 1] - eta, l = c[k - 2] - eta, lp;
+  if (l > 0) lp = tm_log_diff_exp(tm_log_Phi(-l), tm_log_Phi(-u));
+  else lp = tm_log_diff_exp(tm_log_Phi(u), tm_log_Phi(l));
+  double gu = exp(log_phi(u) - lp), gl = -exp(log_phi(l) - lp);
+  *dhi = gu; *dlo = gl; *de = -(gu + gl);
+  return lp;
+}
+
+/* Stan's check_ordered */
+static int check_ordered(const char *fn, const char *name, const double *c, int n, int which, int many) {
+  char nm[64];
+  if (many) snprintf(nm, sizeof nm, "%s[%d]", name, which + 1);
+  else snprintf(nm, sizeof nm, "%s", name);
+  for (int i = 0; i < n; i++) {
+    if (!isfinite(c[i]))
+      return ad_fail(AD_EDOMAIN, "%s: %s[%d] is %.17g, but must be finite!", fn, nm, i + 1, c[i]);
+    if (i > 0 && !(c[i] > c[i - 1]))
+      return ad_fail(AD_EDOMAIN, "%s: %s is not a valid ordered vector. The element at %d is %.17g, but should "
+                     "be greater than the previous element, %.17g", fn, nm, i + 1, c[i], c[i - 1]);
+  }
+  return AD_OK;
+}
+
+static int k_ordered(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
+  ordered_fn f = *(const ordered_fn *)c->fn->data;
+  const char *fn = c->fn->name;
+  if (nargs != 3) return ad_fail(AD_EINVALID, "%s: expected 3 arguments, got %d", fn, nargs);
+  const tm_v *y = &a[0], *eta = &a[1], *cut = &a[2];
+  if (y->base != TM_INT || y->narr > 1)
+    return ad_fail(AD_EINVALID, "%s: Random variable must be an int or an array of ints", fn);
+  int eta_ok = tm_is_scalar(eta) || (eta->narr == 0 && eta->base == TM_VECTOR);
+  int cut_ok = cut->base == TM_VECTOR && cut->narr <= 1;
+  if (!eta_ok || !cut_ok)
+    return ad_fail(AD_EINVALID, "%s: expects (int or array[] int, real or vector, vector or array[] vector)", fn);
+  size_t N = tm_is_scalar(y) ? 1 : tm_numel(y);
+  int many = cut->narr == 1, Km1 = cut->rows, rc;
+  if (!tm_is_scalar(eta) && (rc = tm_check_size_match(fn, "Integers", N, "Locations", tm_numel(eta)))) return rc;
+  if (many && (rc = tm_check_size_match(fn, "Length of location variables", N, "Number of cutpoint vectors",
+                                        (size_t)cut->dim[0])))
+    return rc;
+  int K = Km1 + 1;
+  for (size_t i = 0; i < N; i++) {
+    int k = tm_geti(y, i);
+    if (k < 1 || k > K) {
+      char nm[64];
+      elem_name(nm, sizeof nm, "Random variable", y, i);
+      return ad_fail(AD_EDOMAIN, "%s: %s is %d, but must be in the interval [1, %d]", fn, nm, k, K);
+    }
+  }
+  if ((rc = tm_check_finite(fn, "Location parameter", eta))) return rc;
+  int ncut = many ? cut->dim[0] : 1;
+  for (int m = 0; m < ncut; m++)
+    if ((rc = check_ordered(fn, "Cut-points", cut->val + (size_t)m * Km1, Km1, m, many))) return rc;
+  double *de = NULL, *dc = NULL;
+  if (eta->adj && !(de = ad_alloc_zeros(tm_numel(eta) + 1))) return AD_EMEMORY;
+  if (cut->adj && !(dc = ad_alloc_zeros(tm_numel(cut) + 1))) return AD_EMEMORY;
+  double lp = 0;
+  if (!c->propto || !tm_is_const(eta) || !tm_is_const(cut))
+    for (size_t i = 0; i < N; i++) {
+      const double *ci = cut->val + (many ? i * (size_t)Km1 : 0);
+      double g, glo, ghi, e = tm_get(eta, tm_is_scalar(eta) ? 0 : i);
+      int k = tm_geti(y, i);
+      lp += f(k, K, e, ci, &g, &glo, &ghi);
+      if (de) de[tm_is_scalar(eta) ? 0 : i] += g;
+      if (dc) {
+        double *dci = dc + (many ? i * (size_t)Km1 : 0);
+        if (k >= 2) dci[k - 2] += glo;
+        if (k <= Km1) dci[k - 1] += ghi;
+      }
+    }
+  if (!de && !dc) {
+    int r = tm_set_real(out, lp);
+    out->dep = (unsigned char)(eta->dep || cut->dep);
+    return r;
+  }
+  ad_operand ops[2];
+  int nops = 0;
+  if (de) ops[nops++] = (ad_operand){eta->adj, de, tm_numel(eta)};
+  if (dc) ops[nops++] = (ad_operand){cut->adj, dc, tm_numel(cut)};
+  ad_var r;
+  if ((rc = ad_operands_node(nops, ops, lp, &r))) return rc;
+  return tm_set_var(out, r);
+}
+
+static const ordered_fn f_ordered_logistic = ordered_logistic_k, f_ordered_probit = ordered_probit_k;
+
+/* ---- multinomial, multinomial_logit ---- */
+
+static int k_multinomial(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
+  int logit = c->fn->data != NULL, rc;
+  const char *fn = c->fn->name;
+  if (nargs != 2 || a[0].base != TM_INT || a[0].narr != 1 || a[1].base != TM_VECTOR || a[1].narr)
+    return ad_fail(AD_EINVALID, "%s: expects (array[] int, vector)", fn);
+  const tm_v *y = &a[0], *th = &a[1];
+  size_t K = tm_numel(y);
+  if ((rc = tm_check_size_match(fn, "number of trials variable", K, "probabilities parameter",
+                                tm_numel(th))))
+    return rc;
+  if ((rc = tm_check_nonnegative(fn, "Number of trials variable", y))) return rc;
+  if (logit) rc = tm_check_finite(fn, "log-probabilities parameter", th);
+  else rc = tm_dens_check_simplex(fn, "Probabilities parameter", th);
+  if (rc) return rc;
+  double lp = 0, N = 0;
+  for (size_t i = 0; i < K; i++) N += y->ival[i];
+  if (!c->propto) {
+    lp += tm_lgamma(N + 1);
+    for (size_t i = 0; i < K; i++) lp -= tm_lgamma(y->ival[i] + 1.0);
+  }
+  double *d = NULL;
+  if (th->adj && !(d = ad_alloc_zeros(K + 1))) return AD_EMEMORY;
+  if (!c->propto || !tm_is_const(th)) {
+    if (logit) {
+      double m = -INFINITY, s = 0;
+      for (size_t i = 0; i < K; i++) if (th->val[i] > m) m = th->val[i];
+      for (size_t i = 0; i < K; i++) s += exp(th->val[i] - m);
+      double lse = m + log(s);
+      for (size_t i = 0; i < K; i++) {
+        lp += y->ival[i] * (th->val[i] - lse);
+        if (d) d[i] = y->ival[i] - N * exp(th->val[i] - lse);
+      }
+    } else {
+      for (size_t i = 0; i < K; i++) {
+        int n = y->ival[i];
+        if (n == 0) continue;             /* 0 log 0 = 0 */
+        lp += n * log(th->val[i]);
+        if (d) d[i] = n / th->val[i];
+      }
+    }
+  }
+  if (!d) {
+    rc = tm_set_real(out, lp);
+    out->dep = th->dep;
+    return rc;
+  }
+  ad_operand o = {th->adj, d, K};
+  ad_var r;
+  if ((rc = ad_operands_node(1, &o, lp, &r))) return rc;
+  return tm_set_var(out, r);
+}
+
+#define ORD_SIG "real(int, real, vector); real(array[] int, real, vector); real(array[] int, vector, vector); " \
+  "real(array[] int, vector, array[] vector)"
+
+/*
+** More discrete masses: beta_neg_binomial and yule_simon
+** (elementwise, on the kernel above, tm_dens_elem.h),
+** hypergeometric (ints only), dirichlet_multinomial, and
+** binomial_logit_glm (binomial_logit of alpha + x beta without forming it).
+**
+** As everywhere: one node per call, terms dropped under propto exactly when
+** every argument they depend on is constant (ints always are).
+*/
+
+/* ---- beta_neg_binomial(n | r, alpha, beta)
+**   = Gamma(n + beta) B(n + r, alpha + beta) / (n! Gamma(beta) B(r, alpha)) ---- */
+
+static int beta_neg_binomial_check(const tm_dens *D) {
+  int rc = tm_check_nonnegative(D->fn, "Failures variable", &D->a[0]);
+  if (!rc) rc = tm_check_positive_finite(D->fn, "Number of successes parameter", &D->a[1]);
+  if (!rc) rc = tm_check_positive_finite(D->fn, "Prior success parameter", &D->a[2]);
+  return rc ? rc : tm_check_positive_finite(D->fn, "Prior failure parameter", &D->a[3]);
+}
+static double beta_neg_binomial_term(elem *e) {
+  double n = e->x[0], r = e->x[1], a = e->x[2], b = e->x[3], lp = 0;
+  if (KEEP(e, 1u)) lp -= tm_lfact(n);
+  if (KEEP(e, 14u)) lp += tm_lbeta(n + r, a + b);
+  if (KEEP(e, 6u)) lp -= tm_lbeta(r, a);
+  if (KEEP(e, 8u)) lp += tm_lgamma(n + b) - tm_lgamma(b);
+  if (e->need & 14u) {
+    double dall = digamma_diff_at(r + a + b, n);          /* digamma(n + r + a + b) - digamma(r + a + b) */
+    double dab = tm_digamma(r + a + b) - tm_digamma(a + b);
+    /* d/dr: digamma(n + r) - digamma(n + r + a + b) - digamma(r) + digamma(r + a) */
+    if (NEED(e, 1)) e->d[1] = digamma_diff_at(r, n) - dall - (tm_digamma(r + a + b) - tm_digamma(r + a));
+    /* d/dalpha: digamma(a + b) - digamma(n + r + a + b) - digamma(a) + digamma(r + a) */
+    if (NEED(e, 2)) e->d[2] = -dall - dab - tm_digamma(a) + tm_digamma(r + a);
+    /* d/dbeta: digamma(a + b) - digamma(n + r + a + b) + digamma(n + b) - digamma(b) */
+    if (NEED(e, 3)) e->d[3] = -dall - dab + digamma_diff_at(b, n);
+  }
+  return lp;
+}
+static const elem_def beta_neg_binomial_def = {
+  4, 1u, {"Failures variable", "Number of successes parameter", "Prior success parameter", "Prior failure parameter"},
+  beta_neg_binomial_check, beta_neg_binomial_term , NULL};
+
+/* ---- yule_simon(n | alpha) = alpha B(n, alpha + 1), n >= 1 ---- */
+
+static int yule_simon_check(const tm_dens *D) {
+  const tm_v *n = &D->a[0];
+  size_t m = tm_is_scalar(n) ? 1 : tm_numel(n);
+  for (size_t i = 0; i < m; i++)
+    if (n->ival[i] < 1) {
+      char nm[64];
+      if (tm_is_scalar(n)) snprintf(nm, sizeof nm, "Outcome variable");
+      else snprintf(nm, sizeof nm, "Outcome variable[%zu]", i + 1);
+      return ad_fail(AD_EDOMAIN, "%s: %s is %d, but must be greater than or equal to 1", D->fn, nm, n->ival[i]);
+    }
+  return tm_check_positive_finite(D->fn, "Shape parameter", &D->a[1]);
+}
+static double yule_simon_term(elem *e) {
+  double n = e->x[0], a = e->x[1], lp = 0;
+  if (KEEP(e, 1u)) lp += tm_lgamma(n);
+  if (KEEP(e, 2u)) lp += log(a) + tm_lgamma(a + 1) - tm_lgamma(n + a + 1);
+  if (NEED(e, 1)) e->d[1] = 1 / a - digamma_diff_at(a + 1, n);
+  return lp;
+}
+static const elem_def yule_simon_def = {
+  2, 1u, {"Failures variable", "Shape parameter"}, yule_simon_check, yule_simon_term , NULL};
+
+/* ---- hypergeometric(n | N, a, b): ints only, so 0 under propto ---- */
+
+static int k_hypergeometric(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
+  const char *fn = c->fn->name;
+  if (nargs != 4) return tm_no_overload(c, a, nargs);
+  for (int i = 0; i < 4; i++)
+    if (!tm_is_scalar(&a[i]) || a[i].base != TM_INT) return tm_no_overload(c, a, nargs);
+  int n = a[0].ival[0], N = a[1].ival[0], A = a[2].ival[0], B = a[3].ival[0], rc;
+  int Nmn = N - n;
+  tm_v vNmn = tm_int_view(&Nmn);
+  if ((rc = tm_check_bounded(fn, "Successes variable", &a[0], 0, A))) return rc;
+  if (N < n)
+    return ad_fail(AD_EDOMAIN, "%s: Draws parameter is %d, but must be greater than or equal to %d", fn, N, n);
+  if ((rc = tm_check_bounded(fn, "Draws parameter minus successes variable", &vNmn, 0, B)) ||
+      (rc = tm_check_bounded(fn, "Draws parameter", &a[1], 0, (double)A + B)))
+    return rc;
+  double lp = 0;
+  if (!c->propto) lp = tm_lchoose(A, n) + tm_lchoose(B, N - n) - tm_lchoose((double)A + B, N);
+  return tm_set_real(out, lp);
+}
+
+/* ---- dirichlet_multinomial(ns | alpha)
+**   = log N + lbeta(alpha_0, N) - sum_{n_k > 0} (log n_k + lbeta(alpha_k, n_k)) ---- */
+
+static int k_dirichlet_multinomial(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
+  const char *fn = c->fn->name;
+  int rc;
+  if (nargs != 2 || a[0].base != TM_INT || a[0].narr != 1 || a[1].base != TM_VECTOR || a[1].narr)
+    return tm_no_overload(c, a, nargs);
+  const tm_v *ns = &a[0], *al = &a[1];
+  size_t K = tm_numel(ns);
+  if ((rc = tm_check_size_match(fn, "number of trials variable", K, "rows of prior size parameter", tm_numel(al))) ||
+      (rc = tm_check_nonnegative(fn, "Number of trials variable", ns)) ||
+      (rc = tm_check_positive_finite(fn, "Prior size parameter", al)))
+    return rc;
+  double lp = 0, N = 0, a0 = 0;
+  for (size_t k = 0; k < K; k++) { N += ns->ival[k]; a0 += al->val[k]; }
+  double *d = NULL;
+  if (al->adj && !(d = ad_alloc_zeros(K + 1))) return AD_EMEMORY;
+  if ((!c->propto || !tm_is_const(al)) && N > 0) {
+    if (!c->propto) {
+      lp += log(N);
+      for (size_t k = 0; k < K; k++) if (ns->ival[k] > 0) lp -= log((double)ns->ival[k]);
+    }
+    lp += tm_lbeta(a0, N);
+    double dsum = d ? -digamma_diff_at(a0, N) : 0;      /* digamma(a0) - digamma(a0 + N) */
+    for (size_t k = 0; k < K; k++) {
+      int n = ns->ival[k];
+      if (n > 0) lp -= tm_lbeta(al->val[k], n);
+      if (d) d[k] = (n > 0 ? digamma_diff_at(al->val[k], n) : 0) + dsum;
+    }
+  }
+  if (!d) {
+    rc = tm_set_real(out, lp);
+    out->dep = al->dep;
+    return rc;
+  }
+  ad_operand o = {al->adj, d, K};
+  ad_var r;
+  if ((rc = ad_operands_node(1, &o, lp, &r))) return rc;
+  return tm_set_var(out, r);
+}
+
+/* ---- binomial_logit_glm(n | N, x, alpha, beta) = binomial_logit(n | N, alpha + x beta) ----
+** x a matrix (one row per outcome) or a row_vector shared by all; alpha a
+** real or a vector; n and N ints or arrays.  Stan's order of checks: the
+** sizes, 0 <= n <= N, N >= 0, and finiteness only when the sum is not
+** finite. */
+static int k_binomial_logit_glm(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
+  const char *fn = c->fn->name;
+  int rc;
+  if (nargs != 5) return tm_no_overload(c, a, nargs);
+  const tm_v *n = &a[0], *Nn = &a[1], *x = &a[2], *al = &a[3], *be = &a[4];
+  if (n->base != TM_INT || n->narr > 1 || Nn->base != TM_INT || Nn->narr > 1 ||
+      (x->base != TM_MATRIX && x->base != TM_ROW_VECTOR) || x->narr ||
+      !(tm_is_scalar(al) || (al->base == TM_VECTOR && !al->narr)) || be->base != TM_VECTOR || be->narr)
+    return tm_no_overload(c, a, nargs);
+  int xrow = x->base == TM_ROW_VECTOR;
+  size_t K = (size_t)x->cols, M = (size_t)x->rows;
+  size_t N = 1;                      /* max_size(n, N, x.col(0), alpha) */
+  if (!tm_is_scalar(n)) N = tm_numel(n);
+  if (!tm_is_scalar(Nn) && tm_numel(Nn) > N) N = tm_numel(Nn);
+  if (M > N) N = M;
+  if (!tm_is_scalar(al) && tm_numel(al) > N) N = tm_numel(al);
+  if (!tm_is_scalar(n) && !tm_is_scalar(Nn) &&
+      (rc = tm_check_size_match(fn, "Successes variable", tm_numel(n), "Population size parameter", tm_numel(Nn))))
+    return rc;
+  if ((!tm_is_scalar(n) && (rc = tm_check_consistent_size(fn, "Successes variable", tm_numel(n), N))) ||
+      (!tm_is_scalar(Nn) && (rc = tm_check_consistent_size(fn, "Population size parameter", tm_numel(Nn), N))) ||
+      (rc = tm_check_consistent_size(fn, "Weight vector", tm_numel(be), K)) ||
+      (!tm_is_scalar(al) && (rc = tm_check_consistent_size(fn, "Vector of intercepts", tm_numel(al), N))))
+    return rc;
+  if (!xrow && M != N) return tm_check_consistent_size(fn, "Matrix of independent variables", M, N);
+  for (size_t i = 0; i < N; i++) {
+    int ni = tm_geti(n, tm_is_scalar(n) ? 0 : i), Ni = tm_geti(Nn, tm_is_scalar(Nn) ? 0 : i);
+    if (ni < 0 || ni > Ni) {
+      char nm[64];
+      if (tm_is_scalar(n)) snprintf(nm, sizeof nm, "Successes variable");
+      else snprintf(nm, sizeof nm, "Successes variable[%zu]", i + 1);
+      return ad_fail(AD_EDOMAIN, "%s: %s is %d, but must be in the interval [0, %d]", fn, nm, ni, Ni);
+    }
+  }
+  if ((rc = tm_check_nonnegative(fn, "Population size parameter", Nn))) return rc;
+  int keep = !c->propto || !tm_is_const(x) || !tm_is_const(al) || !tm_is_const(be);
+  int dep = tm_any_dep(a, 5);
+  double *g = ad_alloc_doubles(N + 1);
+  if (!g) return AD_EMEMORY;
+  double lp = 0, gsum = 0;
+  if (keep) {
+    for (size_t i = 0; i < N; i++) {
+      double th = tm_get(al, tm_is_scalar(al) ? 0 : i);
+      for (size_t k = 0; k < K; k++) th += x->val[(xrow ? 0 : i) + k * M] * be->val[k];
+      double ni = tm_geti(n, tm_is_scalar(n) ? 0 : i), Ni = tm_geti(Nn, tm_is_scalar(Nn) ? 0 : i);
+      lp += ni * tm_log_inv_logit(th) + (Ni - ni) * tm_log1m_inv_logit(th);
+      g[i] = ni - Ni * tm_inv_logit(th);
+      gsum += g[i];
+    }
+    if (!isfinite(lp) &&
+        ((rc = tm_check_finite(fn, "Weight vector", be)) || (rc = tm_check_finite(fn, "Intercept", al)) ||
+         (rc = tm_check_finite(fn, "Matrix of independent variables", x))))
+      return rc;
+    if (!c->propto)
+      for (size_t i = 0; i < N; i++)
+        lp += tm_lchoose(tm_geti(Nn, tm_is_scalar(Nn) ? 0 : i), tm_geti(n, tm_is_scalar(n) ? 0 : i));
+  } else {
+    for (size_t i = 0; i < N; i++) g[i] = 0;
+  }
+  ad_operand ops[3];
+  int nops = 0;
+  if (x->adj) {
+    double *d = ad_alloc_zeros(tm_numel(x) + 1);
+    if (!d) return AD_EMEMORY;
+    for (size_t k = 0; k < K; k++) {
+      if (xrow) d[k] = gsum * be->val[k];
+      else for (size_t i = 0; i < M; i++) d[i + k * M] = g[i] * be->val[k];
+    }
+    ops[nops++] = (ad_operand){x->adj, d, tm_numel(x)};
+  }
+  if (al->adj) {
+    double *d = g;
+    if (tm_is_scalar(al)) {
+      if (!(d = ad_alloc_doubles(1))) return AD_EMEMORY;
+      d[0] = gsum;
+    }
+    ops[nops++] = (ad_operand){al->adj, d, tm_numel(al)};
+  }
+  if (be->adj) {
+    double *d = ad_alloc_zeros(K + 1);
+    if (!d) return AD_EMEMORY;
+    for (size_t k = 0; k < K; k++) {
+      if (xrow) d[k] = gsum * x->val[k];
+      else for (size_t i = 0; i < M; i++) d[k] += x->val[i + k * M] * g[i];
+    }
+    ops[nops++] = (ad_operand){be->adj, d, K};
+  }
+  return tm_set_operands(out, nops, ops, lp, dep);
+}
+
+#define BLG(n, N) "real(" n ", " N ", matrix, real, vector); real(" n ", " N ", matrix, vector, vector); " \
+  "real(" n ", " N ", row_vector, real, vector); real(" n ", " N ", row_vector, vector, vector)"
+
 const tm_fn tm_fns_dens_disc[] = {
   {"bernoulli_lpmf",           "real(ints, reals)",        tm_dens_elem_kernel, &bernoulli_def},
   {"bernoulli_logit_lpmf",     "real(ints, reals)",        tm_dens_elem_kernel, &bernoulli_logit_def},
@@ -583,6 +1085,19 @@ const tm_fn tm_fns_dens_disc[] = {
   {"neg_binomial_2_log_lpmf",  "real(ints, reals, reals)", tm_dens_elem_kernel, &neg_binomial_2_log_def},
   {"categorical_lpmf",         "real(ints, vector)",       categorical, NULL},
   {"categorical_logit_lpmf",   "real(ints, vector)",       categorical_logit, NULL},
+  {"beta_binomial_lpmf", "real(ints, ints, reals, reals)", tm_dens_elem_kernel, &beta_binomial_def},
+  {"neg_binomial_lpmf", "real(ints, reals, reals)", tm_dens_elem_kernel, &neg_binomial_def},
+  {"discrete_range_lpmf", "real(ints, ints, ints)", tm_dens_elem_kernel, &discrete_range_def},
+  {"ordered_logistic_lpmf", ORD_SIG, k_ordered, &f_ordered_logistic},
+  {"ordered_probit_lpmf", ORD_SIG "; real(array[] int, real, array[] vector)", k_ordered, &f_ordered_probit},
+  {"multinomial_lpmf", "real(array[] int, vector)", k_multinomial, NULL},
+  {"multinomial_logit_lpmf", "real(array[] int, vector)", k_multinomial, "logit"},
+  {"beta_neg_binomial_lpmf", "real(ints, reals, reals, reals)", tm_dens_elem_kernel, &beta_neg_binomial_def},
+  {"yule_simon_lpmf", "real(ints, reals)", tm_dens_elem_kernel, &yule_simon_def},
+  {"hypergeometric_lpmf", "real(int, int, int, int)", k_hypergeometric, NULL},
+  {"dirichlet_multinomial_lpmf", "real(array[] int, vector)", k_dirichlet_multinomial, NULL},
+  {"binomial_logit_glm_lpmf", BLG("int", "int") "; " BLG("int", "array[] int") "; " BLG("array[] int", "int") "; "
+   BLG("array[] int", "array[] int"), k_binomial_logit_glm, NULL},
   {NULL, NULL, NULL, NULL}
 };
 

@@ -3,11 +3,11 @@
 ** Stan's order and the definition the generic density kernel runs.
 **
 ** Shared by tm_dens_cont.c (whose kernel serves every definition), the cdfs
-** (tm_cdf.c, the same checks) and the further densities of tm_dens_cont2.c.
+** (tm_cdf.c, the same checks) and the wiener family (tm_wiener.c).
 */
 #ifndef TM_DENS_DEF_H
 #define TM_DENS_DEF_H
-#include "tm.h"
+#include "../tm.h"
 
 /* One check of one argument; a list ends with CK_END. */
 enum { CK_END = 0, CK_NOT_NAN, CK_FINITE, CK_POS, CK_POS_FINITE, CK_NONNEG, CK_UNIT, CK_GREATER };
@@ -31,9 +31,5 @@ typedef struct tm_dens_def {
 
 /* The generic kernel (tm_dens_cont.c): c->fn->data is a tm_dens_def. */
 int tm_dens_def_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out);
-
-/* wiener_lpdf(y | a, t0, w, v, sv) and its precision form (tm_wiener5.c),
-** called by wiener_lpdf's kernel (tm_dens_cont2.c) for six or seven arguments */
-int tm_wiener5_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out);
 
 #endif

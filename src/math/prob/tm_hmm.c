@@ -18,8 +18,8 @@
 */
 #include <math.h>
 #include <string.h>
-#include "tm_tables.h"
-#include "tm_linalg.h"
+#include "../tm_tables.h"
+#include "../tm_linalg.h"
 #include "tm_dens_elem.h"
 
 #define AT TM_AT

@@ -1,12 +1,12 @@
 /*
-** tm_rng_def.h -- the univariate _rng kernel of tm_rng_fns.c, shared with
-** tm_rng_fns2.c: a def names the function, its arguments' Stan names and
+** tm_rng_def.h -- the univariate _rng kernel of tm_rng_fns.c, declared for
+** a module of its own: a def names the function, its arguments' Stan names and
 ** checks, and a sampler of one draw; the kernel checks, broadcasts and
 ** draws once per element.
 */
 #ifndef TM_RNG_DEF_H
 #define TM_RNG_DEF_H
-#include "tm.h"
+#include "../tm.h"
 
 /* ---- argument checks (these CK_ names are not tm_dens_def.h's: a file
 ** includes one of the two headers, never both) ---- */

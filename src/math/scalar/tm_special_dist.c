@@ -11,8 +11,8 @@
 */
 #include <math.h>
 #include <float.h>
-#include "tm_special.h"
-#include "tm_special_dist.h"
+#include "../tm_special.h"
+#include "../tm_special_dist.h"
 
 #define SQRT_PI 1.772453850905516027298167483341
 #define SQRT_2_OVER_PI 0.797884560802865355879892119869

@@ -11,9 +11,9 @@
 */
 #include <math.h>
 #include <stdio.h>
-#include "tm_tables.h"
-#include "tm_special.h"
-#include "tm_special_dist.h"
+#include "../tm_tables.h"
+#include "../tm_special.h"
+#include "../tm_special_dist.h"
 
 /* log F(t) of the standard t for t <= 0, its partial in nu, and log f(t);
 ** t^2 is never formed when it could overflow */

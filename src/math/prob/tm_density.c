@@ -7,7 +7,7 @@
 */
 #include <stdio.h>
 #include <string.h>
-#include "tm.h"
+#include "../tm.h"
 #include "tm_dens_def.h"
 
 enum { ASSIGN = 1, INTS_AS_INTS = 2 };

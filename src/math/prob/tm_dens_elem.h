@@ -2,11 +2,11 @@
 ** tm_dens_elem.h -- the elementwise masses of tm_dens_disc.c: a mass is a
 ** description (argument names, which arguments are ints, a check, and a
 ** function of one element returning its log mass and partials) run by one
-** kernel over the broadcast.  Shared with tm_dens_disc2.c.
+** kernel over the broadcast.  Used by tm_dens_disc.c and src/plan.
 */
 #ifndef TM_DENS_ELEM_H
 #define TM_DENS_ELEM_H
-#include "tm.h"
+#include "../tm.h"
 
 /* One element: argument values in, log mass and wanted partials out. */
 typedef struct elem {

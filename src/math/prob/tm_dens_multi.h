@@ -1,0 +1,48 @@
+/*
+** tm_dens_multi.h -- pieces of tm_dens_multi.c other modules use: the
+** "vectors" argument, the LKJ constant, and the argument checks (with
+** Stan's wording) that tm_wishart.c and tm_rng_multi.c share.
+*/
+#ifndef TM_DENS_MULTI_H
+#define TM_DENS_MULTI_H
+#include "../tm.h"
+
+/* A "vectors" argument: n vectors of size k; many == 0 for a single one,
+** which broadcasts against the other argument's array. */
+typedef struct tm_mvec {
+  const tm_v *v;
+  int n, k, many;
+} tm_mvec;
+
+static inline int tm_mvec_of(const char *fn, const tm_v *v, const char *name, tm_mvec *o) {
+  if ((v->base != TM_VECTOR && v->base != TM_ROW_VECTOR) || v->narr > 1)
+    return ad_fail(AD_EINVALID, "%s: %s must be a vector, a row_vector or an array of them", fn, name);
+  o->v = v;
+  o->many = v->narr == 1;
+  o->n = o->many ? v->dim[0] : 1;
+  o->k = v->rows * v->cols;
+  return AD_OK;
+}
+
+/* Offset of vector i in the values (0 for a single one). */
+static inline size_t tm_mvec_off(const tm_mvec *m, int i) {
+  return m->many ? (size_t)i * (size_t)m->k : 0;
+}
+
+/* log of the LKJ normalising constant for K x K correlation matrices and
+** shape eta; *deta its derivative in eta. */
+double tm_lkj_constant(double eta, int K, double *deta);
+
+/* Stan's check_size_match: "fn: n1 (s1) and n2 (s2) must match in size" */
+int tm_mv_size_match(const char *fn, const char *n1, long s1, const char *n2, long s2);
+/* Stan's check_cholesky_factor on a matrix argument */
+int tm_mv_check_cholesky(const char *fn, const char *name, const tm_v *L);
+/* Stan's check_symmetric then check_ldlt_factor (named ldlt_name) on a
+** square matrix S; *L gets its lower Cholesky factor (arena). */
+int tm_mv_spd(const char *fn, const char *sym_name, const char *ldlt_name, const tm_v *S, double **L);
+/* log determinant of L L^T from the lower Cholesky factor L (k x k) */
+double tm_mv_chol_logdet(int k, const double *L);
+/* Stan's check_greater on a scalar: x > lo */
+int tm_mv_check_greater(const char *fn, const char *name, const tm_v *v, double lo);
+
+#endif
