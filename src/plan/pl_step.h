@@ -221,7 +221,7 @@ PL_INLINE int pl_fwd1(const pl_plan *p, const pl_ins *i, int op, double *V, doub
     return AD_OK;
   }
   case PL_LOGMIX: {
-    /* tm_scalar.c's log_mix3 */
+    /* scalar/tm_elementary.c's log_mix3 */
     double th = V[i->a], l1 = V[i->b], l2 = V[i->c];
     if (isnan(l1) || isnan(l2) || !(th >= 0 && th <= 1)) return AD_EDOMAIN;
     /* loops mix with one theta again and again: its logs are kept (the
@@ -233,7 +233,7 @@ PL_INLINE int pl_fwd1(const pl_plan *p, const pl_ins *i, int op, double *V, doub
     return AD_OK;
   }
   case PL_LSE:
-    /* tm_scalar.c's lse_kernel */
+    /* scalar/tm_elementary.c's lse_kernel */
     V[i->o] = tm_lse_partials(V + i->a, i->n, P + i->x);
     return AD_OK;
   case PL_ELEM:
