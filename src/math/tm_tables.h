@@ -14,7 +14,7 @@ extern const tm_fn tm_fns_dens_disc[];   /* tm_dens_disc.c: discrete masses */
 extern const tm_fn tm_fns_dens_multi[];  /* tm_dens_multi.c: multivariate densities */
 extern const tm_fn tm_fns_rng[];         /* tm_rng_fns.c: _rng functions */
 extern const tm_fn tm_fns_cdf[];         /* tm_cdf.c: _cdf, _lcdf, _lccdf */
-extern const tm_fn tm_fns_scalar2[];     /* tm_numeric.c: rounding, steps, more binary functions, constants */
+extern const tm_fn tm_fns_numeric[];     /* tm_numeric.c: rounding, steps, more binary functions, constants */
 extern const tm_fn tm_fns_build[];       /* tm_build.c: zeros, ones, linspaced, one_hot, reverse, append_array */
 extern const tm_fn tm_fns_sort[];        /* tm_sort.c: sort_asc/desc, sort_indices_*, rank */
 extern const tm_fn tm_fns_matrix_ops[];  /* tm_matrix_ops.c: crossprod, quad_form, trace, dot products by column... */
@@ -33,7 +33,7 @@ extern const tm_fn tm_fns_matfun[];      /* tm_matfun.c: matrix_exp(_multiply), 
 ** called by the kernels of gp_exp_quad_cov (tm_matrix.c) and of the gp_*_cov of tm_gp.c */
 enum { TM_GP_EXP_QUAD, TM_GP_EXPONENTIAL, TM_GP_MATERN32, TM_GP_MATERN52 };
 int tm_gp_ard(const tm_call *c, const tm_v *a, int nargs, tm_v *out, int kind);
-extern const tm_fn tm_fns_scalar3[];     /* tm_special_elem.c: Bessel functions, owens_t, lambert_w*, inv_erfc, ldexp */
+extern const tm_fn tm_fns_special_elem[]; /* tm_special_elem.c: Bessel functions, owens_t, lambert_w*, inv_erfc, ldexp */
 extern const tm_fn tm_fns_hyper[];       /* tm_hyper.c: hypergeometric_1F0/2F1/3F2/pFq, inv_inc_beta */
 extern const tm_fn tm_fns_vecfn[];       /* tm_vecfn.c: fma, divide, softmax of containers; quantile, squared_distance of reals, plus, logical_* */
 extern const tm_fn tm_fns_qf[];          /* tm_qf.c: student_t_qf */

@@ -362,7 +362,7 @@ static int k_constant(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
 #define TO_INT(A) A "int(" A "real); " A "int(" A "int); "
 #define CONST(name, v) {#name, "real()", k_constant, &v}
 
-const tm_fn tm_fns_scalar2[] = {
+const tm_fn tm_fns_numeric[] = {
   UN(floor), UN(ceil), UN(round), UN(trunc), UN(trigamma), UN(tgamma), UN(inv_Phi),
   {"step", "real(real)", tm_unary_kernel, &def_step},
   {"std_normal_qf", "R(T)", tm_unary_kernel, &def_inv_Phi},

@@ -263,7 +263,7 @@ static const tm_binary_def
 
 /* ---- the table ---- */
 
-const tm_fn tm_fns_scalar3[] = {
+const tm_fn tm_fns_special_elem[] = {
   {"inv_erfc", "R(T)", tm_unary_kernel, &def_inv_erfc},
   {"lambert_w0", "R(T)", tm_unary_kernel, &def_lambert_w0},
   {"lambert_wm1", "R(T)", tm_unary_kernel, &def_lambert_wm1},
