@@ -9,7 +9,6 @@
 extern const tm_fn tm_fns_scalar[];      /* tm_elementary.c: elementwise functions and operators */
 extern const tm_fn tm_fns_container[];   /* tm_container.c: reductions, builders, slices */
 extern const tm_fn tm_fns_matrix[];      /* tm_matrix.c: linear algebra */
-extern const tm_fn tm_fns_dens_cont[];   /* tm_dens_cont.c: univariate continuous densities */
 extern const tm_fn tm_fns_dens_disc[];   /* tm_dens_disc.c: discrete masses */
 extern const tm_fn tm_fns_dens_multi[];  /* tm_dens_multi.c: multivariate densities */
 extern const tm_fn tm_fns_rng[];         /* tm_rng_fns.c: _rng functions */
@@ -36,7 +35,32 @@ int tm_gp_ard(const tm_call *c, const tm_v *a, int nargs, tm_v *out, int kind);
 extern const tm_fn tm_fns_special_elem[]; /* tm_special_elem.c: Bessel functions, owens_t, lambert_w*, inv_erfc, ldexp */
 extern const tm_fn tm_fns_hyper[];       /* tm_hyper.c: hypergeometric_1F0/2F1/3F2/pFq, inv_inc_beta */
 extern const tm_fn tm_fns_vecfn[];       /* tm_vecfn.c: fma, divide, softmax of containers; quantile, squared_distance of reals, plus, logical_* */
-extern const tm_fn tm_fns_qf[];          /* tm_qf.c: student_t_qf */
+/* the continuous univariate families, one file each (densities, cdfs, _rng) */
+extern const tm_fn tm_fns_normal[];      /* prob/tm_normal.c: normal, std_normal */
+extern const tm_fn tm_fns_student_t[];   /* prob/tm_student_t.c: student_t, student_t_qf */
+extern const tm_fn tm_fns_cauchy[];      /* prob/tm_cauchy.c */
+extern const tm_fn tm_fns_double_exponential[]; /* prob/tm_double_exponential.c */
+extern const tm_fn tm_fns_logistic[];    /* prob/tm_logistic.c */
+extern const tm_fn tm_fns_lognormal[];   /* prob/tm_lognormal.c */
+extern const tm_fn tm_fns_exponential[]; /* prob/tm_exponential.c */
+extern const tm_fn tm_fns_gamma[];       /* prob/tm_gamma.c */
+extern const tm_fn tm_fns_inv_gamma[];   /* prob/tm_inv_gamma.c */
+extern const tm_fn tm_fns_weibull[];     /* prob/tm_weibull.c */
+extern const tm_fn tm_fns_beta[];        /* prob/tm_beta.c: beta, beta_proportion */
+extern const tm_fn tm_fns_uniform[];     /* prob/tm_uniform.c */
+extern const tm_fn tm_fns_gumbel[];      /* prob/tm_gumbel.c */
+extern const tm_fn tm_fns_pareto[];      /* prob/tm_pareto.c */
+extern const tm_fn tm_fns_pareto_type_2[]; /* prob/tm_pareto_type_2.c */
+extern const tm_fn tm_fns_frechet[];     /* prob/tm_frechet.c */
+extern const tm_fn tm_fns_rayleigh[];    /* prob/tm_rayleigh.c */
+extern const tm_fn tm_fns_chi_square[];  /* prob/tm_chi_square.c */
+extern const tm_fn tm_fns_inv_chi_square[]; /* prob/tm_inv_chi_square.c */
+extern const tm_fn tm_fns_scaled_inv_chi_square[]; /* prob/tm_scaled_inv_chi_square.c */
+extern const tm_fn tm_fns_skew_normal[]; /* prob/tm_skew_normal.c */
+extern const tm_fn tm_fns_exp_mod_normal[]; /* prob/tm_exp_mod_normal.c */
+extern const tm_fn tm_fns_von_mises[];   /* prob/tm_von_mises.c */
+extern const tm_fn tm_fns_skew_double_exponential[]; /* prob/tm_skew_double_exponential.c */
+extern const tm_fn tm_fns_loglogistic[]; /* prob/tm_loglogistic.c */
 extern const tm_fn tm_fns_wiener[];      /* prob/tm_wiener.c: wiener_lpdf, wiener_lcdf_unnorm, wiener_lccdf_unnorm */
 extern const tm_fn tm_fns_complex[];     /* tm_complex.c: complex scalars, elementwise functions, operators */
 extern const tm_fn tm_fns_complex_mat[]; /* tm_complex_mat.c: complex matrix product, fft, sum, prod, transpose */

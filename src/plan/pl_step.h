@@ -200,7 +200,7 @@ PL_INLINE int pl_fwd1(const pl_plan *p, const pl_ins *i, int op, double *V, doub
     return AD_OK;
   }
   case PL_NORMAL: {
-    /* tm_dens_cont.c's normal_body for one element, operation for operation */
+    /* prob/tm_normal.c's normal_body for one element, operation for operation */
     double y = V[i->a], mu = V[i->b], s = V[i->c];
     if (isnan(y) || !isfinite(mu) || !(s > 0)) return AD_EDOMAIN;
     double inv_s = 1 / s, z = (y - mu) * inv_s, g = z * inv_s, zz = 0;

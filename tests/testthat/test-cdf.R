@@ -1,4 +1,4 @@
-# Cumulative distribution functions (src/math/prob/tm_cdf.c): _lcdf, _lccdf and
+# Cumulative distribution functions (src/math/prob/tm_cdf.c, tm_<family>.c): _lcdf, _lccdf and
 # _cdf against R's distribution functions, gradients against finite
 # differences, one node per vectorized call, the far tails truncation needs,
 # and Stan's argument errors.

@@ -1,4 +1,4 @@
-# Univariate continuous densities (src/math/prob/tm_dens_cont.c): values against
+# Univariate continuous densities (src/math/prob/tm_<family>.c): values against
 # R's own densities, gradients against finite differences, the constants
 # dropped under propto, one node per vectorized call, and Stan's errors.
 

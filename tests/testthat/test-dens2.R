@@ -1,4 +1,4 @@
-# More densities and masses (src/math/prob/tm_dens_cont.c, tm_dens_disc.c):
+# More densities and masses (src/math/prob/tm_<family>.c, tm_dens_disc.c):
 # values against R, gradients against finite differences, one node per call,
 # propto, and Stan's argument errors.
 

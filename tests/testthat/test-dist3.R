@@ -1,4 +1,4 @@
-# Univariate distributions of prob/tm_dens_cont.c and prob/tm_cdf.c: values against
+# Univariate distributions of prob/tm_<family>.c and prob/tm_cdf.c: values against
 # R or closed forms, cdf/lcdf/lccdf consistency, gradients against finite
 # differences, propto, Stan's argument errors.
 

@@ -11,7 +11,7 @@
 #include "../tm_special.h"
 
 static const tm_fn *const modules[] = {
-  tm_fns_scalar, tm_fns_container, tm_fns_matrix, tm_fns_dens_cont,
+  tm_fns_scalar, tm_fns_container, tm_fns_matrix,
   tm_fns_dens_disc, tm_fns_dens_multi, tm_fns_rng,
   tm_fns_cdf, tm_fns_numeric,
   tm_fns_build, tm_fns_sort, tm_fns_matrix_ops, tm_fns_solve, tm_fns_eigen,
@@ -19,7 +19,13 @@ static const tm_fn *const modules[] = {
   tm_fns_wishart, tm_fns_rng_multi, tm_fns_dlm,
   tm_fns_hmm, tm_fns_sparse, tm_fns_matfun,
   tm_fns_special_elem, tm_fns_hyper, tm_fns_vecfn,
-  tm_fns_qf, tm_fns_wiener,
+  tm_fns_normal, tm_fns_student_t, tm_fns_cauchy, tm_fns_double_exponential, tm_fns_logistic,
+  tm_fns_lognormal, tm_fns_exponential, tm_fns_gamma, tm_fns_inv_gamma, tm_fns_weibull,
+  tm_fns_beta, tm_fns_uniform, tm_fns_gumbel, tm_fns_pareto, tm_fns_pareto_type_2, tm_fns_frechet,
+  tm_fns_rayleigh, tm_fns_chi_square, tm_fns_inv_chi_square, tm_fns_scaled_inv_chi_square,
+  tm_fns_skew_normal, tm_fns_exp_mod_normal, tm_fns_von_mises, tm_fns_skew_double_exponential,
+  tm_fns_loglogistic,
+  tm_fns_wiener,
   tm_fns_complex, tm_fns_complex_mat, tm_fns_complex_cont, tm_fns_complex_eigen,
 };
 

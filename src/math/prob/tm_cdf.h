@@ -2,11 +2,16 @@
 ** tm_cdf.h -- the cdf kernel of tm_cdf.c: a
 ** distribution is one function giving log F or log(1 - F) of one element
 ** and that log's partials; the kernel broadcasts it and forms _lcdf, _lccdf
-** or _cdf.
+** or _cdf.  Also the pieces the families' element functions share (the
+** location-scale partials, the 1 - exp(-u) and incomplete gamma forms, the
+** complement) and the macros that name a family's three functions.
 */
 #ifndef TM_CDF_H
 #define TM_CDF_H
+#include <math.h>
 #include "../tm.h"
+#include "../tm_special.h"
+#include "../tm_special_dist.h"
 #include "tm_dens_def.h"
 
 enum { M_LCDF, M_LCCDF, M_CDF };
@@ -33,7 +38,66 @@ int tm_cdf_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out);
 /* neg_binomial_2(n | mu, phi)'s element (tm_cdf.c), for neg_binomial's cdfs */
 double tm_cdf_neg_binomial_2_e(const double *x, int upper, double *d);
 
-/* log I0(k) and I1(k) / I0(k) (tm_dens_cont.c, von_mises_lpdf's) */
-void tm_bessel_i01(double k, double *log_i0, double *ratio);
+/* A family's cdf_def d_<name> run in the three modes (f_<name>_lcdf, ...),
+** and its three table rows. */
+#define MODES(name) \
+  static const cdf_fn f_##name##_lcdf = {&d_##name, M_LCDF}, f_##name##_lccdf = {&d_##name, M_LCCDF}, \
+    f_##name##_cdf = {&d_##name, M_CDF};
+
+#define ENTRIES(name, sig) \
+  {#name "_lcdf", sig, tm_cdf_kernel, &f_##name##_lcdf}, \
+  {#name "_lccdf", sig, tm_cdf_kernel, &f_##name##_lccdf}, \
+  {#name "_cdf", sig, tm_cdf_kernel, &f_##name##_cdf}
+
+/* ---- location-scale families: g = d(log value) / dz, z = (y - mu) / sigma ---- */
+
+static inline void loc_scale(double g, double z, double sigma, double *d) {
+  if (g == 0) return;          /* z may be infinite there */
+  d[0] = g / sigma;
+  d[1] = -g / sigma;
+  d[2] = -g * z / sigma;
+}
+
+static inline double normal_z(double z, int upper, double *g) {
+  if (upper) { *g = -tm_dlog_Phi(-z); return tm_log_Phi(-z); }
+  *g = tm_dlog_Phi(z);
+  return tm_log_Phi(z);
+}
+
+/* ---- 1 - exp(-u) families: lcdf = log1m_exp(-u), lccdf = -u ---- */
+
+/* value and d(value)/du */
+static inline double one_minus_exp(double u, int upper, double *g) {
+  if (upper) { *g = -1; return -u; }
+  *g = isinf(u) ? 0 : 1 / expm1(u);
+  return tm_log1m_exp(-u);
+}
+
+/* ---- the incomplete gamma families: F = P(a, t) or Q(a, t) ---- */
+
+/* log P(a, t) (lower = 1) or log Q(a, t) of the cdf, given which of them
+** is the cdf; *ga and *gt the partials of the returned log in a and t */
+static inline double inc_gamma(double a, double t, int upper, int cdf_is_p, double *ga, double *gt) {
+  double lp, lq, g[4];
+  tm_log_gamma_pq_grad(a, t, &lp, &lq, g);
+  int want_p = cdf_is_p != upper;
+  double v = want_p ? lp : lq;
+  *ga = *gt = 0;
+  if (isfinite(v)) {
+    *ga = want_p ? g[0] : g[1];
+    *gt = want_p ? g[2] : g[3];
+  }
+  return v;
+}
+
+/* ---- where one side has a closed form the other is its complement by log1m_exp ---- */
+
+/* log(1 - A) from v = log A and its partials d[0..n-1], in place */
+static inline double complement(double v, double *d, int n) {
+  if (v == -INFINITY) { for (int i = 0; i < n; i++) d[i] = 0; return 0; }
+  double w = tm_log1m_exp(v), r = -exp(v - w);
+  for (int i = 0; i < n; i++) d[i] = isfinite(r) ? d[i] * r : 0;
+  return w;
+}
 
 #endif

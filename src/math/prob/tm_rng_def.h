@@ -7,20 +7,9 @@
 #ifndef TM_RNG_DEF_H
 #define TM_RNG_DEF_H
 #include "../tm.h"
-
-/* ---- argument checks (these CK_ names are not tm_dens_def.h's: a file
-** includes one of the two headers, never both) ---- */
-enum {
-  CK_NONE, CK_FINITE, CK_POS_FINITE, CK_POSITIVE, CK_NONNEG, CK_NOT_NAN,
-  CK_PROB,        /* finite and in [0, 1] */
-  CK_RATE,        /* nonnegative and below 2^30 (poisson_rng) */
-  CK_LOG_RATE,    /* not NaN and below 30 log 2 (poisson_log_rng) */
-  CK_ABOVE_PREV,  /* finite and greater than the previous argument (uniform_rng) */
-  CK_GE_PREV,     /* at least the previous argument (discrete_range_rng) */
-  CK_UNIT_OPEN,   /* in (0, 1) (beta_proportion_rng) */
-  CK_UNIT,        /* in [0, 1] (skew_double_exponential_rng) */
-  CK_NONNEG_FINITE  /* nonnegative, then finite (von_mises_rng) */
-};
+/* the argument checks (CK_*, the densities' kinds and the _rng kernel's
+** own) and the argument names (LOC, SCALE ...) */
+#include "tm_dens_def.h"
 
 /* A sampler: params p[] (one per argument, broadcast), draw in *x.  It may
 ** fail, as Stan's neg_binomial_2_rng does when its gamma draw is too big. */
@@ -42,4 +31,9 @@ int tm_rng_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out);
 int tm_rng_new_array(tm_v *out, int base, int inner_rows, size_t n);
 
 #define TM_POISSON_MAX_RATE 1073741824.0              /* 2^30, as Stan */
+
+/* the signatures of the table rows: a real, or an array over the broadcast */
+#define R1 "real(real); array[] real(reals)"
+#define R2 "real(real, real); array[] real(reals, reals)"
+#define R3 "real(real, real, real); array[] real(reals, reals, reals)"
 #endif

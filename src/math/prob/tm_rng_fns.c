@@ -7,6 +7,8 @@
 ** its size) and calls the def's sampler once per element.  The samplers on
 ** doubles live in tm_rng_dist.c.  Arguments are data to an _rng function:
 ** autodiff arguments are read by value and no node is ever recorded.
+** The continuous univariate families' _rng defs are in their files
+** tm_<family>.c.
 */
 #include <math.h>
 #include <stdio.h>
@@ -157,40 +159,6 @@ int tm_rng_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
 
 /* ---- samplers of the univariate functions ---- */
 
-static int d_normal(tm_rng *r, const double *p, double *x) { *x = p[0] + p[1] * tm_rng_normal(r); return 0; }
-static int d_std_normal(tm_rng *r, const double *p, double *x) { (void)p; *x = tm_rng_normal(r); return 0; }
-static int d_student_t(tm_rng *r, const double *p, double *x) {
-  *x = p[1] + p[2] * tm_rd_student_t(r, p[0]);
-  return 0;
-}
-static int d_cauchy(tm_rng *r, const double *p, double *x) {
-  *x = p[0] + p[1] * tan(TM_PI * (tm_rng_uniform(r) - 0.5));
-  return 0;
-}
-/* an exponential with a random sign */
-static int d_double_exponential(tm_rng *r, const double *p, double *x) {
-  double e = tm_rd_exponential(r);
-  *x = p[0] + p[1] * (tm_rng_next(r) >> 63 ? e : -e);
-  return 0;
-}
-static int d_logistic(tm_rng *r, const double *p, double *x) {
-  double u = tm_rng_uniform(r);
-  *x = p[0] + p[1] * (log(u) - log1p(-u));
-  return 0;
-}
-static int d_lognormal(tm_rng *r, const double *p, double *x) { *x = exp(p[0] + p[1] * tm_rng_normal(r)); return 0; }
-static int d_exponential(tm_rng *r, const double *p, double *x) { *x = tm_rd_exponential(r) / p[0]; return 0; }
-static int d_gamma(tm_rng *r, const double *p, double *x) { *x = tm_rd_gamma(r, p[0]) / p[1]; return 0; }
-static int d_inv_gamma(tm_rng *r, const double *p, double *x) { *x = p[1] / tm_rd_gamma(r, p[0]); return 0; }
-static int d_weibull(tm_rng *r, const double *p, double *x) {
-  *x = p[1] * pow(tm_rd_exponential(r), 1.0 / p[0]);
-  return 0;
-}
-static int d_beta(tm_rng *r, const double *p, double *x) { *x = tm_rd_beta(r, p[0], p[1]); return 0; }
-static int d_uniform(tm_rng *r, const double *p, double *x) {
-  *x = p[0] + (p[1] - p[0]) * tm_rng_uniform(r);
-  return 0;
-}
 static int d_bernoulli(tm_rng *r, const double *p, double *x) { *x = tm_rng_uniform(r) < p[0]; return 0; }
 static int d_bernoulli_logit(tm_rng *r, const double *p, double *x) {
   *x = tm_rng_uniform(r) < tm_inv_logit(p[0]);
@@ -233,40 +201,6 @@ static int d_neg_binomial_2_log(tm_rng *r, const double *p, double *x) {
                        p[1], exp(p[0]) / p[1], x);
 }
 
-static int d_chi_square(tm_rng *r, const double *p, double *x) { *x = 2.0 * tm_rd_gamma(r, 0.5 * p[0]); return 0; }
-static int d_inv_chi_square(tm_rng *r, const double *p, double *x) { *x = 0.5 / tm_rd_gamma(r, 0.5 * p[0]); return 0; }
-static int d_scaled_inv_chi_square(tm_rng *r, const double *p, double *x) {
-  *x = p[0] * p[1] * p[1] / (2.0 * tm_rd_gamma(r, 0.5 * p[0]));
-  return 0;
-}
-static int d_exp_mod_normal(tm_rng *r, const double *p, double *x) {
-  *x = p[0] + p[1] * tm_rng_normal(r) + tm_rd_exponential(r) / p[2];
-  return 0;
-}
-static int d_gumbel(tm_rng *r, const double *p, double *x) { *x = p[0] - p[1] * log(tm_rd_exponential(r)); return 0; }
-static int d_frechet(tm_rng *r, const double *p, double *x) { *x = p[1] * pow(tm_rd_exponential(r), -1.0 / p[0]); return 0; }
-static int d_rayleigh(tm_rng *r, const double *p, double *x) { *x = p[0] * sqrt(2.0 * tm_rd_exponential(r)); return 0; }
-static int d_pareto(tm_rng *r, const double *p, double *x) { *x = p[0] * exp(tm_rd_exponential(r) / p[1]); return 0; }
-static int d_pareto_type_2(tm_rng *r, const double *p, double *x) {
-  *x = p[0] + p[1] * expm1(tm_rd_exponential(r) / p[2]);
-  return 0;
-}
-static int d_loglogistic(tm_rng *r, const double *p, double *x) {
-  double u = tm_rng_uniform(r);
-  *x = p[0] * exp((log(u) - log1p(-u)) / p[1]);
-  return 0;
-}
-/* |Z0| picks the sign of a correlated Z1 (Azzalini's representation). */
-static int d_skew_normal(tm_rng *r, const double *p, double *x) {
-  double delta = p[2] / sqrt(1.0 + p[2] * p[2]);
-  double z0 = tm_rng_normal(r), z1 = delta * z0 + sqrt(1.0 - delta * delta) * tm_rng_normal(r);
-  *x = p[0] + p[1] * (z0 >= 0 ? z1 : -z1);
-  return 0;
-}
-static int d_beta_proportion(tm_rng *r, const double *p, double *x) {
-  *x = tm_rd_beta(r, p[0] * p[1], (1.0 - p[0]) * p[1]);
-  return 0;
-}
 static int d_beta_binomial(tm_rng *r, const double *p, double *x) {
   *x = tm_rd_binomial(r, (int)p[0], tm_rd_beta(r, p[1], p[2]));
   return 0;
@@ -277,29 +211,6 @@ static int d_discrete_range(tm_rng *r, const double *p, double *x) {
   return 0;
 }
 
-#define LOC "Location parameter"
-#define SCALE "Scale parameter"
-static const rng_def D_normal = {"normal_rng", 2, 0, d_normal, {LOC, SCALE}, {CK_FINITE, CK_POS_FINITE}};
-static const rng_def D_std_normal = {"std_normal_rng", 0, 0, d_std_normal, {NULL}, {CK_NONE}};
-static const rng_def D_student_t = {"student_t_rng", 3, 0, d_student_t,
-  {"Degrees of freedom parameter", LOC, SCALE}, {CK_POS_FINITE, CK_FINITE, CK_POS_FINITE}};
-static const rng_def D_cauchy = {"cauchy_rng", 2, 0, d_cauchy, {LOC, SCALE}, {CK_FINITE, CK_POS_FINITE}};
-static const rng_def D_double_exponential = {"double_exponential_rng", 2, 0, d_double_exponential,
-  {LOC, SCALE}, {CK_FINITE, CK_POS_FINITE}};
-static const rng_def D_logistic = {"logistic_rng", 2, 0, d_logistic, {LOC, SCALE}, {CK_FINITE, CK_POS_FINITE}};
-static const rng_def D_lognormal = {"lognormal_rng", 2, 0, d_lognormal, {LOC, SCALE}, {CK_FINITE, CK_POS_FINITE}};
-static const rng_def D_exponential = {"exponential_rng", 1, 0, d_exponential,
-  {"Inverse scale parameter"}, {CK_POS_FINITE}};
-static const rng_def D_gamma = {"gamma_rng", 2, 0, d_gamma,
-  {"Shape parameter", "Inverse scale parameter"}, {CK_POS_FINITE, CK_POS_FINITE}};
-static const rng_def D_inv_gamma = {"inv_gamma_rng", 2, 0, d_inv_gamma,
-  {"Shape parameter", SCALE}, {CK_POS_FINITE, CK_POS_FINITE}};
-static const rng_def D_weibull = {"weibull_rng", 2, 0, d_weibull,
-  {"Shape parameter", SCALE}, {CK_POS_FINITE, CK_POS_FINITE}};
-static const rng_def D_beta = {"beta_rng", 2, 0, d_beta,
-  {"First shape parameter", "Second shape parameter"}, {CK_POS_FINITE, CK_POS_FINITE}};
-static const rng_def D_uniform = {"uniform_rng", 2, 0, d_uniform,
-  {"Lower bound parameter", "Upper bound parameter"}, {CK_FINITE, CK_ABOVE_PREV}};
 static const rng_def D_bernoulli = {"bernoulli_rng", 1, 1, d_bernoulli, {"Probability parameter"}, {CK_PROB}};
 static const rng_def D_bernoulli_logit = {"bernoulli_logit_rng", 1, 1, d_bernoulli_logit,
   {"Logit transformed probability parameter"}, {CK_FINITE}};
@@ -309,28 +220,6 @@ static const rng_def D_binomial_logit = {"binomial_logit_rng", 2, 1, d_binomial_
   {"Population size parameter", "Logit transformed probability parameter"}, {CK_NONNEG, CK_FINITE}};
 static const rng_def D_poisson = {"poisson_rng", 1, 1, d_poisson, {"Rate parameter"}, {CK_RATE}};
 static const rng_def D_poisson_log = {"poisson_log_rng", 1, 1, d_poisson_log, {"Log rate parameter"}, {CK_LOG_RATE}};
-static const rng_def D_chi_square = {"chi_square_rng", 1, 0, d_chi_square,
-  {"Degrees of freedom parameter"}, {CK_POS_FINITE}};
-static const rng_def D_inv_chi_square = {"inv_chi_square_rng", 1, 0, d_inv_chi_square,
-  {"Degrees of freedom parameter"}, {CK_POS_FINITE}};
-static const rng_def D_scaled_inv_chi_square = {"scaled_inv_chi_square_rng", 2, 0, d_scaled_inv_chi_square,
-  {"Degrees of freedom parameter", SCALE}, {CK_POS_FINITE, CK_POS_FINITE}};
-static const rng_def D_exp_mod_normal = {"exp_mod_normal_rng", 3, 0, d_exp_mod_normal,
-  {LOC, SCALE, "Inv_scale parameter"}, {CK_FINITE, CK_POS_FINITE, CK_POS_FINITE}};
-static const rng_def D_gumbel = {"gumbel_rng", 2, 0, d_gumbel, {LOC, SCALE}, {CK_FINITE, CK_POS_FINITE}};
-static const rng_def D_frechet = {"frechet_rng", 2, 0, d_frechet,
-  {"Shape parameter", SCALE}, {CK_POS_FINITE, CK_POS_FINITE}};
-static const rng_def D_rayleigh = {"rayleigh_rng", 1, 0, d_rayleigh, {SCALE}, {CK_POS_FINITE}};
-static const rng_def D_pareto = {"pareto_rng", 2, 0, d_pareto,
-  {SCALE, "Shape parameter"}, {CK_POS_FINITE, CK_POS_FINITE}};
-static const rng_def D_pareto_type_2 = {"pareto_type_2_rng", 3, 0, d_pareto_type_2,
-  {LOC, SCALE, "Shape parameter"}, {CK_FINITE, CK_POS_FINITE, CK_POS_FINITE}};
-static const rng_def D_loglogistic = {"loglogistic_rng", 2, 0, d_loglogistic,
-  {SCALE, "Shape parameter"}, {CK_POS_FINITE, CK_POS_FINITE}};
-static const rng_def D_skew_normal = {"skew_normal_rng", 3, 0, d_skew_normal,
-  {LOC, SCALE, "Shape parameter"}, {CK_FINITE, CK_POS_FINITE, CK_FINITE}};
-static const rng_def D_beta_proportion = {"beta_proportion_rng", 2, 0, d_beta_proportion,
-  {LOC, "Precision parameter"}, {CK_UNIT_OPEN, CK_POS_FINITE}};
 static const rng_def D_beta_binomial = {"beta_binomial_rng", 3, 1, d_beta_binomial,
   {"Population size parameter", "First prior sample size parameter", "Second prior sample size parameter"},
   {CK_NONNEG, CK_POS_FINITE, CK_POS_FINITE}};
@@ -563,9 +452,6 @@ static int k_categorical_logit(const tm_call *c, const tm_v *a, int nargs, tm_v 
 }
 
 /* ---- the table ---- */
-#define R1 "real(real); array[] real(reals)"
-#define R2 "real(real, real); array[] real(reals, reals)"
-#define R3 "real(real, real, real); array[] real(reals, reals, reals)"
 #define I1 "int(real); array[] int(reals)"
 #define I2 "int(real, real); array[] int(reals, reals)"
 #define IN "int(int, real); array[] int(ints, reals)"
@@ -575,25 +461,14 @@ static int k_categorical_logit(const tm_call *c, const tm_v *a, int nargs, tm_v 
   "array[] vector(array[] vector, matrix); array[] vector(array[] row_vector, matrix)"
 
 /*
-** More _rng functions: skew_double_exponential,
-** beta_neg_binomial, yule_simon and von_mises on the univariate kernel
+** More _rng functions: beta_neg_binomial and yule_simon on the univariate kernel
 ** above (tm_rng_def.h); hypergeometric, ordered_logistic,
 ** ordered_probit, multinomial, multinomial_logit, dirichlet_multinomial and
 ** bernoulli_logit_glm with kernels of their own.  Arguments are data to an
 ** _rng function: autodiff arguments are read by value, nothing is recorded.
 */
 
-#define TWO_PI (2 * TM_PI)
-
 /* ---- univariate ---- */
-
-/* inversion of the cdf: tau below mu, 1 - tau above */
-static int d_skew_double_exponential(tm_rng *r, const double *p, double *x) {
-  double mu = p[0], s = p[1], t = p[2], u = tm_rng_uniform(r);
-  if (u < t) *x = mu + s / (2 * (1 - t)) * log(u / t);
-  else *x = mu - s / (2 * t) * log((1 - u) / (1 - t));
-  return 0;
-}
 
 /* p ~ beta(alpha, beta), then neg_binomial(r, p / (1 - p)) as gamma-poisson */
 static int d_beta_neg_binomial(tm_rng *r, const double *p, double *x) {
@@ -614,31 +489,10 @@ static int d_yule_simon(tm_rng *r, const double *p, double *x) {
   return rc;
 }
 
-/* Best and Fisher (1979), as Stan: uniform on the circle below kappa = 1.4e-8 */
-static int d_von_mises(tm_rng *r, const double *p, double *x) {
-  double mu = p[0], k = p[1], shift = fmod(fmod(mu, TWO_PI) + TWO_PI, TWO_PI);
-  if (k < 1.4e-8) { *x = (tm_rng_uniform(r) - 0.5) * TWO_PI + shift; return 0; }
-  double rr = 1 + sqrt(1 + 4 * k * k), rho = 0.5 * (rr - sqrt(2 * rr)) / k, s = 0.5 * (1 + rho * rho) / rho, W;
-  for (;;) {
-    double Z = cos(TM_PI * tm_rng_uniform(r));
-    W = (1 + s * Z) / (s + Z);
-    double Y = k * (s - W), U2 = tm_rng_uniform(r);
-    if (Y * (2 - Y) - U2 > 0 || log(Y / U2) + 1 - Y >= 0) break;
-  }
-  double U3 = tm_rng_uniform(r) - 0.5, sign = (U3 >= 0) - (U3 <= 0);
-  *x = sign * acos(W) + shift;
-  return 0;
-}
-
-#define LOC "Location parameter"
-#define SCALE "Scale parameter"
-static const rng_def D_skew_double_exponential = {"skew_double_exponential_rng", 3, 0, d_skew_double_exponential,
-  {LOC, SCALE, "Skewness parameter"}, {CK_FINITE, CK_POS_FINITE, CK_UNIT}};
 static const rng_def D_beta_neg_binomial = {"beta_neg_binomial_rng", 3, 1, d_beta_neg_binomial,
   {"Number of successes parameter", "Prior success parameter", "Prior failure parameter"},
   {CK_POS_FINITE, CK_POS_FINITE, CK_POS_FINITE}};
 static const rng_def D_yule_simon = {"yule_simon_rng", 1, 1, d_yule_simon, {"Shape parameter"}, {CK_POS_FINITE}};
-static const rng_def D_von_mises = {"von_mises_rng", 2, 0, d_von_mises, {LOC, SCALE}, {CK_FINITE, CK_NONNEG_FINITE}};
 
 /* ---- hypergeometric_rng(N, a, b): white balls among N drawn without
 ** replacement from a white and b black (the distribution of
@@ -782,8 +636,6 @@ static int k_bernoulli_logit_glm_rng(const tm_call *c, const tm_v *a, int nargs,
 
 static const int W_LOGIT = 1, W_DIRICHLET = 2;
 
-#define R2 "real(real, real); array[] real(reals, reals)"
-#define R3 "real(real, real, real); array[] real(reals, reals, reals)"
 #define I1 "int(real); array[] int(reals)"
 #define I3 "int(real, real, real); array[] int(reals, reals, reals)"
 
@@ -791,50 +643,23 @@ const tm_fn tm_fns_rng[] = {
   {"bernoulli_logit_rng", I1, tm_rng_kernel, &D_bernoulli_logit},
   {"bernoulli_rng", I1, tm_rng_kernel, &D_bernoulli},
   {"beta_binomial_rng", IN2, tm_rng_kernel, &D_beta_binomial},
-  {"beta_proportion_rng", R2, tm_rng_kernel, &D_beta_proportion},
-  {"beta_rng", R2, tm_rng_kernel, &D_beta},
   {"binomial_logit_rng", IN, tm_rng_kernel, &D_binomial_logit},
   {"binomial_rng", IN, tm_rng_kernel, &D_binomial},
   {"categorical_logit_rng", "int(vector)", k_categorical_logit, NULL},
   {"categorical_rng", "int(vector)", k_categorical, NULL},
-  {"cauchy_rng", R2, tm_rng_kernel, &D_cauchy},
-  {"chi_square_rng", R1, tm_rng_kernel, &D_chi_square},
   {"dirichlet_rng", "vector(vector)", k_dirichlet, NULL},
   {"discrete_range_rng", II, tm_rng_kernel, &D_discrete_range},
-  {"double_exponential_rng", R2, tm_rng_kernel, &D_double_exponential},
-  {"exp_mod_normal_rng", R3, tm_rng_kernel, &D_exp_mod_normal},
-  {"exponential_rng", R1, tm_rng_kernel, &D_exponential},
-  {"frechet_rng", R2, tm_rng_kernel, &D_frechet},
-  {"gamma_rng", R2, tm_rng_kernel, &D_gamma},
-  {"gumbel_rng", R2, tm_rng_kernel, &D_gumbel},
-  {"inv_chi_square_rng", R1, tm_rng_kernel, &D_inv_chi_square},
-  {"inv_gamma_rng", R2, tm_rng_kernel, &D_inv_gamma},
   {"lkj_corr_cholesky_rng", "matrix(int, real)", k_lkj_corr_cholesky, NULL},
   {"lkj_corr_rng", "matrix(int, real)", k_lkj_corr, NULL},
-  {"logistic_rng", R2, tm_rng_kernel, &D_logistic},
-  {"loglogistic_rng", R2, tm_rng_kernel, &D_loglogistic},
-  {"lognormal_rng", R2, tm_rng_kernel, &D_lognormal},
   {"multi_normal_cholesky_rng", MVN, k_multi_normal_cholesky, NULL},
   {"multi_normal_rng", MVN, k_multi_normal, NULL},
   {"neg_binomial_2_log_rng", I2, tm_rng_kernel, &D_neg_binomial_2_log},
   {"neg_binomial_2_rng", I2, tm_rng_kernel, &D_neg_binomial_2},
   {"neg_binomial_rng", I2, tm_rng_kernel, &D_neg_binomial},
-  {"normal_rng", R2, tm_rng_kernel, &D_normal},
-  {"pareto_rng", R2, tm_rng_kernel, &D_pareto},
-  {"pareto_type_2_rng", R3, tm_rng_kernel, &D_pareto_type_2},
   {"poisson_log_rng", I1, tm_rng_kernel, &D_poisson_log},
   {"poisson_rng", I1, tm_rng_kernel, &D_poisson},
-  {"rayleigh_rng", R1, tm_rng_kernel, &D_rayleigh},
-  {"scaled_inv_chi_square_rng", R2, tm_rng_kernel, &D_scaled_inv_chi_square},
-  {"skew_normal_rng", R3, tm_rng_kernel, &D_skew_normal},
-  {"std_normal_rng", "real()", tm_rng_kernel, &D_std_normal},
-  {"student_t_rng", R3, tm_rng_kernel, &D_student_t},
-  {"uniform_rng", R2, tm_rng_kernel, &D_uniform},
-  {"weibull_rng", R2, tm_rng_kernel, &D_weibull},
-  {"skew_double_exponential_rng", R3, tm_rng_kernel, &D_skew_double_exponential},
   {"beta_neg_binomial_rng", I3, tm_rng_kernel, &D_beta_neg_binomial},
   {"yule_simon_rng", I1, tm_rng_kernel, &D_yule_simon},
-  {"von_mises_rng", R2, tm_rng_kernel, &D_von_mises},
   {"hypergeometric_rng", "int(int, int, int)", k_hypergeometric, NULL},
   {"ordered_logistic_rng", "int(real, vector)", k_ordered_rng, NULL},
   {"ordered_probit_rng", "int(real, vector)", k_ordered_rng, "probit"},

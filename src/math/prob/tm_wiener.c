@@ -54,8 +54,6 @@
 #include "../tm_special_dist.h"
 #include "tm_dens_def.h"
 
-#define X(D, i, j) ((D)->x[i][(j) * (D)->inc[i]])
-
 /* a number and its partials in (t, a, w', v') */
 typedef struct { double v, d[4]; } dn;
 

@@ -1,5 +1,8 @@
 /*
-** tm_qf.c -- student_t_qf(p, nu, mu, sigma), the quantile function of the
+** tm_student_t.c -- Student's t distribution, with its quantile function:
+** student_t_lpdf, student_t_cdf, _lcdf, _lccdf, student_t_rng, student_t_qf.
+**
+** student_t_qf(p, nu, mu, sigma), the quantile function of the
 ** student_t distribution, vectorized as Stan's (a real when every argument
 ** is one, else a vector over the broadcast).
 **
@@ -10,10 +13,89 @@
 ** dt/dp = 1 / f(t), dt/dnu = -(dF/dnu) / f(t); one node per call.
 */
 #include <math.h>
-#include <stdio.h>
 #include "../tm_tables.h"
 #include "../tm_special.h"
 #include "../tm_special_dist.h"
+#include "tm_dens_body.h"
+#include "tm_cdf.h"
+#include "tm_rng_def.h"
+#include "tm_rng_dist.h"
+
+static double student_nu_term(double nu) {
+  return tm_lgamma(0.5 * nu + 0.5) - tm_lgamma(0.5 * nu) - 0.5 * log(nu);
+}
+
+static double student_nu_deriv(double nu) {
+  return 0.5 * (tm_digamma(0.5 * nu + 0.5) - tm_digamma(0.5 * nu));
+}
+
+/* student_t(y | nu, mu, sigma) */
+static int student_t_body(tm_dens *D, double *logp) {
+  double lp = 0, *dg = NULL;
+  if (ad(D, 1) && !(dg = per_elem(D, 1, student_nu_deriv))) return AD_EMEMORY;
+  for (size_t j = 0; j < D->n; j++) {
+    double y = at(D, 0, j), nu = at(D, 1, j), mu = at(D, 2, j), s = at(D, 3, j);
+    double r = (y - mu) / s;
+    double q = r * r / nu;
+    double l = log1p(q);
+    lp -= (0.5 * nu + 0.5) * l;
+    if (ad(D, 0) || ad(D, 2)) {
+      double d = (nu + 1) * (y - mu) / ((1 + q) * s * s * nu);
+      tm_dens_add(D, 0, j, -d);
+      tm_dens_add(D, 2, j, d);
+    }
+    if (ad(D, 1) || ad(D, 3)) {
+      double rd = (nu + 1) * q / (1 + q) - 1;
+      if (ad(D, 1)) tm_dens_add(D, 1, j, dg[idx(D, 1, j)] + 0.5 * (rd / nu - l));
+      tm_dens_add(D, 3, j, rd / s);
+    }
+  }
+  if (tm_dens_keep(D, 0)) lp -= 0.5 * TM_LOG_PI * (double)D->n;
+  if (tm_dens_keep(D, B(1))) add_unary(D, 1, student_nu_term, &lp);
+  if (tm_dens_keep(D, B(3))) add_unary(D, 3, neg_log, &lp);
+  *logp = lp;
+  return AD_OK;
+}
+
+static const tm_dens_def dens_student_t = {4, {Y, "Degrees of freedom parameter", LOC, SCALE},
+  {{0, CK_NOT_NAN}, {1, CK_POS_FINITE}, {2, CK_FINITE}, {3, CK_POS_FINITE}}, 0, student_t_body, 0};
+
+/* student_t(y | nu, mu, sigma): the tail J = P(T < -|z|) = I_x(nu / 2, 1 / 2) / 2,
+** x = nu / (nu + z^2), whose complement 1 - x = z^2 / (nu + z^2) is formed
+** directly so the centre keeps its digits; the partial in z is the density
+** over the returned probability. */
+static double student_t_e(const double *x, int upper, double *d) {
+  double nu = x[1], s = x[3], z = (x[0] - x[2]) / s;
+  if (isinf(z)) return (z < 0) == !upper ? -INFINITY : 0;
+  double z2 = z * z, den = nu + z2, li, lj, g[6];
+  tm_log_inc_beta_grad(0.5 * nu, 0.5, nu / den, z2 / den, &li, &lj, g);
+  double L = li - TM_LOG_2, Lc = tm_log1m_exp(L);
+  double dL = 0.5 * g[0] + (z2 == 0 ? 0 : g[4] * z2 / (den * den));    /* d L / d nu */
+  int use_j = upper ? z >= 0 : z < 0;
+  double v = use_j ? L : Lc;
+  d[1] = use_j ? dL : -exp(L - Lc) * dL;
+  double lf = tm_lgamma(0.5 * (nu + 1)) - tm_lgamma(0.5 * nu) - 0.5 * log(nu * TM_PI)
+              - 0.5 * (nu + 1) * log1p(z2 / nu);
+  double gz = (upper ? -1 : 1) * exp(lf - v);
+  d[0] = gz / s;
+  d[2] = -gz / s;
+  d[3] = -gz * z / s;
+  return v;
+}
+
+static const cdf_def d_student_t = {4, 0, {Y, DOF, LOC, SCALE},
+  {{0, CK_NOT_NAN}, {1, CK_POS_FINITE}, {2, CK_FINITE}, {3, CK_POS_FINITE}}, student_t_e, NULL};
+MODES(student_t)
+
+static int draw_student_t(tm_rng *r, const double *p, double *x) {
+  *x = p[1] + p[2] * tm_rd_student_t(r, p[0]);
+  return 0;
+}
+
+static const rng_def D_student_t = {"student_t_rng", 3, 0, draw_student_t,
+  {"Degrees of freedom parameter", LOC, SCALE}, {CK_POS_FINITE, CK_FINITE, CK_POS_FINITE}};
+
+/* ---- student_t_qf ---- */
 
 /* log F(t) of the standard t for t <= 0, its partial in nu, and log f(t);
 ** t^2 is never formed when it could overflow */
@@ -174,7 +256,10 @@ static int k_student_t_qf(const tm_call *c, const tm_v *a, int nargs, tm_v *out)
   return AD_OK;
 }
 
-const tm_fn tm_fns_qf[] = {
+const tm_fn tm_fns_student_t[] = {
+  {"student_t_lpdf",          SIG4, tm_dens_def_kernel, &dens_student_t},
+  ENTRIES(student_t, "real(reals, reals, reals, reals)"),
+  {"student_t_rng", R3, tm_rng_kernel, &D_student_t},
   {"student_t_qf", "real(real, real, real, real); vector(reals, reals, reals, reals)", k_student_t_qf, NULL},
   {NULL, NULL, NULL, NULL}
 };

@@ -1,0 +1,60 @@
+/*
+** tm_cauchy.c -- the Cauchy distribution: cauchy_lpdf,
+** cauchy_cdf, _lcdf, _lccdf, cauchy_rng.
+*/
+#include <math.h>
+#include "../tm_tables.h"
+#include "../tm_special.h"
+#include "../tm_special_dist.h"
+#include "tm_dens_body.h"
+#include "tm_cdf.h"
+#include "tm_rng_def.h"
+
+/* cauchy(y | mu, sigma) */
+static int cauchy_body(tm_dens *D, double *logp) {
+  double lp = 0;
+  for (size_t j = 0; j < D->n; j++) {
+    double s = at(D, 2, j), d = at(D, 0, j) - at(D, 1, j);
+    double r = d / s;
+    lp -= log1p(r * r);
+    double s2 = s * s, d2 = d * d;
+    double dmu = 2 * d / (s2 + d2);
+    tm_dens_add(D, 0, j, -dmu);
+    tm_dens_add(D, 1, j, dmu);
+    tm_dens_add(D, 2, j, (d2 - s2) / s / (s2 + d2));
+  }
+  if (tm_dens_keep(D, 0)) lp -= TM_LOG_PI * (double)D->n;
+  if (tm_dens_keep(D, B(2))) add_unary(D, 2, neg_log, &lp);
+  *logp = lp;
+  return AD_OK;
+}
+
+static const tm_dens_def dens_cauchy = {3, {Y, LOC, SCALE},
+  {{0, CK_NOT_NAN}, {1, CK_FINITE}, {2, CK_POS_FINITE}}, 1, cauchy_body, 0};
+
+/* F = atan2(1, -z) / pi: 1/2 + atan(z) / pi without its cancellation for z << 0 */
+static double cauchy_e(const double *x, int upper, double *d) {
+  double z = (x[0] - x[1]) / x[2];
+  double p = atan2(1, upper ? z : -z) / TM_PI;
+  double g = 1 / (TM_PI * (1 + z * z) * p);
+  loc_scale(upper ? -g : g, z, x[2], d);
+  return log(p);
+}
+
+static const cdf_def d_cauchy = {3, 0, {Y, LOC, SCALE},
+  {{0, CK_NOT_NAN}, {1, CK_FINITE}, {2, CK_POS_FINITE}}, cauchy_e, NULL};
+MODES(cauchy)
+
+static int draw_cauchy(tm_rng *r, const double *p, double *x) {
+  *x = p[0] + p[1] * tan(TM_PI * (tm_rng_uniform(r) - 0.5));
+  return 0;
+}
+
+static const rng_def D_cauchy = {"cauchy_rng", 2, 0, draw_cauchy, {LOC, SCALE}, {CK_FINITE, CK_POS_FINITE}};
+
+const tm_fn tm_fns_cauchy[] = {
+  {"cauchy_lpdf",             SIG3, tm_dens_def_kernel, &dens_cauchy},
+  ENTRIES(cauchy, SIG3),
+  {"cauchy_rng", R2, tm_rng_kernel, &D_cauchy},
+  {NULL, NULL, NULL, NULL}
+};

@@ -1,0 +1,53 @@
+/*
+** tm_chi_square.c -- the chi-square distribution: chi_square_lpdf,
+** chi_square_cdf, _lcdf, _lccdf, chi_square_rng.
+*/
+#include <math.h>
+#include "../tm_tables.h"
+#include "../tm_special.h"
+#include "../tm_special_dist.h"
+#include "tm_dens_body.h"
+#include "tm_cdf.h"
+#include "tm_rng_def.h"
+#include "tm_rng_dist.h"
+
+/* chi_square(y | nu) = y^(nu/2 - 1) exp(-y/2) / (2^(nu/2) Gamma(nu/2)) */
+static int chi_square_body(tm_dens *D, double *logp) {
+  double lp = 0;
+  int k_n = tm_dens_keep(D, B(1)), k_yn = tm_dens_keep(D, 3u), k_y = tm_dens_keep(D, B(0));
+  for (size_t j = 0; j < D->n; j++) {
+    double y = X(D, 0, j), h = 0.5 * X(D, 1, j), ly = log(y);
+    if (k_n) lp -= tm_lgamma(h) + h * TM_LOG_2;
+    if (k_yn) lp += (h - 1) * ly;
+    if (k_y) lp -= 0.5 * y;
+    tm_dens_add(D, 0, j, (h - 1) / y - 0.5);
+    if (D->d[1]) tm_dens_add(D, 1, j, 0.5 * (ly - TM_LOG_2 - tm_digamma(h)));
+  }
+  *logp = lp;
+  return AD_OK;
+}
+
+static const tm_dens_def dens_chi_square = {2, {Y, DOF}, {{0, CK_NONNEG}, {1, CK_POS_FINITE}}, 0, chi_square_body, 0};
+
+/* chi_square(y | nu): P(nu / 2, y / 2) */
+static double chi_square_e(const double *x, int upper, double *d) {
+  double ga, gt, v = inc_gamma(0.5 * x[1], 0.5 * x[0], upper, 1, &ga, &gt);
+  d[0] = 0.5 * gt;
+  d[1] = 0.5 * ga;
+  return v;
+}
+
+static const cdf_def d_chi_square = {2, 0, {Y, DOF}, {{0, CK_NONNEG}, {1, CK_POS_FINITE}}, chi_square_e, NULL};
+MODES(chi_square)
+
+static int draw_chi_square(tm_rng *r, const double *p, double *x) { *x = 2.0 * tm_rd_gamma(r, 0.5 * p[0]); return 0; }
+
+static const rng_def D_chi_square = {"chi_square_rng", 1, 0, draw_chi_square,
+  {"Degrees of freedom parameter"}, {CK_POS_FINITE}};
+
+const tm_fn tm_fns_chi_square[] = {
+  {"chi_square_lpdf", SIG2, tm_dens_def_kernel, &dens_chi_square},
+  ENTRIES(chi_square, SIG2),
+  {"chi_square_rng", R1, tm_rng_kernel, &D_chi_square},
+  {NULL, NULL, NULL, NULL}
+};

@@ -1,0 +1,70 @@
+/*
+** tm_double_exponential.c -- the double exponential (Laplace) distribution:
+** double_exponential_lpdf, double_exponential_cdf, _lcdf, _lccdf,
+** double_exponential_rng.
+*/
+#include <math.h>
+#include "../tm_tables.h"
+#include "../tm_special.h"
+#include "../tm_special_dist.h"
+#include "tm_dens_body.h"
+#include "tm_cdf.h"
+#include "tm_rng_def.h"
+#include "tm_rng_dist.h"
+
+/* double_exponential(y | mu, sigma) */
+static int double_exponential_body(tm_dens *D, double *logp) {
+  double lp = 0;
+  for (size_t j = 0; j < D->n; j++) {
+    double inv_s = 1 / at(D, 2, j), d = at(D, 0, j) - at(D, 1, j);
+    double sd = fabs(d) * inv_s;
+    lp -= sd;
+    double sign = (d > 0) - (d < 0);      /* Stan's sign(0) = 0 */
+    tm_dens_add(D, 0, j, -sign * inv_s);
+    tm_dens_add(D, 1, j, sign * inv_s);
+    tm_dens_add(D, 2, j, inv_s * (sd - 1));
+  }
+  if (tm_dens_keep(D, 0)) lp -= TM_LOG_2 * (double)D->n;
+  if (tm_dens_keep(D, B(2))) add_unary(D, 2, neg_log, &lp);
+  *logp = lp;
+  return AD_OK;
+}
+
+static const tm_dens_def dens_double_exponential = {3, {Y, LOC, SCALE},
+  {{0, CK_FINITE}, {1, CK_FINITE}, {2, CK_POS_FINITE}}, 1, double_exponential_body, 0};
+
+/* F = exp(z) / 2 below mu, 1 - exp(-z) / 2 above */
+static double double_exponential_e(const double *x, int upper, double *d) {
+  double z = (x[0] - x[1]) / x[2], v, g;
+  if ((z < 0) != upper) {      /* the tail: log(1/2) + -|z| */
+    v = -TM_LOG_2 - fabs(z);
+    g = upper ? -1 : 1;
+  } else {                     /* log(1 - exp(-|z|) / 2) */
+    double e = exp(-fabs(z));
+    v = log1p(-0.5 * e);
+    g = e / (2 - e) * (upper ? -1 : 1);
+  }
+  loc_scale(g, z, x[2], d);
+  return v;
+}
+
+static const cdf_def d_double_exponential = {3, 0, {Y, LOC, SCALE},
+  {{0, CK_NOT_NAN}, {1, CK_FINITE}, {2, CK_POS_FINITE}}, double_exponential_e, NULL};
+MODES(double_exponential)
+
+/* an exponential with a random sign */
+static int draw_double_exponential(tm_rng *r, const double *p, double *x) {
+  double e = tm_rd_exponential(r);
+  *x = p[0] + p[1] * (tm_rng_next(r) >> 63 ? e : -e);
+  return 0;
+}
+
+static const rng_def D_double_exponential = {"double_exponential_rng", 2, 0, draw_double_exponential,
+  {LOC, SCALE}, {CK_FINITE, CK_POS_FINITE}};
+
+const tm_fn tm_fns_double_exponential[] = {
+  {"double_exponential_lpdf", SIG3, tm_dens_def_kernel, &dens_double_exponential},
+  ENTRIES(double_exponential, SIG3),
+  {"double_exponential_rng", R2, tm_rng_kernel, &D_double_exponential},
+  {NULL, NULL, NULL, NULL}
+};

@@ -1,0 +1,64 @@
+/*
+** tm_gamma.c -- the gamma distribution: gamma_lpdf, gamma_cdf, _lcdf, _lccdf,
+** gamma_rng.
+*/
+#include <math.h>
+#include "../tm_tables.h"
+#include "../tm_special.h"
+#include "../tm_special_dist.h"
+#include "tm_dens_body.h"
+#include "tm_cdf.h"
+#include "tm_rng_def.h"
+#include "tm_rng_dist.h"
+
+/* gamma(y | alpha, beta); y < 0 gives LOG_ZERO as in Stan */
+static int gamma_body(tm_dens *D, double *logp) {
+  if (any_below(D, 0, 0, 0)) { *logp = -INFINITY; return AD_OK; }
+  double lp = 0, *dg = NULL;
+  if (ad(D, 1) && !(dg = per_elem(D, 1, digamma_fn))) return AD_EMEMORY;
+  int keep_ab = tm_dens_keep(D, B(1) | B(2)), keep_ya = tm_dens_keep(D, B(0) | B(1));
+  int keep_yb = tm_dens_keep(D, B(0) | B(2));
+  for (size_t j = 0; j < D->n; j++) {
+    double y = at(D, 0, j), a = at(D, 1, j), b = at(D, 2, j);
+    double log_y = log(y), log_b = log(b);
+    if (keep_ab) lp += a * log_b;
+    if (keep_ya) lp += (a - 1) * log_y;
+    if (keep_yb) lp -= b * y;
+    tm_dens_add(D, 0, j, (a - 1) / y - b);
+    if (dg) tm_dens_add(D, 1, j, log_b + log_y - dg[idx(D, 1, j)]);
+    tm_dens_add(D, 2, j, a / b - y);
+  }
+  if (tm_dens_keep(D, B(1))) add_unary(D, 1, neg_lgamma, &lp);
+  *logp = lp;
+  return AD_OK;
+}
+
+static const tm_dens_def dens_gamma = {3, {Y, SHAPE, "Inverse scale parameter"},
+  {{0, CK_NOT_NAN}, {1, CK_POS_FINITE}, {2, CK_POS_FINITE}}, 0, gamma_body, 0};
+
+/* gamma(y | alpha, beta): P(alpha, beta y) */
+static double gamma_e(const double *x, int upper, double *d) {
+  double y = x[0], a = x[1], b = x[2], ga, gt;
+  double v = inc_gamma(a, b * y, upper, 1, &ga, &gt);
+  d[0] = gt * b;
+  d[1] = ga;
+  d[2] = gt * y;
+  return v;
+}
+
+static const cdf_def d_gamma = {3, 0, {Y, SHAPE, "Inverse scale parameter"},
+  {{0, CK_NONNEG}, {1, CK_POS_FINITE}, {2, CK_POS_FINITE}},
+  gamma_e, NULL};
+MODES(gamma)
+
+static int draw_gamma(tm_rng *r, const double *p, double *x) { *x = tm_rd_gamma(r, p[0]) / p[1]; return 0; }
+
+static const rng_def D_gamma = {"gamma_rng", 2, 0, draw_gamma,
+  {"Shape parameter", "Inverse scale parameter"}, {CK_POS_FINITE, CK_POS_FINITE}};
+
+const tm_fn tm_fns_gamma[] = {
+  {"gamma_lpdf",              SIG3, tm_dens_def_kernel, &dens_gamma},
+  ENTRIES(gamma, SIG3),
+  {"gamma_rng", R2, tm_rng_kernel, &D_gamma},
+  {NULL, NULL, NULL, NULL}
+};

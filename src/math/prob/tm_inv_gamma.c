@@ -1,0 +1,64 @@
+/*
+** tm_inv_gamma.c -- the inverse gamma distribution: inv_gamma_lpdf,
+** inv_gamma_cdf, _lcdf, _lccdf, inv_gamma_rng.
+*/
+#include <math.h>
+#include "../tm_tables.h"
+#include "../tm_special.h"
+#include "../tm_special_dist.h"
+#include "tm_dens_body.h"
+#include "tm_cdf.h"
+#include "tm_rng_def.h"
+#include "tm_rng_dist.h"
+
+/* inv_gamma(y | alpha, beta); y <= 0 gives LOG_ZERO as in Stan */
+static int inv_gamma_body(tm_dens *D, double *logp) {
+  if (any_below(D, 0, 0, 1)) { *logp = -INFINITY; return AD_OK; }
+  double lp = 0, *dg = NULL;
+  if (ad(D, 1) && !(dg = per_elem(D, 1, digamma_fn))) return AD_EMEMORY;
+  int keep_ab = tm_dens_keep(D, B(1) | B(2)), keep_ya = tm_dens_keep(D, B(0) | B(1));
+  int keep_yb = tm_dens_keep(D, B(0) | B(2));
+  for (size_t j = 0; j < D->n; j++) {
+    double y = at(D, 0, j), a = at(D, 1, j), b = at(D, 2, j);
+    double log_y = log(y), inv_y = 1 / y, log_b = log(b);
+    if (keep_ab) lp += a * log_b;
+    if (keep_ya) lp -= (a + 1) * log_y;
+    if (keep_yb) lp -= b * inv_y;
+    tm_dens_add(D, 0, j, (b * inv_y - a - 1) * inv_y);
+    if (dg) tm_dens_add(D, 1, j, log_b - dg[idx(D, 1, j)] - log_y);
+    tm_dens_add(D, 2, j, a / b - inv_y);
+  }
+  if (tm_dens_keep(D, B(1))) add_unary(D, 1, neg_lgamma, &lp);
+  *logp = lp;
+  return AD_OK;
+}
+
+static const tm_dens_def dens_inv_gamma = {3, {Y, SHAPE, SCALE},
+  {{0, CK_NOT_NAN}, {1, CK_POS_FINITE}, {2, CK_POS_FINITE}}, 0, inv_gamma_body, 0};
+
+/* inv_gamma(y | alpha, beta): Q(alpha, beta / y) */
+static double inv_gamma_e(const double *x, int upper, double *d) {
+  double y = x[0], a = x[1], b = x[2], ga, gt;
+  if (y == 0) return upper ? 0 : -INFINITY;
+  double v = inc_gamma(a, b / y, upper, 0, &ga, &gt);
+  d[0] = -gt * b / (y * y);
+  d[1] = ga;
+  d[2] = gt / y;
+  return v;
+}
+
+static const cdf_def d_inv_gamma = {3, 0, {Y, SHAPE, SCALE},
+  {{0, CK_NONNEG}, {1, CK_POS_FINITE}, {2, CK_POS_FINITE}}, inv_gamma_e, NULL};
+MODES(inv_gamma)
+
+static int draw_inv_gamma(tm_rng *r, const double *p, double *x) { *x = p[1] / tm_rd_gamma(r, p[0]); return 0; }
+
+static const rng_def D_inv_gamma = {"inv_gamma_rng", 2, 0, draw_inv_gamma,
+  {"Shape parameter", SCALE}, {CK_POS_FINITE, CK_POS_FINITE}};
+
+const tm_fn tm_fns_inv_gamma[] = {
+  {"inv_gamma_lpdf",          SIG3, tm_dens_def_kernel, &dens_inv_gamma},
+  ENTRIES(inv_gamma, SIG3),
+  {"inv_gamma_rng", R2, tm_rng_kernel, &D_inv_gamma},
+  {NULL, NULL, NULL, NULL}
+};

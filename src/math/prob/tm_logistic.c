@@ -1,0 +1,62 @@
+/*
+** tm_logistic.c -- the logistic distribution: logistic_lpdf,
+** logistic_cdf, _lcdf, _lccdf, logistic_rng.
+*/
+#include <math.h>
+#include "../tm_tables.h"
+#include "../tm_special.h"
+#include "../tm_special_dist.h"
+#include "tm_dens_body.h"
+#include "tm_cdf.h"
+#include "tm_rng_def.h"
+
+/* logistic(y | mu, sigma) */
+static int logistic_body(tm_dens *D, double *logp) {
+  double lp = 0;
+  for (size_t j = 0; j < D->n; j++) {
+    double inv_s = 1 / at(D, 2, j), d = at(D, 0, j) - at(D, 1, j);
+    double z = d * inv_s;
+    lp -= z + 2 * tm_log1p_exp(-z);
+    /* Stan's 2 / (1 + exp(z)) - 1, as -tanh(z / 2): no overflow for large z;
+    ** the mu partial is its negative (Stan's exp(mu / sigma) form overflows) */
+    double dy = -tanh(0.5 * z) * inv_s;
+    tm_dens_add(D, 0, j, dy);
+    tm_dens_add(D, 1, j, -dy);
+    tm_dens_add(D, 2, j, (-dy * d - 1) * inv_s);
+  }
+  if (tm_dens_keep(D, B(2))) add_unary(D, 2, neg_log, &lp);
+  *logp = lp;
+  return AD_OK;
+}
+
+static const tm_dens_def dens_logistic = {3, {Y, LOC, SCALE},
+  {{0, CK_FINITE}, {1, CK_FINITE}, {2, CK_POS_FINITE}}, 0, logistic_body, 0};
+
+static double logistic_e(const double *x, int upper, double *d) {
+  double z = (x[0] - x[1]) / x[2];
+  if (upper) {
+    loc_scale(-tm_inv_logit(z), z, x[2], d);
+    return tm_log1m_inv_logit(z);
+  }
+  loc_scale(tm_inv_logit(-z), z, x[2], d);
+  return tm_log_inv_logit(z);
+}
+
+static const cdf_def d_logistic = {3, 0, {Y, LOC, SCALE},
+  {{0, CK_NOT_NAN}, {1, CK_FINITE}, {2, CK_POS_FINITE}}, logistic_e, NULL};
+MODES(logistic)
+
+static int draw_logistic(tm_rng *r, const double *p, double *x) {
+  double u = tm_rng_uniform(r);
+  *x = p[0] + p[1] * (log(u) - log1p(-u));
+  return 0;
+}
+
+static const rng_def D_logistic = {"logistic_rng", 2, 0, draw_logistic, {LOC, SCALE}, {CK_FINITE, CK_POS_FINITE}};
+
+const tm_fn tm_fns_logistic[] = {
+  {"logistic_lpdf",           SIG3, tm_dens_def_kernel, &dens_logistic},
+  ENTRIES(logistic, SIG3),
+  {"logistic_rng", R2, tm_rng_kernel, &D_logistic},
+  {NULL, NULL, NULL, NULL}
+};

@@ -1,0 +1,69 @@
+/*
+** tm_pareto.c -- the Pareto distribution: pareto_lpdf,
+** pareto_cdf, _lcdf, _lccdf, pareto_rng.
+*/
+#include <math.h>
+#include "../tm_tables.h"
+#include "../tm_special.h"
+#include "../tm_special_dist.h"
+#include "tm_dens_body.h"
+#include "tm_cdf.h"
+#include "tm_rng_def.h"
+#include "tm_rng_dist.h"
+
+/* pareto(y | y_min, alpha) = alpha y_min^alpha / y^(alpha + 1), y >= y_min */
+static int pareto_body(tm_dens *D, double *logp) {
+  for (size_t j = 0; j < D->n; j++)
+    if (X(D, 0, j) < X(D, 1, j)) { *logp = -INFINITY; return AD_OK; }
+  double lp = 0;
+  int k_a = tm_dens_keep(D, B(2)), k_ma = tm_dens_keep(D, B(1) | B(2)), k_ya = tm_dens_keep(D, B(0) | B(2));
+  for (size_t j = 0; j < D->n; j++) {
+    double y = X(D, 0, j), m = X(D, 1, j), a = X(D, 2, j), ly = log(y), lm = log(m);
+    if (k_a) lp += log(a);
+    if (k_ma) lp += a * lm;
+    if (k_ya) lp -= (a + 1) * ly;
+    tm_dens_add(D, 0, j, -(a + 1) / y);
+    tm_dens_add(D, 1, j, a / m);
+    tm_dens_add(D, 2, j, 1 / a + lm - ly);
+  }
+  *logp = lp;
+  return AD_OK;
+}
+
+static const tm_dens_def dens_pareto = {3, {Y, SCALE, SHAPE},
+  {{0, CK_NOT_NAN}, {1, CK_POS_FINITE}, {2, CK_POS_FINITE}}, 0, pareto_body, 0};
+
+/* 1 - F = (y_min / y)^alpha above y_min */
+static double pareto_e(const double *x, int upper, double *d) {
+  double y = x[0], ym = x[1], al = x[2];
+  if (y < ym) return upper ? 0 : -INFINITY;
+  if (isinf(y)) return upper ? -INFINITY : 0;
+  double lr = log(ym / y), L = al * lr, g;
+  double v = upper ? L : tm_log1m_exp(L);
+  g = upper ? 1 : -1 / expm1(-L);
+  if (isfinite(g)) {
+    d[0] = -g * al / y;
+    d[1] = g * al / ym;
+    d[2] = g * lr;
+  }
+  return v;
+}
+
+static const cdf_def d_pareto = {3, 0, {Y, SCALE, SHAPE},
+  {{0, CK_NONNEG}, {1, CK_POS_FINITE}, {2, CK_POS_FINITE}}, pareto_e, NULL};
+MODES(pareto)
+
+static int draw_pareto(tm_rng *r, const double *p, double *x) {
+  *x = p[0] * exp(tm_rd_exponential(r) / p[1]);
+  return 0;
+}
+
+static const rng_def D_pareto = {"pareto_rng", 2, 0, draw_pareto,
+  {SCALE, "Shape parameter"}, {CK_POS_FINITE, CK_POS_FINITE}};
+
+const tm_fn tm_fns_pareto[] = {
+  {"pareto_lpdf", SIG3, tm_dens_def_kernel, &dens_pareto},
+  ENTRIES(pareto, SIG3),
+  {"pareto_rng", R2, tm_rng_kernel, &D_pareto},
+  {NULL, NULL, NULL, NULL}
+};
