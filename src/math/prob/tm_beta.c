@@ -3,15 +3,8 @@
 ** beta_lpdf, beta_proportion_lpdf, beta_cdf, _lcdf, _lccdf,
 ** beta_proportion_lcdf, beta_proportion_lccdf, beta_rng, beta_proportion_rng.
 */
-#include <math.h>
 #include <stdio.h>
-#include "../tm_tables.h"
-#include "../tm_special.h"
-#include "../tm_special_dist.h"
-#include "tm_dens_body.h"
-#include "tm_cdf.h"
-#include "tm_rng_def.h"
-#include "tm_rng_dist.h"
+#include "tm_cont_family.h"
 
 /* beta(y | alpha, beta) */
 static int beta_body(tm_dens *D, double *logp) {

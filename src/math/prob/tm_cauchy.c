@@ -2,13 +2,7 @@
 ** tm_cauchy.c -- the Cauchy distribution: cauchy_lpdf,
 ** cauchy_cdf, _lcdf, _lccdf, cauchy_rng.
 */
-#include <math.h>
-#include "../tm_tables.h"
-#include "../tm_special.h"
-#include "../tm_special_dist.h"
-#include "tm_dens_body.h"
-#include "tm_cdf.h"
-#include "tm_rng_def.h"
+#include "tm_cont_family.h"
 
 /* cauchy(y | mu, sigma) */
 static int cauchy_body(tm_dens *D, double *logp) {
@@ -43,7 +37,6 @@ static double cauchy_e(const double *x, int upper, double *d) {
 
 static const cdf_def d_cauchy = {3, 0, {Y, LOC, SCALE},
   {{0, CK_NOT_NAN}, {1, CK_FINITE}, {2, CK_POS_FINITE}}, cauchy_e, NULL};
-MODES(cauchy)
 
 static int draw_cauchy(tm_rng *r, const double *p, double *x) {
   *x = p[0] + p[1] * tan(TM_PI * (tm_rng_uniform(r) - 0.5));
@@ -52,9 +45,4 @@ static int draw_cauchy(tm_rng *r, const double *p, double *x) {
 
 static const rng_def D_cauchy = {"cauchy_rng", 2, 0, draw_cauchy, {LOC, SCALE}, {CK_FINITE, CK_POS_FINITE}};
 
-const tm_fn tm_fns_cauchy[] = {
-  {"cauchy_lpdf",             SIG3, tm_dens_def_kernel, &dens_cauchy},
-  ENTRIES(cauchy, SIG3),
-  {"cauchy_rng", R2, tm_rng_kernel, &D_cauchy},
-  {NULL, NULL, NULL, NULL}
-};
+CONT_FAMILY_TABLE(cauchy, SIG3, R2)

@@ -2,14 +2,7 @@
 ** tm_chi_square.c -- the chi-square distribution: chi_square_lpdf,
 ** chi_square_cdf, _lcdf, _lccdf, chi_square_rng.
 */
-#include <math.h>
-#include "../tm_tables.h"
-#include "../tm_special.h"
-#include "../tm_special_dist.h"
-#include "tm_dens_body.h"
-#include "tm_cdf.h"
-#include "tm_rng_def.h"
-#include "tm_rng_dist.h"
+#include "tm_cont_family.h"
 
 /* chi_square(y | nu) = y^(nu/2 - 1) exp(-y/2) / (2^(nu/2) Gamma(nu/2)) */
 static int chi_square_body(tm_dens *D, double *logp) {
@@ -38,16 +31,10 @@ static double chi_square_e(const double *x, int upper, double *d) {
 }
 
 static const cdf_def d_chi_square = {2, 0, {Y, DOF}, {{0, CK_NONNEG}, {1, CK_POS_FINITE}}, chi_square_e, NULL};
-MODES(chi_square)
 
 static int draw_chi_square(tm_rng *r, const double *p, double *x) { *x = 2.0 * tm_rd_gamma(r, 0.5 * p[0]); return 0; }
 
 static const rng_def D_chi_square = {"chi_square_rng", 1, 0, draw_chi_square,
   {"Degrees of freedom parameter"}, {CK_POS_FINITE}};
 
-const tm_fn tm_fns_chi_square[] = {
-  {"chi_square_lpdf", SIG2, tm_dens_def_kernel, &dens_chi_square},
-  ENTRIES(chi_square, SIG2),
-  {"chi_square_rng", R1, tm_rng_kernel, &D_chi_square},
-  {NULL, NULL, NULL, NULL}
-};
+CONT_FAMILY_TABLE(chi_square, SIG2, R1)

@@ -3,14 +3,7 @@
 ** double_exponential_lpdf, double_exponential_cdf, _lcdf, _lccdf,
 ** double_exponential_rng.
 */
-#include <math.h>
-#include "../tm_tables.h"
-#include "../tm_special.h"
-#include "../tm_special_dist.h"
-#include "tm_dens_body.h"
-#include "tm_cdf.h"
-#include "tm_rng_def.h"
-#include "tm_rng_dist.h"
+#include "tm_cont_family.h"
 
 /* double_exponential(y | mu, sigma) */
 static int double_exponential_body(tm_dens *D, double *logp) {
@@ -50,7 +43,6 @@ static double double_exponential_e(const double *x, int upper, double *d) {
 
 static const cdf_def d_double_exponential = {3, 0, {Y, LOC, SCALE},
   {{0, CK_NOT_NAN}, {1, CK_FINITE}, {2, CK_POS_FINITE}}, double_exponential_e, NULL};
-MODES(double_exponential)
 
 /* an exponential with a random sign */
 static int draw_double_exponential(tm_rng *r, const double *p, double *x) {
@@ -62,9 +54,4 @@ static int draw_double_exponential(tm_rng *r, const double *p, double *x) {
 static const rng_def D_double_exponential = {"double_exponential_rng", 2, 0, draw_double_exponential,
   {LOC, SCALE}, {CK_FINITE, CK_POS_FINITE}};
 
-const tm_fn tm_fns_double_exponential[] = {
-  {"double_exponential_lpdf", SIG3, tm_dens_def_kernel, &dens_double_exponential},
-  ENTRIES(double_exponential, SIG3),
-  {"double_exponential_rng", R2, tm_rng_kernel, &D_double_exponential},
-  {NULL, NULL, NULL, NULL}
-};
+CONT_FAMILY_TABLE(double_exponential, SIG3, R2)

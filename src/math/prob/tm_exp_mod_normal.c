@@ -2,14 +2,7 @@
 ** tm_exp_mod_normal.c -- the exponentially modified normal distribution:
 ** exp_mod_normal_lpdf, exp_mod_normal_cdf, _lcdf, _lccdf, exp_mod_normal_rng.
 */
-#include <math.h>
-#include "../tm_tables.h"
-#include "../tm_special.h"
-#include "../tm_special_dist.h"
-#include "tm_dens_body.h"
-#include "tm_cdf.h"
-#include "tm_rng_def.h"
-#include "tm_rng_dist.h"
+#include "tm_cont_family.h"
 
 /* exp_mod_normal(y | mu, sigma, lambda)
 **   = lambda exp(lambda (mu - y) + lambda^2 sigma^2 / 2) Phi((y - mu) / sigma - lambda sigma) */
@@ -57,7 +50,6 @@ static double exp_mod_normal_e(const double *x, int upper, double *d) {
 
 static const cdf_def d_exp_mod_normal = {4, 0, {Y, LOC, SCALE, "Inv_scale parameter"},
   {{0, CK_NOT_NAN}, {1, CK_FINITE}, {2, CK_POS_FINITE}, {3, CK_POS_FINITE}}, exp_mod_normal_e, NULL};
-MODES(exp_mod_normal)
 
 static int draw_exp_mod_normal(tm_rng *r, const double *p, double *x) {
   *x = p[0] + p[1] * tm_rng_normal(r) + tm_rd_exponential(r) / p[2];
@@ -67,9 +59,4 @@ static int draw_exp_mod_normal(tm_rng *r, const double *p, double *x) {
 static const rng_def D_exp_mod_normal = {"exp_mod_normal_rng", 3, 0, draw_exp_mod_normal,
   {LOC, SCALE, "Inv_scale parameter"}, {CK_FINITE, CK_POS_FINITE, CK_POS_FINITE}};
 
-const tm_fn tm_fns_exp_mod_normal[] = {
-  {"exp_mod_normal_lpdf", SIG4, tm_dens_def_kernel, &dens_exp_mod_normal},
-  ENTRIES(exp_mod_normal, "real(reals, reals, reals, reals)"),
-  {"exp_mod_normal_rng", R3, tm_rng_kernel, &D_exp_mod_normal},
-  {NULL, NULL, NULL, NULL}
-};
+CONT_FAMILY_TABLE(exp_mod_normal, SIG4, R3)

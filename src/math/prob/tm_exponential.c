@@ -2,14 +2,7 @@
 ** tm_exponential.c -- the exponential distribution: exponential_lpdf,
 ** exponential_cdf, _lcdf, _lccdf, exponential_rng.
 */
-#include <math.h>
-#include "../tm_tables.h"
-#include "../tm_special.h"
-#include "../tm_special_dist.h"
-#include "tm_dens_body.h"
-#include "tm_cdf.h"
-#include "tm_rng_def.h"
-#include "tm_rng_dist.h"
+#include "tm_cont_family.h"
 
 /* exponential(y | beta) */
 static int exponential_body(tm_dens *D, double *logp) {
@@ -37,16 +30,10 @@ static double exponential_e(const double *x, int upper, double *d) {
 
 static const cdf_def d_exponential = {2, 0, {Y, "Inverse scale parameter"},
   {{0, CK_NONNEG}, {1, CK_POS_FINITE}}, exponential_e, NULL};
-MODES(exponential)
 
 static int draw_exponential(tm_rng *r, const double *p, double *x) { *x = tm_rd_exponential(r) / p[0]; return 0; }
 
 static const rng_def D_exponential = {"exponential_rng", 1, 0, draw_exponential,
   {"Inverse scale parameter"}, {CK_POS_FINITE}};
 
-const tm_fn tm_fns_exponential[] = {
-  {"exponential_lpdf",        SIG2, tm_dens_def_kernel, &dens_exponential},
-  ENTRIES(exponential, SIG2),
-  {"exponential_rng", R1, tm_rng_kernel, &D_exponential},
-  {NULL, NULL, NULL, NULL}
-};
+CONT_FAMILY_TABLE(exponential, SIG2, R1)

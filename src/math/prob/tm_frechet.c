@@ -2,14 +2,7 @@
 ** tm_frechet.c -- the Frechet distribution: frechet_lpdf,
 ** frechet_cdf, _lcdf, _lccdf, frechet_rng.
 */
-#include <math.h>
-#include "../tm_tables.h"
-#include "../tm_special.h"
-#include "../tm_special_dist.h"
-#include "tm_dens_body.h"
-#include "tm_cdf.h"
-#include "tm_rng_def.h"
-#include "tm_rng_dist.h"
+#include "tm_cont_family.h"
 
 /* frechet(y | alpha, sigma) = alpha / sigma (y / sigma)^(-1 - alpha) exp(-(y / sigma)^-alpha) */
 static int frechet_body(tm_dens *D, double *logp) {
@@ -51,7 +44,6 @@ static double frechet_e(const double *x, int upper, double *d) {
 
 static const cdf_def d_frechet = {3, 0, {Y, SHAPE, SCALE},
   {{0, CK_POS}, {1, CK_POS_FINITE}, {2, CK_POS_FINITE}}, frechet_e, NULL};
-MODES(frechet)
 
 static int draw_frechet(tm_rng *r, const double *p, double *x) {
   *x = p[1] * pow(tm_rd_exponential(r), -1.0 / p[0]);
@@ -61,9 +53,4 @@ static int draw_frechet(tm_rng *r, const double *p, double *x) {
 static const rng_def D_frechet = {"frechet_rng", 2, 0, draw_frechet,
   {"Shape parameter", SCALE}, {CK_POS_FINITE, CK_POS_FINITE}};
 
-const tm_fn tm_fns_frechet[] = {
-  {"frechet_lpdf", SIG3, tm_dens_def_kernel, &dens_frechet},
-  ENTRIES(frechet, SIG3),
-  {"frechet_rng", R2, tm_rng_kernel, &D_frechet},
-  {NULL, NULL, NULL, NULL}
-};
+CONT_FAMILY_TABLE(frechet, SIG3, R2)

@@ -2,14 +2,7 @@
 ** tm_gamma.c -- the gamma distribution: gamma_lpdf, gamma_cdf, _lcdf, _lccdf,
 ** gamma_rng.
 */
-#include <math.h>
-#include "../tm_tables.h"
-#include "../tm_special.h"
-#include "../tm_special_dist.h"
-#include "tm_dens_body.h"
-#include "tm_cdf.h"
-#include "tm_rng_def.h"
-#include "tm_rng_dist.h"
+#include "tm_cont_family.h"
 
 /* gamma(y | alpha, beta); y < 0 gives LOG_ZERO as in Stan */
 static int gamma_body(tm_dens *D, double *logp) {
@@ -49,16 +42,10 @@ static double gamma_e(const double *x, int upper, double *d) {
 static const cdf_def d_gamma = {3, 0, {Y, SHAPE, "Inverse scale parameter"},
   {{0, CK_NONNEG}, {1, CK_POS_FINITE}, {2, CK_POS_FINITE}},
   gamma_e, NULL};
-MODES(gamma)
 
 static int draw_gamma(tm_rng *r, const double *p, double *x) { *x = tm_rd_gamma(r, p[0]) / p[1]; return 0; }
 
 static const rng_def D_gamma = {"gamma_rng", 2, 0, draw_gamma,
   {"Shape parameter", "Inverse scale parameter"}, {CK_POS_FINITE, CK_POS_FINITE}};
 
-const tm_fn tm_fns_gamma[] = {
-  {"gamma_lpdf",              SIG3, tm_dens_def_kernel, &dens_gamma},
-  ENTRIES(gamma, SIG3),
-  {"gamma_rng", R2, tm_rng_kernel, &D_gamma},
-  {NULL, NULL, NULL, NULL}
-};
+CONT_FAMILY_TABLE(gamma, SIG3, R2)

@@ -2,14 +2,7 @@
 ** tm_gumbel.c -- the Gumbel distribution: gumbel_lpdf,
 ** gumbel_cdf, _lcdf, _lccdf, gumbel_rng.
 */
-#include <math.h>
-#include "../tm_tables.h"
-#include "../tm_special.h"
-#include "../tm_special_dist.h"
-#include "tm_dens_body.h"
-#include "tm_cdf.h"
-#include "tm_rng_def.h"
-#include "tm_rng_dist.h"
+#include "tm_cont_family.h"
 
 /* gumbel(y | mu, beta) = exp(-z - exp(-z)) / beta, z = (y - mu) / beta */
 static int gumbel_body(tm_dens *D, double *logp) {
@@ -45,18 +38,9 @@ static double gumbel_e(const double *x, int upper, double *d) {
 
 static const cdf_def d_gumbel = {3, 0, {Y, LOC, SCALE},
   {{0, CK_NOT_NAN}, {1, CK_FINITE}, {2, CK_POS}}, gumbel_e, NULL};
-MODES(gumbel)
 
-static int draw_gumbel(tm_rng *r, const double *p, double *x) {
-  *x = p[0] - p[1] * log(tm_rd_exponential(r));
-  return 0;
-}
+static int draw_gumbel(tm_rng *r, const double *p, double *x) { *x = p[0] - p[1] * log(tm_rd_exponential(r)); return 0; }
 
 static const rng_def D_gumbel = {"gumbel_rng", 2, 0, draw_gumbel, {LOC, SCALE}, {CK_FINITE, CK_POS_FINITE}};
 
-const tm_fn tm_fns_gumbel[] = {
-  {"gumbel_lpdf", SIG3, tm_dens_def_kernel, &dens_gumbel},
-  ENTRIES(gumbel, SIG3),
-  {"gumbel_rng", R2, tm_rng_kernel, &D_gumbel},
-  {NULL, NULL, NULL, NULL}
-};
+CONT_FAMILY_TABLE(gumbel, SIG3, R2)

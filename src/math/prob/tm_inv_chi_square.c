@@ -2,14 +2,7 @@
 ** tm_inv_chi_square.c -- the inverse chi-square distribution:
 ** inv_chi_square_lpdf, inv_chi_square_cdf, _lcdf, _lccdf, inv_chi_square_rng.
 */
-#include <math.h>
-#include "../tm_tables.h"
-#include "../tm_special.h"
-#include "../tm_special_dist.h"
-#include "tm_dens_body.h"
-#include "tm_cdf.h"
-#include "tm_rng_def.h"
-#include "tm_rng_dist.h"
+#include "tm_cont_family.h"
 
 /* inv_chi_square(y | nu) = 2^(-nu/2) / Gamma(nu/2) y^(-nu/2 - 1) exp(-1 / (2y)); y <= 0 gives log(0) */
 static int inv_chi_square_body(tm_dens *D, double *logp) {
@@ -43,19 +36,10 @@ static double inv_chi_square_e(const double *x, int upper, double *d) {
 
 static const cdf_def d_inv_chi_square = {2, 0, {Y, DOF},
   {{0, CK_NONNEG}, {1, CK_POS_FINITE}}, inv_chi_square_e, NULL};
-MODES(inv_chi_square)
 
-static int draw_inv_chi_square(tm_rng *r, const double *p, double *x) {
-  *x = 0.5 / tm_rd_gamma(r, 0.5 * p[0]);
-  return 0;
-}
+static int draw_inv_chi_square(tm_rng *r, const double *p, double *x) { *x = 0.5 / tm_rd_gamma(r, 0.5 * p[0]); return 0; }
 
 static const rng_def D_inv_chi_square = {"inv_chi_square_rng", 1, 0, draw_inv_chi_square,
   {"Degrees of freedom parameter"}, {CK_POS_FINITE}};
 
-const tm_fn tm_fns_inv_chi_square[] = {
-  {"inv_chi_square_lpdf", SIG2, tm_dens_def_kernel, &dens_inv_chi_square},
-  ENTRIES(inv_chi_square, SIG2),
-  {"inv_chi_square_rng", R1, tm_rng_kernel, &D_inv_chi_square},
-  {NULL, NULL, NULL, NULL}
-};
+CONT_FAMILY_TABLE(inv_chi_square, SIG2, R1)

@@ -2,14 +2,7 @@
 ** tm_inv_gamma.c -- the inverse gamma distribution: inv_gamma_lpdf,
 ** inv_gamma_cdf, _lcdf, _lccdf, inv_gamma_rng.
 */
-#include <math.h>
-#include "../tm_tables.h"
-#include "../tm_special.h"
-#include "../tm_special_dist.h"
-#include "tm_dens_body.h"
-#include "tm_cdf.h"
-#include "tm_rng_def.h"
-#include "tm_rng_dist.h"
+#include "tm_cont_family.h"
 
 /* inv_gamma(y | alpha, beta); y <= 0 gives LOG_ZERO as in Stan */
 static int inv_gamma_body(tm_dens *D, double *logp) {
@@ -49,16 +42,10 @@ static double inv_gamma_e(const double *x, int upper, double *d) {
 
 static const cdf_def d_inv_gamma = {3, 0, {Y, SHAPE, SCALE},
   {{0, CK_NONNEG}, {1, CK_POS_FINITE}, {2, CK_POS_FINITE}}, inv_gamma_e, NULL};
-MODES(inv_gamma)
 
 static int draw_inv_gamma(tm_rng *r, const double *p, double *x) { *x = p[1] / tm_rd_gamma(r, p[0]); return 0; }
 
 static const rng_def D_inv_gamma = {"inv_gamma_rng", 2, 0, draw_inv_gamma,
   {"Shape parameter", SCALE}, {CK_POS_FINITE, CK_POS_FINITE}};
 
-const tm_fn tm_fns_inv_gamma[] = {
-  {"inv_gamma_lpdf",          SIG3, tm_dens_def_kernel, &dens_inv_gamma},
-  ENTRIES(inv_gamma, SIG3),
-  {"inv_gamma_rng", R2, tm_rng_kernel, &D_inv_gamma},
-  {NULL, NULL, NULL, NULL}
-};
+CONT_FAMILY_TABLE(inv_gamma, SIG3, R2)

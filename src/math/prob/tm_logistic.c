@@ -2,13 +2,7 @@
 ** tm_logistic.c -- the logistic distribution: logistic_lpdf,
 ** logistic_cdf, _lcdf, _lccdf, logistic_rng.
 */
-#include <math.h>
-#include "../tm_tables.h"
-#include "../tm_special.h"
-#include "../tm_special_dist.h"
-#include "tm_dens_body.h"
-#include "tm_cdf.h"
-#include "tm_rng_def.h"
+#include "tm_cont_family.h"
 
 /* logistic(y | mu, sigma) */
 static int logistic_body(tm_dens *D, double *logp) {
@@ -44,7 +38,6 @@ static double logistic_e(const double *x, int upper, double *d) {
 
 static const cdf_def d_logistic = {3, 0, {Y, LOC, SCALE},
   {{0, CK_NOT_NAN}, {1, CK_FINITE}, {2, CK_POS_FINITE}}, logistic_e, NULL};
-MODES(logistic)
 
 static int draw_logistic(tm_rng *r, const double *p, double *x) {
   double u = tm_rng_uniform(r);
@@ -54,9 +47,4 @@ static int draw_logistic(tm_rng *r, const double *p, double *x) {
 
 static const rng_def D_logistic = {"logistic_rng", 2, 0, draw_logistic, {LOC, SCALE}, {CK_FINITE, CK_POS_FINITE}};
 
-const tm_fn tm_fns_logistic[] = {
-  {"logistic_lpdf",           SIG3, tm_dens_def_kernel, &dens_logistic},
-  ENTRIES(logistic, SIG3),
-  {"logistic_rng", R2, tm_rng_kernel, &D_logistic},
-  {NULL, NULL, NULL, NULL}
-};
+CONT_FAMILY_TABLE(logistic, SIG3, R2)

@@ -2,13 +2,7 @@
 ** tm_loglogistic.c -- the log-logistic distribution: loglogistic_lpdf,
 ** loglogistic_cdf, loglogistic_rng.
 */
-#include <math.h>
-#include "../tm_tables.h"
-#include "../tm_special.h"
-#include "../tm_special_dist.h"
-#include "tm_dens_body.h"
-#include "tm_cdf.h"
-#include "tm_rng_def.h"
+#include "tm_cont_family.h"
 
 /* loglogistic(y | alpha, beta) = (beta / alpha) (y / alpha)^(beta - 1) / (1 + (y / alpha)^beta)^2 */
 static int loglogistic_body(tm_dens *D, double *logp) {

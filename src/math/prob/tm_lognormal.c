@@ -2,13 +2,7 @@
 ** tm_lognormal.c -- the lognormal distribution: lognormal_lpdf,
 ** lognormal_cdf, _lcdf, _lccdf, lognormal_rng.
 */
-#include <math.h>
-#include "../tm_tables.h"
-#include "../tm_special.h"
-#include "../tm_special_dist.h"
-#include "tm_dens_body.h"
-#include "tm_cdf.h"
-#include "tm_rng_def.h"
+#include "tm_cont_family.h"
 
 /* lognormal(y | mu, sigma).  Under propto -log(sqrt(2 pi)) is dropped, as
 ** Stan 2.21 does (include_summand<propto>), which the reference values of
@@ -45,18 +39,9 @@ static double lognormal_e(const double *x, int upper, double *d) {
 
 static const cdf_def d_lognormal = {3, 0, {Y, LOC, SCALE},
   {{0, CK_NONNEG}, {1, CK_FINITE}, {2, CK_POS_FINITE}}, lognormal_e, NULL};
-MODES(lognormal)
 
-static int draw_lognormal(tm_rng *r, const double *p, double *x) {
-  *x = exp(p[0] + p[1] * tm_rng_normal(r));
-  return 0;
-}
+static int draw_lognormal(tm_rng *r, const double *p, double *x) { *x = exp(p[0] + p[1] * tm_rng_normal(r)); return 0; }
 
 static const rng_def D_lognormal = {"lognormal_rng", 2, 0, draw_lognormal, {LOC, SCALE}, {CK_FINITE, CK_POS_FINITE}};
 
-const tm_fn tm_fns_lognormal[] = {
-  {"lognormal_lpdf",          SIG3, tm_dens_def_kernel, &dens_lognormal},
-  ENTRIES(lognormal, SIG3),
-  {"lognormal_rng", R2, tm_rng_kernel, &D_lognormal},
-  {NULL, NULL, NULL, NULL}
-};
+CONT_FAMILY_TABLE(lognormal, SIG3, R2)

@@ -4,13 +4,7 @@
 ** normal_lpdf, std_normal_lpdf, normal_cdf, _lcdf, _lccdf,
 ** std_normal_cdf, _lcdf, _lccdf, normal_rng, std_normal_rng.
 */
-#include <math.h>
-#include "../tm_tables.h"
-#include "../tm_special.h"
-#include "../tm_special_dist.h"
-#include "tm_dens_body.h"
-#include "tm_cdf.h"
-#include "tm_rng_def.h"
+#include "tm_cont_family.h"
 
 /* normal(y | mu, sigma).  The hot density of most models, so it reads the
 ** arguments through strided pointers and keeps the partials of scalar

@@ -2,14 +2,7 @@
 ** tm_pareto.c -- the Pareto distribution: pareto_lpdf,
 ** pareto_cdf, _lcdf, _lccdf, pareto_rng.
 */
-#include <math.h>
-#include "../tm_tables.h"
-#include "../tm_special.h"
-#include "../tm_special_dist.h"
-#include "tm_dens_body.h"
-#include "tm_cdf.h"
-#include "tm_rng_def.h"
-#include "tm_rng_dist.h"
+#include "tm_cont_family.h"
 
 /* pareto(y | y_min, alpha) = alpha y_min^alpha / y^(alpha + 1), y >= y_min */
 static int pareto_body(tm_dens *D, double *logp) {
@@ -51,19 +44,10 @@ static double pareto_e(const double *x, int upper, double *d) {
 
 static const cdf_def d_pareto = {3, 0, {Y, SCALE, SHAPE},
   {{0, CK_NONNEG}, {1, CK_POS_FINITE}, {2, CK_POS_FINITE}}, pareto_e, NULL};
-MODES(pareto)
 
-static int draw_pareto(tm_rng *r, const double *p, double *x) {
-  *x = p[0] * exp(tm_rd_exponential(r) / p[1]);
-  return 0;
-}
+static int draw_pareto(tm_rng *r, const double *p, double *x) { *x = p[0] * exp(tm_rd_exponential(r) / p[1]); return 0; }
 
 static const rng_def D_pareto = {"pareto_rng", 2, 0, draw_pareto,
   {SCALE, "Shape parameter"}, {CK_POS_FINITE, CK_POS_FINITE}};
 
-const tm_fn tm_fns_pareto[] = {
-  {"pareto_lpdf", SIG3, tm_dens_def_kernel, &dens_pareto},
-  ENTRIES(pareto, SIG3),
-  {"pareto_rng", R2, tm_rng_kernel, &D_pareto},
-  {NULL, NULL, NULL, NULL}
-};
+CONT_FAMILY_TABLE(pareto, SIG3, R2)

@@ -2,15 +2,8 @@
 ** tm_pareto_type_2.c -- the Pareto type II (Lomax) distribution:
 ** pareto_type_2_lpdf, pareto_type_2_cdf, _lcdf, _lccdf, pareto_type_2_rng.
 */
-#include <math.h>
 #include <stdio.h>
-#include "../tm_tables.h"
-#include "../tm_special.h"
-#include "../tm_special_dist.h"
-#include "tm_dens_body.h"
-#include "tm_cdf.h"
-#include "tm_rng_def.h"
-#include "tm_rng_dist.h"
+#include "tm_cont_family.h"
 
 /* Stan's check_greater_or_equal(y, low), low broadcast */
 static int check_ge(const tm_dens *D, int iy, int ilo, const char *name) {
@@ -72,7 +65,6 @@ static double pareto_type_2_e(const double *x, int upper, double *d) {
 static const cdf_def d_pareto_type_2 = {4, 0, {Y, LOC, SCALE, SHAPE},
   {{0, CK_NOT_NAN}, {2, CK_POS_FINITE}, {3, CK_POS_FINITE}},
   pareto_type_2_e, pareto_type_2_check};
-MODES(pareto_type_2)
 
 static int draw_pareto_type_2(tm_rng *r, const double *p, double *x) {
   *x = p[0] + p[1] * expm1(tm_rd_exponential(r) / p[2]);
@@ -82,9 +74,4 @@ static int draw_pareto_type_2(tm_rng *r, const double *p, double *x) {
 static const rng_def D_pareto_type_2 = {"pareto_type_2_rng", 3, 0, draw_pareto_type_2,
   {LOC, SCALE, "Shape parameter"}, {CK_FINITE, CK_POS_FINITE, CK_POS_FINITE}};
 
-const tm_fn tm_fns_pareto_type_2[] = {
-  {"pareto_type_2_lpdf", "real(reals, reals, reals, reals)", tm_dens_def_kernel, &dens_pareto_type_2},
-  ENTRIES(pareto_type_2, SIG4),
-  {"pareto_type_2_rng", R3, tm_rng_kernel, &D_pareto_type_2},
-  {NULL, NULL, NULL, NULL}
-};
+CONT_FAMILY_TABLE(pareto_type_2, SIG4, R3)

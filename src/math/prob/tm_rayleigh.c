@@ -2,14 +2,7 @@
 ** tm_rayleigh.c -- the Rayleigh distribution: rayleigh_lpdf,
 ** rayleigh_cdf, _lcdf, _lccdf, rayleigh_rng.
 */
-#include <math.h>
-#include "../tm_tables.h"
-#include "../tm_special.h"
-#include "../tm_special_dist.h"
-#include "tm_dens_body.h"
-#include "tm_cdf.h"
-#include "tm_rng_def.h"
-#include "tm_rng_dist.h"
+#include "tm_cont_family.h"
 
 /* rayleigh(y | sigma) = y / sigma^2 exp(-y^2 / (2 sigma^2)) */
 static int rayleigh_body(tm_dens *D, double *logp) {
@@ -42,18 +35,9 @@ static double rayleigh_e(const double *x, int upper, double *d) {
 }
 
 static const cdf_def d_rayleigh = {2, 0, {Y, SCALE}, {{0, CK_NONNEG}, {1, CK_POS}}, rayleigh_e, NULL};
-MODES(rayleigh)
 
-static int draw_rayleigh(tm_rng *r, const double *p, double *x) {
-  *x = p[0] * sqrt(2.0 * tm_rd_exponential(r));
-  return 0;
-}
+static int draw_rayleigh(tm_rng *r, const double *p, double *x) { *x = p[0] * sqrt(2.0 * tm_rd_exponential(r)); return 0; }
 
 static const rng_def D_rayleigh = {"rayleigh_rng", 1, 0, draw_rayleigh, {SCALE}, {CK_POS_FINITE}};
 
-const tm_fn tm_fns_rayleigh[] = {
-  {"rayleigh_lpdf", SIG2, tm_dens_def_kernel, &dens_rayleigh},
-  ENTRIES(rayleigh, SIG2),
-  {"rayleigh_rng", R1, tm_rng_kernel, &D_rayleigh},
-  {NULL, NULL, NULL, NULL}
-};
+CONT_FAMILY_TABLE(rayleigh, SIG2, R1)

@@ -3,14 +3,7 @@
 ** scaled_inv_chi_square_lpdf, scaled_inv_chi_square_cdf, _lcdf, _lccdf,
 ** scaled_inv_chi_square_rng.
 */
-#include <math.h>
-#include "../tm_tables.h"
-#include "../tm_special.h"
-#include "../tm_special_dist.h"
-#include "tm_dens_body.h"
-#include "tm_cdf.h"
-#include "tm_rng_def.h"
-#include "tm_rng_dist.h"
+#include "tm_cont_family.h"
 
 /* scaled_inv_chi_square(y | nu, s); y <= 0 gives log(0) */
 static int scaled_inv_chi_square_body(tm_dens *D, double *logp) {
@@ -49,7 +42,6 @@ static double scaled_inv_chi_square_e(const double *x, int upper, double *d) {
 static const cdf_def d_scaled_inv_chi_square = {3, 0, {Y, DOF, SCALE},
   {{0, CK_NONNEG}, {1, CK_POS_FINITE}, {2, CK_POS_FINITE}},
   scaled_inv_chi_square_e, NULL};
-MODES(scaled_inv_chi_square)
 
 static int draw_scaled_inv_chi_square(tm_rng *r, const double *p, double *x) {
   *x = p[0] * p[1] * p[1] / (2.0 * tm_rd_gamma(r, 0.5 * p[0]));
@@ -59,9 +51,4 @@ static int draw_scaled_inv_chi_square(tm_rng *r, const double *p, double *x) {
 static const rng_def D_scaled_inv_chi_square = {"scaled_inv_chi_square_rng", 2, 0, draw_scaled_inv_chi_square,
   {"Degrees of freedom parameter", SCALE}, {CK_POS_FINITE, CK_POS_FINITE}};
 
-const tm_fn tm_fns_scaled_inv_chi_square[] = {
-  {"scaled_inv_chi_square_lpdf", SIG3, tm_dens_def_kernel, &dens_scaled_inv_chi_square},
-  ENTRIES(scaled_inv_chi_square, SIG3),
-  {"scaled_inv_chi_square_rng", R2, tm_rng_kernel, &D_scaled_inv_chi_square},
-  {NULL, NULL, NULL, NULL}
-};
+CONT_FAMILY_TABLE(scaled_inv_chi_square, SIG3, R2)

@@ -3,13 +3,7 @@
 ** skew_double_exponential_lpdf, skew_double_exponential_cdf, _lcdf, _lccdf,
 ** skew_double_exponential_rng.
 */
-#include <math.h>
-#include "../tm_tables.h"
-#include "../tm_special.h"
-#include "../tm_special_dist.h"
-#include "tm_dens_body.h"
-#include "tm_cdf.h"
-#include "tm_rng_def.h"
+#include "tm_cont_family.h"
 
 /* skew_double_exponential(y | mu, sigma, tau)
 **   = 2 tau (1 - tau) / sigma exp(-2 / sigma [(1 - tau)(mu - y) if y < mu, tau (y - mu) else]) */
@@ -62,7 +56,6 @@ static double skew_double_exponential_e(const double *x, int upper, double *d) {
 
 static const cdf_def d_skew_double_exponential = {4, 0, {Y, LOC, SCALE, "Skewness parameter"},
   {{0, CK_NOT_NAN}, {1, CK_FINITE}, {2, CK_POS_FINITE}, {3, CK_UNIT}}, skew_double_exponential_e, NULL};
-MODES(skew_double_exponential)
 
 /* inversion of the cdf: tau below mu, 1 - tau above */
 static int draw_skew_double_exponential(tm_rng *r, const double *p, double *x) {
@@ -75,10 +68,4 @@ static int draw_skew_double_exponential(tm_rng *r, const double *p, double *x) {
 static const rng_def D_skew_double_exponential = {"skew_double_exponential_rng", 3, 0, draw_skew_double_exponential,
   {LOC, SCALE, "Skewness parameter"}, {CK_FINITE, CK_POS_FINITE, CK_UNIT}};
 
-const tm_fn tm_fns_skew_double_exponential[] = {
-  {"skew_double_exponential_lpdf", "real(reals, reals, reals, reals)", tm_dens_def_kernel,
-   &dens_skew_double_exponential},
-  ENTRIES(skew_double_exponential, SIG4),
-  {"skew_double_exponential_rng", R3, tm_rng_kernel, &D_skew_double_exponential},
-  {NULL, NULL, NULL, NULL}
-};
+CONT_FAMILY_TABLE(skew_double_exponential, SIG4, R3)

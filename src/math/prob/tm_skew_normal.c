@@ -2,13 +2,7 @@
 ** tm_skew_normal.c -- the skew normal distribution: skew_normal_lpdf,
 ** skew_normal_cdf, _lcdf, _lccdf, skew_normal_rng.
 */
-#include <math.h>
-#include "../tm_tables.h"
-#include "../tm_special.h"
-#include "../tm_special_dist.h"
-#include "tm_dens_body.h"
-#include "tm_cdf.h"
-#include "tm_rng_def.h"
+#include "tm_cont_family.h"
 
 /* skew_normal(y | xi, omega, alpha) = 2 / omega phi(z) Phi(alpha z), z = (y - xi) / omega */
 static int skew_normal_body(tm_dens *D, double *logp) {
@@ -53,7 +47,6 @@ static double skew_normal_e(const double *x, int upper, double *d) {
 
 static const cdf_def d_skew_normal = {4, 0, {Y, LOC, SCALE, SHAPE},
   {{0, CK_NOT_NAN}, {1, CK_FINITE}, {2, CK_POS}, {3, CK_FINITE}}, skew_normal_e, NULL};
-MODES(skew_normal)
 
 /* |Z0| picks the sign of a correlated Z1 (Azzalini's representation). */
 static int draw_skew_normal(tm_rng *r, const double *p, double *x) {
@@ -66,9 +59,4 @@ static int draw_skew_normal(tm_rng *r, const double *p, double *x) {
 static const rng_def D_skew_normal = {"skew_normal_rng", 3, 0, draw_skew_normal,
   {LOC, SCALE, "Shape parameter"}, {CK_FINITE, CK_POS_FINITE, CK_FINITE}};
 
-const tm_fn tm_fns_skew_normal[] = {
-  {"skew_normal_lpdf", SIG4, tm_dens_def_kernel, &dens_skew_normal},
-  ENTRIES(skew_normal, "real(reals, reals, reals, reals)"),
-  {"skew_normal_rng", R3, tm_rng_kernel, &D_skew_normal},
-  {NULL, NULL, NULL, NULL}
-};
+CONT_FAMILY_TABLE(skew_normal, SIG4, R3)

@@ -12,14 +12,7 @@
 ** reflected for p > 1/2.  Partials by the implicit function theorem:
 ** dt/dp = 1 / f(t), dt/dnu = -(dF/dnu) / f(t); one node per call.
 */
-#include <math.h>
-#include "../tm_tables.h"
-#include "../tm_special.h"
-#include "../tm_special_dist.h"
-#include "tm_dens_body.h"
-#include "tm_cdf.h"
-#include "tm_rng_def.h"
-#include "tm_rng_dist.h"
+#include "tm_cont_family.h"
 
 static double student_nu_term(double nu) {
   return tm_lgamma(0.5 * nu + 0.5) - tm_lgamma(0.5 * nu) - 0.5 * log(nu);
@@ -87,10 +80,7 @@ static const cdf_def d_student_t = {4, 0, {Y, DOF, LOC, SCALE},
   {{0, CK_NOT_NAN}, {1, CK_POS_FINITE}, {2, CK_FINITE}, {3, CK_POS_FINITE}}, student_t_e, NULL};
 MODES(student_t)
 
-static int draw_student_t(tm_rng *r, const double *p, double *x) {
-  *x = p[1] + p[2] * tm_rd_student_t(r, p[0]);
-  return 0;
-}
+static int draw_student_t(tm_rng *r, const double *p, double *x) { *x = p[1] + p[2] * tm_rd_student_t(r, p[0]); return 0; }
 
 static const rng_def D_student_t = {"student_t_rng", 3, 0, draw_student_t,
   {"Degrees of freedom parameter", LOC, SCALE}, {CK_POS_FINITE, CK_FINITE, CK_POS_FINITE}};

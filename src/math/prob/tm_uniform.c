@@ -2,13 +2,7 @@
 ** tm_uniform.c -- the uniform distribution: uniform_lpdf,
 ** uniform_cdf, _lcdf, _lccdf, uniform_rng.
 */
-#include <math.h>
-#include "../tm_tables.h"
-#include "../tm_special.h"
-#include "../tm_special_dist.h"
-#include "tm_dens_body.h"
-#include "tm_cdf.h"
-#include "tm_rng_def.h"
+#include "tm_cont_family.h"
 
 /* uniform(y | alpha, beta); y outside [alpha, beta] gives LOG_ZERO */
 static int uniform_body(tm_dens *D, double *logp) {
@@ -49,19 +43,10 @@ static double uniform_e(const double *x, int upper, double *d) {
 
 static const cdf_def d_uniform = {3, 0, {Y, "Lower bound parameter", "Upper bound parameter"},
   {{0, CK_NOT_NAN}, {1, CK_FINITE}, {2, CK_FINITE}, {2, CK_GREATER}}, uniform_e, NULL};
-MODES(uniform)
 
-static int draw_uniform(tm_rng *r, const double *p, double *x) {
-  *x = p[0] + (p[1] - p[0]) * tm_rng_uniform(r);
-  return 0;
-}
+static int draw_uniform(tm_rng *r, const double *p, double *x) { *x = p[0] + (p[1] - p[0]) * tm_rng_uniform(r); return 0; }
 
 static const rng_def D_uniform = {"uniform_rng", 2, 0, draw_uniform,
   {"Lower bound parameter", "Upper bound parameter"}, {CK_FINITE, CK_ABOVE_PREV}};
 
-const tm_fn tm_fns_uniform[] = {
-  {"uniform_lpdf",            SIG3, tm_dens_def_kernel, &dens_uniform},
-  ENTRIES(uniform, SIG3),
-  {"uniform_rng", R2, tm_rng_kernel, &D_uniform},
-  {NULL, NULL, NULL, NULL}
-};
+CONT_FAMILY_TABLE(uniform, SIG3, R2)

@@ -2,13 +2,7 @@
 ** tm_von_mises.c -- the von Mises distribution: von_mises_lpdf,
 ** von_mises_cdf, _lcdf, _lccdf, von_mises_rng.
 */
-#include <math.h>
-#include "../tm_tables.h"
-#include "../tm_special.h"
-#include "../tm_special_dist.h"
-#include "tm_dens_body.h"
-#include "tm_cdf.h"
-#include "tm_rng_def.h"
+#include "tm_cont_family.h"
 
 /* log I0(k) and I1(k) / I0(k): the power series while it is cheap, the
 ** asymptotic series (terms falling below 1e-17 by k = 20 for k >= 50)
@@ -156,7 +150,6 @@ static int von_mises_check(const tm_dens *D) {
 static const cdf_def d_von_mises = {3, 0, {Y, LOC, SCALE},
   {{0, CK_NOT_NAN}, {1, CK_FINITE}, {2, CK_POS}}, von_mises_e,
   von_mises_check};
-MODES(von_mises)
 
 #define TWO_PI (2 * TM_PI)
 
@@ -178,9 +171,4 @@ static int draw_von_mises(tm_rng *r, const double *p, double *x) {
 
 static const rng_def D_von_mises = {"von_mises_rng", 2, 0, draw_von_mises, {LOC, SCALE}, {CK_FINITE, CK_NONNEG_FINITE}};
 
-const tm_fn tm_fns_von_mises[] = {
-  {"von_mises_lpdf", SIG3, tm_dens_def_kernel, &dens_von_mises},
-  ENTRIES(von_mises, SIG3),
-  {"von_mises_rng", R2, tm_rng_kernel, &D_von_mises},
-  {NULL, NULL, NULL, NULL}
-};
+CONT_FAMILY_TABLE(von_mises, SIG3, R2)

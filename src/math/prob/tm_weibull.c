@@ -2,14 +2,7 @@
 ** tm_weibull.c -- the Weibull distribution: weibull_lpdf,
 ** weibull_cdf, _lcdf, _lccdf, weibull_rng.
 */
-#include <math.h>
-#include "../tm_tables.h"
-#include "../tm_special.h"
-#include "../tm_special_dist.h"
-#include "tm_dens_body.h"
-#include "tm_cdf.h"
-#include "tm_rng_def.h"
-#include "tm_rng_dist.h"
+#include "tm_cont_family.h"
 
 /* weibull(y | alpha, sigma); y < 0 gives LOG_ZERO as in Stan */
 static int weibull_body(tm_dens *D, double *logp) {
@@ -50,7 +43,6 @@ static double weibull_e(const double *x, int upper, double *d) {
 
 static const cdf_def d_weibull = {3, 0, {Y, SHAPE, SCALE},
   {{0, CK_NONNEG}, {1, CK_POS_FINITE}, {2, CK_POS_FINITE}}, weibull_e, NULL};
-MODES(weibull)
 
 static int draw_weibull(tm_rng *r, const double *p, double *x) {
   *x = p[1] * pow(tm_rd_exponential(r), 1.0 / p[0]);
@@ -60,9 +52,4 @@ static int draw_weibull(tm_rng *r, const double *p, double *x) {
 static const rng_def D_weibull = {"weibull_rng", 2, 0, draw_weibull,
   {"Shape parameter", SCALE}, {CK_POS_FINITE, CK_POS_FINITE}};
 
-const tm_fn tm_fns_weibull[] = {
-  {"weibull_lpdf",            SIG3, tm_dens_def_kernel, &dens_weibull},
-  ENTRIES(weibull, SIG3),
-  {"weibull_rng", R2, tm_rng_kernel, &D_weibull},
-  {NULL, NULL, NULL, NULL}
-};
+CONT_FAMILY_TABLE(weibull, SIG3, R2)
