@@ -12,7 +12,7 @@
 
 static const tm_fn *const modules[] = {
   tm_fns_scalar, tm_fns_container, tm_fns_matrix, tm_fns_dens_cont,
-  tm_fns_dens_disc, tm_fns_dens_multi, tm_fns_rng,
+  tm_fns_dens_multi, tm_fns_rng,
   tm_fns_cdf, tm_fns_numeric,
   tm_fns_build, tm_fns_sort, tm_fns_matrix_ops, tm_fns_solve, tm_fns_eigen,
   tm_fns_gp, tm_fns_glm, tm_fns_transform,
@@ -20,6 +20,10 @@ static const tm_fn *const modules[] = {
   tm_fns_hmm, tm_fns_sparse, tm_fns_matfun,
   tm_fns_special_elem, tm_fns_hyper, tm_fns_vecfn,
   tm_fns_qf, tm_fns_wiener,
+  tm_fns_bernoulli, tm_fns_binomial, tm_fns_poisson, tm_fns_neg_binomial,
+  tm_fns_beta_binomial, tm_fns_beta_neg_binomial, tm_fns_discrete_range,
+  tm_fns_yule_simon, tm_fns_categorical, tm_fns_ordered, tm_fns_multinomial,
+  tm_fns_hypergeometric, tm_fns_dirichlet_multinomial,
   tm_fns_complex, tm_fns_complex_mat, tm_fns_complex_cont, tm_fns_complex_eigen,
 };
 

@@ -30,8 +30,27 @@ typedef struct cdf_fn { const cdf_def *def; int mode; } cdf_fn;
 /* The kernel: c->fn->data is a cdf_fn. */
 int tm_cdf_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out);
 
-/* neg_binomial_2(n | mu, phi)'s element (tm_cdf.c), for neg_binomial's cdfs */
-double tm_cdf_neg_binomial_2_e(const double *x, int upper, double *d);
+/* log(1 - A) from v = log A and its partials d[0..n-1], in place
+** (tm_cdf.c): the side of a cdf without a closed form */
+double tm_cdf_complement(double v, double *d, int n);
+
+/* ---- what a distribution's file writes: Stan's argument names, and its
+** three functions as cdf_fn (MODES, after its cdf_def d_<name>) and as
+** table rows (ENTRIES) ---- */
+#define Y "Random variable"
+#define LOC "Location parameter"
+#define SCALE "Scale parameter"
+#define SHAPE "Shape parameter"
+#define DOF "Degrees of freedom parameter"
+
+#define MODES(name) \
+  static const cdf_fn f_##name##_lcdf = {&d_##name, M_LCDF}, f_##name##_lccdf = {&d_##name, M_LCCDF}, \
+    f_##name##_cdf = {&d_##name, M_CDF};
+
+#define ENTRIES(name, sig) \
+  {#name "_lcdf", sig, tm_cdf_kernel, &f_##name##_lcdf}, \
+  {#name "_lccdf", sig, tm_cdf_kernel, &f_##name##_lccdf}, \
+  {#name "_cdf", sig, tm_cdf_kernel, &f_##name##_cdf}
 
 /* log I0(k) and I1(k) / I0(k) (tm_dens_cont.c, von_mises_lpdf's) */
 void tm_bessel_i01(double k, double *log_i0, double *ratio);

@@ -7,18 +7,19 @@
 #ifndef TM_RNG_DEF_H
 #define TM_RNG_DEF_H
 #include "../tm.h"
+#include "tm_dens_def.h"
 
-/* ---- argument checks (these CK_ names are not tm_dens_def.h's: a file
-** includes one of the two headers, never both) ---- */
+/* ---- argument checks: tm_dens_def.h's (CK_NOT_NAN, CK_FINITE, CK_POS,
+** CK_POS_FINITE, CK_NONNEG, CK_UNIT: in [0, 1]) and these, one set of names,
+** so that a family's file holds its cdf and _rng defs together ---- */
 enum {
-  CK_NONE, CK_FINITE, CK_POS_FINITE, CK_POSITIVE, CK_NONNEG, CK_NOT_NAN,
-  CK_PROB,        /* finite and in [0, 1] */
+  CK_NONE = CK_END,
+  CK_PROB = CK_GREATER + 1,  /* finite and in [0, 1] */
   CK_RATE,        /* nonnegative and below 2^30 (poisson_rng) */
   CK_LOG_RATE,    /* not NaN and below 30 log 2 (poisson_log_rng) */
   CK_ABOVE_PREV,  /* finite and greater than the previous argument (uniform_rng) */
   CK_GE_PREV,     /* at least the previous argument (discrete_range_rng) */
   CK_UNIT_OPEN,   /* in (0, 1) (beta_proportion_rng) */
-  CK_UNIT,        /* in [0, 1] (skew_double_exponential_rng) */
   CK_NONNEG_FINITE  /* nonnegative, then finite (von_mises_rng) */
 };
 
@@ -42,4 +43,31 @@ int tm_rng_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out);
 int tm_rng_new_array(tm_v *out, int base, int inner_rows, size_t n);
 
 #define TM_POISSON_MAX_RATE 1073741824.0              /* 2^30, as Stan */
+#define CONSTRAINT_TOLERANCE 1e-8
+
+/* For the _rng functions with kernels of their own (tm_rng_fns.c): fail
+** unless the call has a generator; unless nargs == want. */
+int tm_rng_need(const tm_call *c, const char *fn);
+int tm_rng_nargs(const char *fn, int nargs, int want);
+/* A gamma-poisson mixture draw, with Stan's check on the intermediate gamma
+** draw (tm_rng_fns.c; the neg_binomials, beta_neg_binomial, yule_simon) */
+int tm_rng_gamma_poisson(tm_rng *r, const char *fn, double shape, double scale, double *x);
+/* multinomial_rng's kernel (tm_multinomial.c); c->fn->data NULL or an int:
+** 1 multinomial_logit_rng, 2 dirichlet_multinomial_rng */
+int tm_multinomial_rng_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out);
+
+/* ---- Stan's argument names, and signatures of the table rows ---- */
+#define LOC "Location parameter"
+#define SCALE "Scale parameter"
+#define R1 "real(real); array[] real(reals)"
+#define R2 "real(real, real); array[] real(reals, reals)"
+#define R3 "real(real, real, real); array[] real(reals, reals, reals)"
+#define I1 "int(real); array[] int(reals)"
+#define I2 "int(real, real); array[] int(reals, reals)"
+#define IN "int(int, real); array[] int(ints, reals)"
+#define IN2 "int(int, real, real); array[] int(ints, reals, reals)"
+#define II "int(int, int); array[] int(ints, ints)"
+#define MVN "vector(vector, matrix); vector(row_vector, matrix); " \
+  "array[] vector(array[] vector, matrix); array[] vector(array[] row_vector, matrix)"
+#define I3 "int(real, real, real); array[] int(reals, reals, reals)"
 #endif

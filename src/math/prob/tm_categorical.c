@@ -1,0 +1,154 @@
+/*
+** tm_categorical.c -- the categorical family: categorical_lpmf and
+** categorical_logit_lpmf (which index or multiply rather than broadcast:
+** kernels of their own), categorical_rng and categorical_logit_rng.
+** categorical_logit_glm is with the GLMs (tm_glm.c).
+**
+** As everywhere: one node per call, terms dropped under propto exactly when
+** every argument they depend on is constant (ints always are).
+*/
+#include <math.h>
+#include <stdio.h>
+#include "../tm_tables.h"
+#include "../tm_special.h"
+#include "../tm_special_dist.h"
+#include "tm_dens_elem.h"
+#include "tm_mass_terms.h"
+#include "tm_cdf.h"
+#include "tm_rng_def.h"
+#include "tm_rng_dist.h"
+
+/* ---- categorical ---- */
+
+/* y (int or array[] int) and a vector of K categories. */
+static int categorical_args(const char *fn, const tm_v *a, int nargs) {
+  if (nargs != 2) return ad_fail(AD_EINVALID, "%s: expected 2 arguments, got %d", fn, nargs);
+  if (a[0].base != TM_INT || a[0].narr > 1) return tm_dens_not_int(fn, "outcome");
+  if (a[1].base != TM_VECTOR || a[1].narr != 0)
+    return ad_fail(AD_EINVALID, "%s: the second argument must be a vector", fn);
+  return AD_OK;
+}
+
+
+static const char *const theta_name[] = {"Probabilities parameter"};
+static const char *const beta_name[] = {"log odds parameter"};
+
+/* categorical_lpmf(y | theta): sum of log theta[y]. */
+static int categorical(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
+  const char *fn = c->fn->name;
+  int rc = categorical_args(fn, a, nargs);
+  if (rc) return rc;
+  const tm_v *y = &a[0], *th = &a[1];
+  int K = th->rows;
+  size_t N = tm_is_scalar(y) ? 1 : tm_numel(y);
+  rc = tm_dens_check_int_bounds(fn, tm_is_scalar(y) ? "Number of categories" : "element of outcome array",
+                        y, 0, 1, NULL, K);
+  if (rc || (rc = tm_dens_check_simplex(fn, "Probabilities parameter", th))) return rc;
+  tm_dens D;
+  if ((rc = tm_dens_begin(&D, c, th, 1, theta_name))) return rc;
+  double logp = 0;
+  if (tm_dens_keep(&D, 1u)) {
+    for (size_t i = 0; i < N; i++) {
+      int k = tm_geti(y, i) - 1;
+      logp += log(th->val[k]);
+      tm_dens_add(&D, 0, (size_t)k, 1 / th->val[k]);
+    }
+  }
+  return tm_dens_end(&D, logp, out);
+}
+
+/* categorical_logit_lpmf(y | beta): sum of beta[y] - log_sum_exp(beta);
+** the partials are the counts minus N softmax(beta). */
+static int categorical_logit(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
+  const char *fn = c->fn->name;
+  int rc = categorical_args(fn, a, nargs);
+  if (rc) return rc;
+  const tm_v *y = &a[0], *be = &a[1];
+  int K = be->rows;
+  size_t N = tm_is_scalar(y) ? 1 : tm_numel(y);
+  rc = tm_dens_check_int_bounds(fn, "categorical outcome out of support", y, 0, 1, NULL, K);
+  if (rc || (rc = tm_check_finite(fn, "log odds parameter", be))) return rc;
+  tm_dens D;
+  if ((rc = tm_dens_begin(&D, c, be, 1, beta_name))) return rc;
+  double logp = 0;
+  if (N > 0 && tm_dens_keep(&D, 1u)) {
+    double mx = -INFINITY, s = 0;
+    for (int k = 0; k < K; k++) if (be->val[k] > mx) mx = be->val[k];
+    for (int k = 0; k < K; k++) s += exp(be->val[k] - mx);
+    double lse = mx + log(s);
+    for (size_t i = 0; i < N; i++) {
+      int k = tm_geti(y, i) - 1;
+      logp += be->val[k];
+      tm_dens_add(&D, 0, (size_t)k, 1);
+    }
+    logp -= (double)N * lse;
+    if (D.d[0])
+      for (int k = 0; k < K; k++) D.d[0][k] -= (double)N * exp(be->val[k] - lse);
+  }
+  return tm_dens_end(&D, logp, out);
+}
+
+/* ---- categorical_rng, categorical_logit_rng ---- */
+
+/* Stan's check_simplex as categorical_rng words it (the sum to 10 digits) */
+static int check_simplex(const char *fn, const char *arg, const tm_v *v) {
+  int rc = tm_check_nonzero_size(fn, arg, v);
+  if (rc) return rc;
+  size_t n = tm_numel(v);
+  double sum = 0;
+  for (size_t i = 0; i < n; i++) sum += v->val[i];
+  if (!(fabs(1.0 - sum) <= CONSTRAINT_TOLERANCE))
+    return ad_fail(AD_EDOMAIN, "%s: %s is not a valid simplex. sum(%s) = %.10g, but should be 1", fn, arg, arg, sum);
+  for (size_t i = 0; i < n; i++)
+    if (!(v->val[i] >= 0))
+      return ad_fail(AD_EDOMAIN, "%s: %s is not a valid simplex. %s[%zu] = %.17g, but should be greater than or equal to 0",
+                     fn, arg, arg, i + 1, v->val[i]);
+  return AD_OK;
+}
+
+/* Inversion on the cumulative sum; the last category takes any u beyond
+** the rounded total. */
+static int categorical_draw(tm_rng *r, const double *theta, int k) {
+  double u = tm_rng_uniform(r), cum = 0;
+  for (int i = 0; i < k - 1; i++) {
+    cum += theta[i];
+    if (u <= cum) return i + 1;
+  }
+  return k;
+}
+
+static int k_categorical_rng(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
+  const char *fn = "categorical_rng";
+  int rc;
+  if ((rc = tm_rng_need(c, fn)) || (rc = tm_rng_nargs(fn, nargs, 1))) return rc;
+  if ((rc = check_simplex(fn, "Probabilities parameter", &a[0]))) return rc;
+  if ((rc = tm_new_int(out))) return ad_fail(AD_EMEMORY, "out of memory");
+  out->ival[0] = categorical_draw(c->rng, a[0].val, (int)tm_numel(&a[0]));
+  return AD_OK;
+}
+
+static int k_categorical_logit_rng(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
+  const char *fn = "categorical_logit_rng";
+  int rc;
+  if ((rc = tm_rng_need(c, fn)) || (rc = tm_rng_nargs(fn, nargs, 1))) return rc;
+  if ((rc = tm_check_finite(fn, "Log odds parameter", &a[0])) ||
+      (rc = tm_check_nonzero_size(fn, "Log odds parameter", &a[0])))
+    return rc;
+  int k = (int)tm_numel(&a[0]);
+  double *theta = ad_alloc_doubles((size_t)k), mx = -INFINITY, sum = 0;
+  if (!theta) return ad_fail(AD_EMEMORY, "out of memory");
+  for (int i = 0; i < k; i++) mx = fmax(mx, a[0].val[i]);
+  for (int i = 0; i < k; i++) sum += theta[i] = exp(a[0].val[i] - mx);
+  for (int i = 0; i < k; i++) theta[i] /= sum;
+  if ((rc = tm_new_int(out))) return ad_fail(AD_EMEMORY, "out of memory");
+  out->ival[0] = categorical_draw(c->rng, theta, k);
+  return AD_OK;
+}
+
+const tm_fn tm_fns_categorical[] = {
+  {"categorical_lpmf",         "real(ints, vector)",       categorical, NULL},
+  {"categorical_logit_lpmf",   "real(ints, vector)",       categorical_logit, NULL},
+  {"categorical_logit_rng", "int(vector)", k_categorical_logit_rng, NULL},
+  {"categorical_rng", "int(vector)", k_categorical_rng, NULL},
+  {NULL, NULL, NULL, NULL}
+};
