@@ -8,27 +8,27 @@
 ** every argument they depend on is constant (ints always are).
 */
 #include <math.h>
-#include <stdio.h>
 #include "../tm_tables.h"
 #include "../tm_special.h"
-#include "../tm_special_dist.h"
 #include "tm_dens_elem.h"
-#include "tm_mass_terms.h"
-#include "tm_cdf.h"
 #include "tm_rng_def.h"
 #include "tm_rng_dist.h"
 
 /* ---- categorical ---- */
 
-/* y (int or array[] int) and a vector of K categories. */
-static int categorical_args(const char *fn, const tm_v *a, int nargs) {
+/* y (int or array[] int), each outcome in [1, K], and a vector of K
+** categories; *N the number of outcomes.  An outcome out of range is named
+** as Stan names it in each mass: one (y an int), many (an array). */
+static int categorical_args(const char *fn, const tm_v *a, int nargs, const char *one, const char *many,
+                            size_t *N) {
   if (nargs != 2) return ad_fail(AD_EINVALID, "%s: expected 2 arguments, got %d", fn, nargs);
   if (a[0].base != TM_INT || a[0].narr > 1) return tm_dens_not_int(fn, "outcome");
   if (a[1].base != TM_VECTOR || a[1].narr != 0)
     return ad_fail(AD_EINVALID, "%s: the second argument must be a vector", fn);
-  return AD_OK;
+  const tm_v *y = &a[0];
+  *N = tm_is_scalar(y) ? 1 : tm_numel(y);
+  return tm_dens_check_int_bounds(fn, tm_is_scalar(y) ? one : many, y, 0, 1, NULL, a[1].rows);
 }
-
 
 static const char *const theta_name[] = {"Probabilities parameter"};
 static const char *const beta_name[] = {"log odds parameter"};
@@ -36,13 +36,9 @@ static const char *const beta_name[] = {"log odds parameter"};
 /* categorical_lpmf(y | theta): sum of log theta[y]. */
 static int categorical(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   const char *fn = c->fn->name;
-  int rc = categorical_args(fn, a, nargs);
-  if (rc) return rc;
   const tm_v *y = &a[0], *th = &a[1];
-  int K = th->rows;
-  size_t N = tm_is_scalar(y) ? 1 : tm_numel(y);
-  rc = tm_dens_check_int_bounds(fn, tm_is_scalar(y) ? "Number of categories" : "element of outcome array",
-                        y, 0, 1, NULL, K);
+  size_t N;
+  int rc = categorical_args(fn, a, nargs, "Number of categories", "element of outcome array", &N);
   if (rc || (rc = tm_dens_check_simplex(fn, "Probabilities parameter", th))) return rc;
   tm_dens D;
   if ((rc = tm_dens_begin(&D, c, th, 1, theta_name))) return rc;
@@ -61,12 +57,10 @@ static int categorical(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
 ** the partials are the counts minus N softmax(beta). */
 static int categorical_logit(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   const char *fn = c->fn->name;
-  int rc = categorical_args(fn, a, nargs);
-  if (rc) return rc;
   const tm_v *y = &a[0], *be = &a[1];
   int K = be->rows;
-  size_t N = tm_is_scalar(y) ? 1 : tm_numel(y);
-  rc = tm_dens_check_int_bounds(fn, "categorical outcome out of support", y, 0, 1, NULL, K);
+  size_t N;
+  int rc = categorical_args(fn, a, nargs, "categorical outcome out of support", "categorical outcome out of support", &N);
   if (rc || (rc = tm_check_finite(fn, "log odds parameter", be))) return rc;
   tm_dens D;
   if ((rc = tm_dens_begin(&D, c, be, 1, beta_name))) return rc;

@@ -8,13 +8,9 @@
 ** every argument they depend on is constant (ints always are).
 */
 #include <math.h>
-#include <stdio.h>
 #include "../tm_tables.h"
 #include "../tm_special.h"
-#include "../tm_special_dist.h"
-#include "tm_dens_elem.h"
 #include "tm_mass_terms.h"
-#include "tm_cdf.h"
 #include "tm_rng_def.h"
 #include "tm_rng_dist.h"
 
@@ -49,15 +45,8 @@ static int k_dirichlet_multinomial(const tm_call *c, const tm_v *a, int nargs, t
       if (d) d[k] = (n > 0 ? digamma_diff_at(al->val[k], n) : 0) + dsum;
     }
   }
-  if (!d) {
-    rc = tm_set_real(out, lp);
-    out->dep = al->dep;
-    return rc;
-  }
   ad_operand o = {al->adj, d, K};
-  ad_var r;
-  if ((rc = ad_operands_node(1, &o, lp, &r))) return rc;
-  return tm_set_var(out, r);
+  return tm_set_operands(out, d != NULL, &o, lp, al->dep);
 }
 
 static const int W_DIRICHLET = 2;

@@ -8,12 +8,9 @@
 ** every argument they depend on is constant (ints always are).
 */
 #include <math.h>
-#include <stdio.h>
 #include "../tm_tables.h"
 #include "../tm_special.h"
-#include "../tm_special_dist.h"
 #include "tm_dens_elem.h"
-#include "tm_mass_terms.h"
 #include "tm_cdf.h"
 #include "tm_rng_def.h"
 #include "tm_rng_dist.h"

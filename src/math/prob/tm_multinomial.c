@@ -7,13 +7,9 @@
 ** every argument they depend on is constant (ints always are).
 */
 #include <math.h>
-#include <stdio.h>
 #include "../tm_tables.h"
 #include "../tm_special.h"
-#include "../tm_special_dist.h"
 #include "tm_dens_elem.h"
-#include "tm_mass_terms.h"
-#include "tm_cdf.h"
 #include "tm_rng_def.h"
 #include "tm_rng_dist.h"
 
@@ -60,15 +56,8 @@ static int k_multinomial(const tm_call *c, const tm_v *a, int nargs, tm_v *out) 
       }
     }
   }
-  if (!d) {
-    rc = tm_set_real(out, lp);
-    out->dep = th->dep;
-    return rc;
-  }
   ad_operand o = {th->adj, d, K};
-  ad_var r;
-  if ((rc = ad_operands_node(1, &o, lp, &r))) return rc;
-  return tm_set_var(out, r);
+  return tm_set_operands(out, d != NULL, &o, lp, th->dep);
 }
 
 /* ---- multinomial_rng, multinomial_logit_rng, and dirichlet_multinomial_rng

@@ -13,8 +13,6 @@
 #include "../tm_special.h"
 #include "../tm_special_dist.h"
 #include "tm_dens_elem.h"
-#include "tm_mass_terms.h"
-#include "tm_cdf.h"
 #include "tm_rng_def.h"
 #include "tm_rng_dist.h"
 
@@ -134,18 +132,11 @@ static int k_ordered(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
         if (k <= Km1) dci[k - 1] += ghi;
       }
     }
-  if (!de && !dc) {
-    int r = tm_set_real(out, lp);
-    out->dep = (unsigned char)(eta->dep || cut->dep);
-    return r;
-  }
   ad_operand ops[2];
   int nops = 0;
   if (de) ops[nops++] = (ad_operand){eta->adj, de, tm_numel(eta)};
   if (dc) ops[nops++] = (ad_operand){cut->adj, dc, tm_numel(cut)};
-  ad_var r;
-  if ((rc = ad_operands_node(nops, ops, lp, &r))) return rc;
-  return tm_set_var(out, r);
+  return tm_set_operands(out, nops, ops, lp, eta->dep || cut->dep);
 }
 
 static const ordered_fn f_ordered_logistic = ordered_logistic_k, f_ordered_probit = ordered_probit_k;

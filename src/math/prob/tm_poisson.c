@@ -8,7 +8,6 @@
 ** every argument they depend on is constant (ints always are).
 */
 #include <math.h>
-#include <stdio.h>
 #include "../tm_tables.h"
 #include "../tm_special.h"
 #include "../tm_special_dist.h"
@@ -35,23 +34,30 @@ static double poisson_saddle(double n, double lam) {
   return -tm_stirlerr(n) - tm_bd0(n, lam) - 0.5 * (TM_LOG_2PI + log(n));
 }
 
+/* Stan's form n log(lambda) - lambda - lgamma(n + 1) of poisson and
+** poisson_log (each computes n log(lambda) its way), the terms propto keeps */
+static double poisson_terms(const elem *e, double n, double n_log_rate, double rate) {
+  double lp = 0;
+  if (KEEP(e, 3u)) lp += n_log_rate;
+  if (KEEP(e, 2u)) lp -= rate;
+  if (KEEP(e, 1u)) lp -= tm_lfact(n);
+  return lp;
+}
+
 /* poisson_lpmf(n | lambda) */
 static int poisson_check(const tm_dens *D) {
   int rc = tm_check_nonnegative(D->fn, "Random variable", &D->a[0]);
   return rc ? rc : tm_check_nonnegative(D->fn, "Rate parameter", &D->a[1]);
 }
 static double poisson_term(elem *e) {
-  double n = e->x[0], lam = e->x[1], lp = 0;
+  double n = e->x[0], lam = e->x[1];
   e->d[1] = 0;
   /* Stan: an infinite rate, or a zero rate with a count, is log(0) */
   if (isinf(lam) || (lam == 0 && n != 0)) return -INFINITY;
   /* Stan's n / lambda - 1 is 0/0 at lambda = 0; the limit is -1 */
   e->d[1] = n == 0 ? -1 : n / lam - 1;
   if (KEEP(e, 3u) == 3u && n >= TM_LFACT_N) return poisson_saddle(n, lam);
-  if (KEEP(e, 3u)) lp += multiply_log(n, lam);
-  if (KEEP(e, 2u)) lp -= lam;
-  if (KEEP(e, 1u)) lp -= tm_lfact(n);
-  return lp;
+  return poisson_terms(e, n, multiply_log(n, lam), lam);
 }
 static const elem_def poisson_def = {
   2, 1u, {"Random variable", "Rate parameter"}, poisson_check, poisson_term , NULL};
@@ -62,7 +68,7 @@ static int poisson_log_check(const tm_dens *D) {
   return rc ? rc : tm_check_not_nan(D->fn, "Log rate parameter", &D->a[1]);
 }
 static double poisson_log_term(elem *e) {
-  double n = e->x[0], al = e->x[1], lp = 0;
+  double n = e->x[0], al = e->x[1];
   e->d[1] = 0;
   if (al == INFINITY) return -INFINITY;
   /* rate 0: Stan's n * alpha would be 0 * -inf = NaN for n = 0, whose mass is 1 */
@@ -70,10 +76,7 @@ static double poisson_log_term(elem *e) {
   double ea = exp(al);
   e->d[1] = n - ea;
   if (KEEP(e, 3u) == 3u && n >= TM_LFACT_N && ea > 0 && isfinite(ea)) return poisson_saddle(n, ea);
-  if (KEEP(e, 3u)) lp += n * al;
-  if (KEEP(e, 2u)) lp -= ea;
-  if (KEEP(e, 1u)) lp -= tm_lfact(n);
-  return lp;
+  return poisson_terms(e, n, n * al, ea);
 }
 /* the kernel runs it on vector rows when it can (tm_dens_elem.c) */
 const elem_def tm_dens_elem_poisson_log = {

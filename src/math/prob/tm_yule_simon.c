@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include "../tm_tables.h"
 #include "../tm_special.h"
-#include "../tm_special_dist.h"
 #include "tm_dens_elem.h"
 #include "tm_mass_terms.h"
 #include "tm_cdf.h"
