@@ -84,22 +84,6 @@ static int categorical_logit(const tm_call *c, const tm_v *a, int nargs, tm_v *o
 
 /* ---- categorical_rng, categorical_logit_rng ---- */
 
-/* Stan's check_simplex as categorical_rng words it (the sum to 10 digits) */
-static int check_simplex(const char *fn, const char *arg, const tm_v *v) {
-  int rc = tm_check_nonzero_size(fn, arg, v);
-  if (rc) return rc;
-  size_t n = tm_numel(v);
-  double sum = 0;
-  for (size_t i = 0; i < n; i++) sum += v->val[i];
-  if (!(fabs(1.0 - sum) <= CONSTRAINT_TOLERANCE))
-    return ad_fail(AD_EDOMAIN, "%s: %s is not a valid simplex. sum(%s) = %.10g, but should be 1", fn, arg, arg, sum);
-  for (size_t i = 0; i < n; i++)
-    if (!(v->val[i] >= 0))
-      return ad_fail(AD_EDOMAIN, "%s: %s is not a valid simplex. %s[%zu] = %.17g, but should be greater than or equal to 0",
-                     fn, arg, arg, i + 1, v->val[i]);
-  return AD_OK;
-}
-
 /* Inversion on the cumulative sum; the last category takes any u beyond
 ** the rounded total. */
 static int categorical_draw(tm_rng *r, const double *theta, int k) {
@@ -115,7 +99,7 @@ static int k_categorical_rng(const tm_call *c, const tm_v *a, int nargs, tm_v *o
   const char *fn = "categorical_rng";
   int rc;
   if ((rc = tm_rng_need(c, fn)) || (rc = tm_rng_nargs(fn, nargs, 1))) return rc;
-  if ((rc = check_simplex(fn, "Probabilities parameter", &a[0]))) return rc;
+  if ((rc = tm_dens_check_simplex_digits(fn, "Probabilities parameter", &a[0], 10, 17))) return rc;
   if ((rc = tm_new_int(out))) return ad_fail(AD_EMEMORY, "out of memory");
   out->ival[0] = categorical_draw(c->rng, a[0].val, (int)tm_numel(&a[0]));
   return AD_OK;

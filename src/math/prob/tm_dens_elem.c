@@ -55,21 +55,27 @@ int tm_dens_not_int(const char *fn, const char *arg) {
   return ad_fail(AD_EINVALID, "%s: %s must be an int or an array of ints", fn, arg);
 }
 
-/* Stan's check_simplex, with its messages. */
-int tm_dens_check_simplex(const char *fn, const char *arg, const tm_v *v) {
+/* Stan's check_simplex, with its messages; the sum and a negative element
+** printed to the digits the Stan function asking prints them with. */
+int tm_dens_check_simplex_digits(const char *fn, const char *arg, const tm_v *v, int sum_digits,
+                                 int elem_digits) {
   int rc = tm_check_nonzero_size(fn, arg, v);
   if (rc) return rc;
   size_t K = tm_numel(v);
   double s = 0;
   for (size_t i = 0; i < K; i++) s += v->val[i];
   if (!(fabs(1 - s) <= 1e-8))
-    return ad_fail(AD_EDOMAIN, "%s: %s is not a valid simplex. sum(%s) = %.17g, but should be 1",
-                   fn, arg, arg, s);
+    return ad_fail(AD_EDOMAIN, "%s: %s is not a valid simplex. sum(%s) = %.*g, but should be 1",
+                   fn, arg, arg, sum_digits, s);
   for (size_t i = 0; i < K; i++)
     if (!(v->val[i] >= 0))
-      return ad_fail(AD_EDOMAIN, "%s: %s is not a valid simplex. %s[%zu] = %.17g, but should be "
-                     "greater than or equal to 0", fn, arg, arg, i + 1, v->val[i]);
+      return ad_fail(AD_EDOMAIN, "%s: %s is not a valid simplex. %s[%zu] = %.*g, but should be "
+                     "greater than or equal to 0", fn, arg, arg, i + 1, elem_digits, v->val[i]);
   return AD_OK;
+}
+
+int tm_dens_check_simplex(const char *fn, const char *arg, const tm_v *v) {
+  return tm_dens_check_simplex_digits(fn, arg, v, 17, 17);
 }
 
 /* ---- elementwise masses ---- */

@@ -42,6 +42,10 @@ extern const elem_def tm_dens_elem_bernoulli_logit, tm_dens_elem_poisson_log;
 /* Stan's check_simplex (tm_dens_elem.c): non-empty, sums to 1 within 1e-8,
 ** no negative element; messages as Stan's. */
 int tm_dens_check_simplex(const char *fn, const char *arg, const tm_v *v);
+/* the same, the sum and a negative element printed to these digits (%.*g),
+** as the Stan function asking prints them (categorical_rng: 10 and 17) */
+int tm_dens_check_simplex_digits(const char *fn, const char *arg, const tm_v *v, int sum_digits,
+                                 int elem_digits);
 
 /* Checks the masses share (tm_dens_elem.c).  The name of element i of
 ** argument v in a message: "n" or "n[3]". */

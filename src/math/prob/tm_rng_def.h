@@ -43,7 +43,6 @@ int tm_rng_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out);
 int tm_rng_new_array(tm_v *out, int base, int inner_rows, size_t n);
 
 #define TM_POISSON_MAX_RATE 1073741824.0              /* 2^30, as Stan */
-#define CONSTRAINT_TOLERANCE 1e-8
 
 /* For the _rng functions with kernels of their own (tm_rng_fns.c): fail
 ** unless the call has a generator; unless nargs == want. */

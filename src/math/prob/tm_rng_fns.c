@@ -19,6 +19,7 @@
 #include "tm_dens_elem.h"
 
 #define POISSON_MAX_RATE TM_POISSON_MAX_RATE
+#define CONSTRAINT_TOLERANCE 1e-8
 
 /* the checks (CK_*), rng_def: tm_rng_def.h */
 
