@@ -16,18 +16,24 @@
 
 /* ---- categorical ---- */
 
-/* y (int or array[] int), each outcome in [1, K], and a vector of K
-** categories; *N the number of outcomes.  An outcome out of range is named
-** as Stan names it in each mass: one (y an int), many (an array). */
-static int categorical_args(const char *fn, const tm_v *a, int nargs, const char *one, const char *many,
-                            size_t *N) {
+/* What both masses begin with: y (int or array[] int), each outcome in
+** [1, K], and a vector of K categories passing check (named param[0]);
+** then the density frame over the vector.  *N the number of outcomes.  An
+** outcome out of range is named as Stan names it in each mass: one (y an
+** int), many (an array). */
+static int categorical_begin(tm_dens *D, const tm_call *c, const tm_v *a, int nargs, const char *one,
+                             const char *many, int (*check)(const char *, const char *, const tm_v *),
+                             const char *const *param, size_t *N) {
+  const char *fn = c->fn->name;
   if (nargs != 2) return ad_fail(AD_EINVALID, "%s: expected 2 arguments, got %d", fn, nargs);
   if (a[0].base != TM_INT || a[0].narr > 1) return tm_dens_not_int(fn, "outcome");
   if (a[1].base != TM_VECTOR || a[1].narr != 0)
     return ad_fail(AD_EINVALID, "%s: the second argument must be a vector", fn);
   const tm_v *y = &a[0];
   *N = tm_is_scalar(y) ? 1 : tm_numel(y);
-  return tm_dens_check_int_bounds(fn, tm_is_scalar(y) ? one : many, y, 0, 1, NULL, a[1].rows);
+  int rc = tm_dens_check_int_bounds(fn, tm_is_scalar(y) ? one : many, y, 0, 1, NULL, a[1].rows);
+  if (rc || (rc = check(fn, param[0], &a[1]))) return rc;
+  return tm_dens_begin(D, c, &a[1], 1, param);
 }
 
 static const char *const theta_name[] = {"Probabilities parameter"};
@@ -35,13 +41,12 @@ static const char *const beta_name[] = {"log odds parameter"};
 
 /* categorical_lpmf(y | theta): sum of log theta[y]. */
 static int categorical(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
-  const char *fn = c->fn->name;
-  const tm_v *y = &a[0], *th = &a[1];
-  size_t N;
-  int rc = categorical_args(fn, a, nargs, "Number of categories", "element of outcome array", &N);
-  if (rc || (rc = tm_dens_check_simplex(fn, "Probabilities parameter", th))) return rc;
   tm_dens D;
-  if ((rc = tm_dens_begin(&D, c, th, 1, theta_name))) return rc;
+  size_t N;
+  int rc = categorical_begin(&D, c, a, nargs, "Number of categories", "element of outcome array",
+                             tm_dens_check_simplex, theta_name, &N);
+  if (rc) return rc;
+  const tm_v *y = &a[0], *th = &a[1];
   double logp = 0;
   if (tm_dens_keep(&D, 1u)) {
     for (size_t i = 0; i < N; i++) {
@@ -56,14 +61,13 @@ static int categorical(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
 /* categorical_logit_lpmf(y | beta): sum of beta[y] - log_sum_exp(beta);
 ** the partials are the counts minus N softmax(beta). */
 static int categorical_logit(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
-  const char *fn = c->fn->name;
+  tm_dens D;
+  size_t N;
+  int rc = categorical_begin(&D, c, a, nargs, "categorical outcome out of support",
+                             "categorical outcome out of support", tm_check_finite, beta_name, &N);
+  if (rc) return rc;
   const tm_v *y = &a[0], *be = &a[1];
   int K = be->rows;
-  size_t N;
-  int rc = categorical_args(fn, a, nargs, "categorical outcome out of support", "categorical outcome out of support", &N);
-  if (rc || (rc = tm_check_finite(fn, "log odds parameter", be))) return rc;
-  tm_dens D;
-  if ((rc = tm_dens_begin(&D, c, be, 1, beta_name))) return rc;
   double logp = 0;
   if (N > 0 && tm_dens_keep(&D, 1u)) {
     double mx = -INFINITY, s = 0;
