@@ -19,7 +19,7 @@
 double tm_lgamma(double x);            /* log |Gamma(x)|, via lgamma_r */
 /* lgamma(n + 1) for a count n, from a table below TM_LFACT_N (filled by
 ** tm_special_init at load, before any thread runs) */
-#define TM_LFACT_N 256    /* a power of 2 (tm_dens_disc.c masks counts with it) */
+#define TM_LFACT_N 256    /* a power of 2 (prob/tm_dens_elem.c masks counts with it) */
 extern double tm_lfact_table[TM_LFACT_N];
 void   tm_special_init(void);
 static inline double tm_lfact(double n) {

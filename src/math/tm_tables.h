@@ -9,10 +9,21 @@
 extern const tm_fn tm_fns_scalar[];      /* tm_elementary.c: elementwise functions and operators */
 extern const tm_fn tm_fns_container[];   /* tm_container.c: reductions, builders, slices */
 extern const tm_fn tm_fns_matrix[];      /* tm_matrix.c: linear algebra */
-extern const tm_fn tm_fns_dens_disc[];   /* tm_dens_disc.c: discrete masses */
+extern const tm_fn tm_fns_bernoulli[];    /* prob/tm_bernoulli.c: bernoulli(_logit)_lpmf, bernoulli_cdf/_lcdf/_lccdf, bernoulli(_logit)_rng */
+extern const tm_fn tm_fns_binomial[];     /* prob/tm_binomial.c: binomial(_logit)_lpmf, binomial_logit_glm_lpmf, binomial_cdf/_lcdf/_lccdf, binomial(_logit)_rng */
+extern const tm_fn tm_fns_poisson[];      /* prob/tm_poisson.c: poisson(_log)_lpmf, poisson_cdf/_lcdf/_lccdf, poisson(_log)_rng */
+extern const tm_fn tm_fns_neg_binomial[]; /* prob/tm_neg_binomial.c: neg_binomial(_2, _2_log)_lpmf, their cdfs and _rng */
+extern const tm_fn tm_fns_beta_binomial[]; /* prob/tm_beta_binomial.c: beta_binomial_lpmf, its cdfs, beta_binomial_rng */
+extern const tm_fn tm_fns_beta_neg_binomial[]; /* prob/tm_beta_neg_binomial.c: beta_neg_binomial_lpmf, its cdfs and _rng */
+extern const tm_fn tm_fns_discrete_range[]; /* prob/tm_discrete_range.c: discrete_range_lpmf, its cdfs and _rng */
+extern const tm_fn tm_fns_yule_simon[];   /* prob/tm_yule_simon.c: yule_simon_lpmf, its cdfs and _rng */
+extern const tm_fn tm_fns_categorical[];  /* prob/tm_categorical.c: categorical(_logit)_lpmf and _rng */
+extern const tm_fn tm_fns_ordered[];      /* prob/tm_ordered.c: ordered_logistic/probit_lpmf and _rng */
+extern const tm_fn tm_fns_multinomial[];  /* prob/tm_multinomial.c: multinomial(_logit)_lpmf and _rng */
+extern const tm_fn tm_fns_hypergeometric[]; /* prob/tm_hypergeometric.c: hypergeometric_lpmf and _rng */
+extern const tm_fn tm_fns_dirichlet_multinomial[]; /* prob/tm_dirichlet_multinomial.c: dirichlet_multinomial_lpmf and _rng */
 extern const tm_fn tm_fns_dens_multi[];  /* tm_dens_multi.c: multivariate densities */
 extern const tm_fn tm_fns_rng[];         /* tm_rng_fns.c: _rng functions */
-extern const tm_fn tm_fns_cdf[];         /* tm_cdf.c: _cdf, _lcdf, _lccdf */
 extern const tm_fn tm_fns_numeric[];     /* tm_numeric.c: rounding, steps, more binary functions, constants */
 extern const tm_fn tm_fns_build[];       /* tm_build.c: zeros, ones, linspaced, one_hot, reverse, append_array */
 extern const tm_fn tm_fns_sort[];        /* tm_sort.c: sort_asc/desc, sort_indices_*, rank */

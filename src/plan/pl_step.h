@@ -58,7 +58,7 @@ static inline int pl_compare(int op, double x, double y) {
   }
 }
 
-/* tm_dens_disc.c's kernel, in two steps the scalar replay and the lanes
+/* tm_dens_elem.c's kernel, in two steps the scalar replay and the lanes
 ** share.  The mass's checks on its arguments a, n elements each. */
 static inline int pl_elem_check(const pl_elem *el, const tm_v *a, size_t n) {
   const elem_def *def = el->def;

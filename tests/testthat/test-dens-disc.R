@@ -1,6 +1,7 @@
-# Discrete masses (src/math/prob/tm_dens_disc.c): values against R's own
-# functions, gradients against finite differences, propto against the exact
-# constant Stan drops, one node per call, Stan's error messages.
+# Discrete masses (src/math/prob/tm_<family>.c, on the kernel of
+# tm_dens_elem.c): values against R's own functions, gradients against finite
+# differences, propto against the exact constant Stan drops, one node per
+# call, Stan's error messages.
 
 val <- function(fn, args, types, propto = FALSE) unlist(tval(fn, args, types, propto))
 # the value with the real arguments marked in `ad` as autodiff

@@ -1,6 +1,6 @@
-# More densities and masses (src/math/prob/tm_<family>.c, tm_dens_disc.c):
-# values against R, gradients against finite differences, one node per call,
-# propto, and Stan's argument errors.
+# More densities and masses (src/math/prob/tm_<family>.c): values against R,
+# gradients against finite differences, one node per call, propto, and Stan's
+# argument errors.
 
 tp_type <- function(x) if (length(x) == 1L) "real" else "vector"
 

@@ -1,6 +1,8 @@
-# Masses of prob/tm_dens_disc.c: beta_neg_binomial, yule_simon, hypergeometric,
-# dirichlet_multinomial, binomial_logit_glm; ordered_probit with one
-# location for many cut-point vectors.
+# Masses of the discrete families (prob/tm_beta_neg_binomial.c, tm_yule_simon.c,
+# tm_hypergeometric.c, tm_dirichlet_multinomial.c, tm_binomial.c):
+# beta_neg_binomial, yule_simon, hypergeometric, dirichlet_multinomial,
+# binomial_logit_glm; ordered_probit (tm_ordered.c) with one location for many
+# cut-point vectors.
 
 int_type <- function(x) if (length(x) == 1L) "int" else "array[] int"
 tp_type <- function(x) if (length(x) == 1L) "real" else "vector"

@@ -12,8 +12,8 @@
 
 static const tm_fn *const modules[] = {
   tm_fns_scalar, tm_fns_container, tm_fns_matrix,
-  tm_fns_dens_disc, tm_fns_dens_multi, tm_fns_rng,
-  tm_fns_cdf, tm_fns_numeric,
+  tm_fns_dens_multi, tm_fns_rng,
+  tm_fns_numeric,
   tm_fns_build, tm_fns_sort, tm_fns_matrix_ops, tm_fns_solve, tm_fns_eigen,
   tm_fns_gp, tm_fns_glm, tm_fns_transform,
   tm_fns_wishart, tm_fns_rng_multi, tm_fns_dlm,
@@ -26,6 +26,10 @@ static const tm_fn *const modules[] = {
   tm_fns_skew_normal, tm_fns_exp_mod_normal, tm_fns_von_mises, tm_fns_skew_double_exponential,
   tm_fns_loglogistic,
   tm_fns_wiener,
+  tm_fns_bernoulli, tm_fns_binomial, tm_fns_poisson, tm_fns_neg_binomial,
+  tm_fns_beta_binomial, tm_fns_beta_neg_binomial, tm_fns_discrete_range,
+  tm_fns_yule_simon, tm_fns_categorical, tm_fns_ordered, tm_fns_multinomial,
+  tm_fns_hypergeometric, tm_fns_dirichlet_multinomial,
   tm_fns_complex, tm_fns_complex_mat, tm_fns_complex_cont, tm_fns_complex_eigen,
 };
 

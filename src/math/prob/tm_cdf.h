@@ -35,9 +35,6 @@ typedef struct cdf_fn { const cdf_def *def; int mode; } cdf_fn;
 /* The kernel: c->fn->data is a cdf_fn. */
 int tm_cdf_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out);
 
-/* neg_binomial_2(n | mu, phi)'s element (tm_cdf.c), for neg_binomial's cdfs */
-double tm_cdf_neg_binomial_2_e(const double *x, int upper, double *d);
-
 /* A family's cdf_def d_<name> run in the three modes (f_<name>_lcdf, ...),
 ** and its three table rows. */
 #define MODES(name) \
@@ -93,7 +90,7 @@ static inline double inc_gamma(double a, double t, int upper, int cdf_is_p, doub
 /* ---- where one side has a closed form the other is its complement by log1m_exp ---- */
 
 /* log(1 - A) from v = log A and its partials d[0..n-1], in place */
-static inline double complement(double v, double *d, int n) {
+static inline double tm_cdf_complement(double v, double *d, int n) {
   if (v == -INFINITY) { for (int i = 0; i < n; i++) d[i] = 0; return 0; }
   double w = tm_log1m_exp(v), r = -exp(v - w);
   for (int i = 0; i < n; i++) d[i] = isfinite(r) ? d[i] * r : 0;

@@ -1,8 +1,9 @@
 /*
-** tm_dens_elem.h -- the elementwise masses of tm_dens_disc.c: a mass is a
-** description (argument names, which arguments are ints, a check, and a
-** function of one element returning its log mass and partials) run by one
-** kernel over the broadcast.  Used by tm_dens_disc.c and src/plan.
+** tm_dens_elem.h -- the elementwise masses: a mass is a description
+** (argument names, which arguments are ints, a check, and a function of one
+** element returning its log mass and partials) run by one kernel
+** (tm_dens_elem.c) over the broadcast.  Used by the discrete families'
+** files (tm_bernoulli.c, tm_poisson.c, ...) and src/plan.
 */
 #ifndef TM_DENS_ELEM_H
 #define TM_DENS_ELEM_H
@@ -31,11 +32,29 @@ typedef struct elem_def {
   void (*terms)(const int *y, const double *x, double *lp, double *d, size_t n);
 } elem_def;
 
-/* The kernel (tm_dens_disc.c): c->fn->data is an elem_def. */
+/* The kernel (tm_dens_elem.c): c->fn->data is an elem_def. */
 int tm_dens_elem_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out);
 
-/* Stan's check_simplex (tm_dens_disc.c): non-empty, sums to 1 within 1e-8,
+/* The two masses the kernel runs on the vector rows of tm_simd.h when it
+** can (tm_bernoulli.c, tm_poisson.c) */
+extern const elem_def tm_dens_elem_bernoulli_logit, tm_dens_elem_poisson_log;
+
+/* Stan's check_simplex (tm_dens_elem.c): non-empty, sums to 1 within 1e-8,
 ** no negative element; messages as Stan's. */
 int tm_dens_check_simplex(const char *fn, const char *arg, const tm_v *v);
+/* the same, the sum and a negative element printed to these digits (%.*g),
+** as the Stan function asking prints them (categorical_rng: 10 and 17) */
+int tm_dens_check_simplex_digits(const char *fn, const char *arg, const tm_v *v, int sum_digits,
+                                 int elem_digits);
+
+/* Checks the masses share (tm_dens_elem.c).  The name of element i of
+** argument v in a message: "n" or "n[3]". */
+void tm_dens_elem_name(char *buf, size_t size, const char *arg, const tm_v *v, size_t i);
+/* Every element of int argument v in [lo, hi], where hi may vary by element
+** (hiv, broadcast over n like the density's arguments; NULL: hi). */
+int tm_dens_check_int_bounds(const char *fn, const char *arg, const tm_v *v, size_t n,
+                             int lo, const tm_v *hiv, int hi);
+/* fails: arg "must be an int or an array of ints" */
+int tm_dens_not_int(const char *fn, const char *arg);
 
 #endif

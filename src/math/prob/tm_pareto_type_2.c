@@ -59,7 +59,7 @@ static double pareto_type_2_e(const double *x, int upper, double *d) {
   d[2] = a * is * (y - mu) / l;
   d[3] = -u;
   double v = -a * u;
-  return upper ? v : complement(v, d, 4);
+  return upper ? v : tm_cdf_complement(v, d, 4);
 }
 
 static const cdf_def d_pareto_type_2 = {4, 0, {Y, LOC, SCALE, SHAPE},

@@ -32,8 +32,27 @@ int tm_rng_new_array(tm_v *out, int base, int inner_rows, size_t n);
 
 #define TM_POISSON_MAX_RATE 1073741824.0              /* 2^30, as Stan */
 
+/* For the _rng functions with kernels of their own (tm_rng_fns.c): fail
+** unless the call has a generator; unless nargs == want. */
+int tm_rng_need(const tm_call *c, const char *fn);
+int tm_rng_nargs(const char *fn, int nargs, int want);
+/* A gamma-poisson mixture draw, with Stan's check on the intermediate gamma
+** draw (tm_rng_fns.c; the neg_binomials, beta_neg_binomial, yule_simon) */
+int tm_rng_gamma_poisson(tm_rng *r, const char *fn, double shape, double scale, double *x);
+/* multinomial_rng's kernel (tm_multinomial.c); c->fn->data NULL or an int:
+** 1 multinomial_logit_rng, 2 dirichlet_multinomial_rng */
+int tm_multinomial_rng_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out);
+
 /* the signatures of the table rows: a real, or an array over the broadcast */
 #define R1 "real(real); array[] real(reals)"
 #define R2 "real(real, real); array[] real(reals, reals)"
 #define R3 "real(real, real, real); array[] real(reals, reals, reals)"
+#define I1 "int(real); array[] int(reals)"
+#define I2 "int(real, real); array[] int(reals, reals)"
+#define IN "int(int, real); array[] int(ints, reals)"
+#define IN2 "int(int, real, real); array[] int(ints, reals, reals)"
+#define II "int(int, int); array[] int(ints, ints)"
+#define MVN "vector(vector, matrix); vector(row_vector, matrix); " \
+  "array[] vector(array[] vector, matrix); array[] vector(array[] row_vector, matrix)"
+#define I3 "int(real, real, real); array[] int(reals, reals, reals)"
 #endif

@@ -7,8 +7,9 @@
 ** its size) and calls the def's sampler once per element.  The samplers on
 ** doubles live in tm_rng_dist.c.  Arguments are data to an _rng function:
 ** autodiff arguments are read by value and no node is ever recorded.
-** The continuous univariate families' _rng defs are in their files
-** tm_<family>.c.
+**
+** Here: the kernel and its checks, and the _rng functions no family file
+** holds yet.  Each family's rng_def and rows are in its file tm_<family>.c.
 */
 #include <math.h>
 #include <stdio.h>
@@ -69,7 +70,7 @@ static int check_arg(const rng_def *d, const tm_v *a, int i) {
   case CK_NONE: break;
   case CK_FINITE: rc = tm_check_finite(fn, arg, &a[i]); break;
   case CK_POS_FINITE: rc = tm_check_positive_finite(fn, arg, &a[i]); break;
-  case CK_POSITIVE: rc = tm_check_positive(fn, arg, &a[i]); break;
+  case CK_POS: rc = tm_check_positive(fn, arg, &a[i]); break;
   case CK_NONNEG: rc = tm_check_nonnegative(fn, arg, &a[i]); break;
   case CK_NOT_NAN: rc = tm_check_not_nan(fn, arg, &a[i]); break;
   case CK_PROB:
@@ -111,12 +112,12 @@ int tm_rng_new_array(tm_v *out, int base, int inner_rows, size_t n) {
   return (out->ival || out->val) ? AD_OK : ad_fail(AD_EMEMORY, "out of memory");
 }
 
-static int need_rng(const tm_call *c, const char *fn) {
+int tm_rng_need(const tm_call *c, const char *fn) {
   if (c->rng) return AD_OK;
   return ad_fail(AD_EINVALID, "%s: no random number generator here", fn);
 }
 
-static int nargs_ok(const char *fn, int nargs, int want) {
+int tm_rng_nargs(const char *fn, int nargs, int want) {
   if (nargs == want) return AD_OK;
   return ad_fail(AD_EINVALID, "%s: expected %d arguments, got %d", fn, want, nargs);
 }
@@ -133,7 +134,7 @@ static int to_int(double x) {
 int tm_rng_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   const rng_def *d = c->fn->data;
   int rc;
-  if ((rc = need_rng(c, d->name)) || (rc = nargs_ok(d->name, nargs, d->nargs))) return rc;
+  if ((rc = tm_rng_need(c, d->name)) || (rc = tm_rng_nargs(d->name, nargs, d->nargs))) return rc;
   for (int i = 0; i < nargs; i++)
     if ((rc = check_arg(d, a, i))) return rc;
   int first = -1;
@@ -157,23 +158,8 @@ int tm_rng_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   return AD_OK;
 }
 
-/* ---- samplers of the univariate functions ---- */
-
-static int d_bernoulli(tm_rng *r, const double *p, double *x) { *x = tm_rng_uniform(r) < p[0]; return 0; }
-static int d_bernoulli_logit(tm_rng *r, const double *p, double *x) {
-  *x = tm_rng_uniform(r) < tm_inv_logit(p[0]);
-  return 0;
-}
-static int d_binomial(tm_rng *r, const double *p, double *x) { *x = tm_rd_binomial(r, (int)p[0], p[1]); return 0; }
-static int d_binomial_logit(tm_rng *r, const double *p, double *x) {
-  *x = tm_rd_binomial(r, (int)p[0], tm_inv_logit(p[1]));
-  return 0;
-}
-static int d_poisson(tm_rng *r, const double *p, double *x) { *x = tm_rd_poisson(r, p[0]); return 0; }
-static int d_poisson_log(tm_rng *r, const double *p, double *x) { *x = tm_rd_poisson(r, exp(p[0])); return 0; }
-
 /* Gamma-poisson mixture, with Stan's checks on the intermediate draw. */
-static int gamma_poisson_draw(tm_rng *r, const char *fn, double shape, double scale, double *x) {
+int tm_rng_gamma_poisson(tm_rng *r, const char *fn, double shape, double scale, double *x) {
   double lambda = tm_rd_gamma(r, shape) * scale;
   if (!(lambda < TM_POISSON_MAX_RATE))
     return ad_fail(AD_EDOMAIN, "%s: Random number that came from gamma distribution is %.17g, but must be less than %g",
@@ -181,56 +167,6 @@ static int gamma_poisson_draw(tm_rng *r, const char *fn, double shape, double sc
   *x = tm_rd_poisson(r, lambda);
   return 0;
 }
-
-/* gamma_poisson_draw after Stan's check of the scale (the neg_binomials) */
-static int gamma_poisson(tm_rng *r, const char *fn, const char *scale_name, double shape, double scale, double *x) {
-  if (!(scale > 0 && isfinite(scale)))
-    return ad_fail(AD_EDOMAIN, "%s: %s is %.17g, but must be positive finite!", fn, scale_name, scale);
-  return gamma_poisson_draw(r, fn, shape, scale, x);
-}
-static int d_neg_binomial(tm_rng *r, const double *p, double *x) {
-  return gamma_poisson(r, "neg_binomial_rng", "Inverse of the inverse scale parameter", p[0], 1.0 / p[1], x);
-}
-static int d_neg_binomial_2(tm_rng *r, const double *p, double *x) {
-  return gamma_poisson(r, "neg_binomial_2_rng", "Location parameter divided by the precision parameter",
-                       p[1], p[0] / p[1], x);
-}
-static int d_neg_binomial_2_log(tm_rng *r, const double *p, double *x) {
-  return gamma_poisson(r, "neg_binomial_2_log_rng",
-                       "Exponential of the log-location parameter divided by the precision parameter",
-                       p[1], exp(p[0]) / p[1], x);
-}
-
-static int d_beta_binomial(tm_rng *r, const double *p, double *x) {
-  *x = tm_rd_binomial(r, (int)p[0], tm_rd_beta(r, p[1], p[2]));
-  return 0;
-}
-static int d_discrete_range(tm_rng *r, const double *p, double *x) {
-  double width = p[1] - p[0] + 1.0;
-  *x = p[0] + fmin(floor(tm_rng_uniform(r) * width), width - 1.0);
-  return 0;
-}
-
-static const rng_def D_bernoulli = {"bernoulli_rng", 1, 1, d_bernoulli, {"Probability parameter"}, {CK_PROB}};
-static const rng_def D_bernoulli_logit = {"bernoulli_logit_rng", 1, 1, d_bernoulli_logit,
-  {"Logit transformed probability parameter"}, {CK_FINITE}};
-static const rng_def D_binomial = {"binomial_rng", 2, 1, d_binomial,
-  {"Population size parameter", "Probability parameter"}, {CK_NONNEG, CK_PROB}};
-static const rng_def D_binomial_logit = {"binomial_logit_rng", 2, 1, d_binomial_logit,
-  {"Population size parameter", "Logit transformed probability parameter"}, {CK_NONNEG, CK_FINITE}};
-static const rng_def D_poisson = {"poisson_rng", 1, 1, d_poisson, {"Rate parameter"}, {CK_RATE}};
-static const rng_def D_poisson_log = {"poisson_log_rng", 1, 1, d_poisson_log, {"Log rate parameter"}, {CK_LOG_RATE}};
-static const rng_def D_beta_binomial = {"beta_binomial_rng", 3, 1, d_beta_binomial,
-  {"Population size parameter", "First prior sample size parameter", "Second prior sample size parameter"},
-  {CK_NONNEG, CK_POS_FINITE, CK_POS_FINITE}};
-static const rng_def D_discrete_range = {"discrete_range_rng", 2, 1, d_discrete_range,
-  {"Lower bound parameter", "Upper bound parameter"}, {CK_NONE, CK_GE_PREV}};
-static const rng_def D_neg_binomial = {"neg_binomial_rng", 2, 1, d_neg_binomial,
-  {"Shape parameter", "Inverse scale parameter"}, {CK_POS_FINITE, CK_POS_FINITE}};
-static const rng_def D_neg_binomial_2 = {"neg_binomial_2_rng", 2, 1, d_neg_binomial_2,
-  {LOC, "Precision parameter"}, {CK_POS_FINITE, CK_POS_FINITE}};
-static const rng_def D_neg_binomial_2_log = {"neg_binomial_2_log_rng", 2, 1, d_neg_binomial_2_log,
-  {"Log-location parameter", "Inverse dispersion parameter"}, {CK_FINITE, CK_POS_FINITE}};
 
 /* ---- multivariate ---- */
 
@@ -285,7 +221,7 @@ static int multi_normal_common(const tm_call *c, const tm_v *a, int nargs, tm_v 
   const char *sname = chol ? "Cholesky factor of covariance matrix" : "Covariance matrix";
   int rc;
   locs s = {0, 0, 0};
-  if ((rc = need_rng(c, fn)) || (rc = nargs_ok(fn, nargs, 2)) || (rc = loc_shape(fn, &a[0], &s))) return rc;
+  if ((rc = tm_rng_need(c, fn)) || (rc = tm_rng_nargs(fn, nargs, 2)) || (rc = loc_shape(fn, &a[0], &s))) return rc;
   const tm_v *S = &a[1];
   if (S->narr || S->base != TM_MATRIX) return ad_fail(AD_EINVALID, "%s: %s must be a matrix", fn, sname);
   if (s.narr && s.count == 0) s.k = S->rows;   /* no locations: an empty array */
@@ -319,7 +255,7 @@ static int k_multi_normal_cholesky(const tm_call *c, const tm_v *a, int nargs, t
 static int k_dirichlet(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   const char *fn = "dirichlet_rng";
   int rc;
-  if ((rc = need_rng(c, fn)) || (rc = nargs_ok(fn, nargs, 1))) return rc;
+  if ((rc = tm_rng_need(c, fn)) || (rc = tm_rng_nargs(fn, nargs, 1))) return rc;
   if ((rc = tm_check_positive_finite(fn, "prior sample sizes", &a[0]))) return rc;
   int k = (int)tm_numel(&a[0]);
   if ((rc = tm_new_vector(out, k, 0))) return ad_fail(AD_EMEMORY, "out of memory");
@@ -347,7 +283,7 @@ static int k_dirichlet(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
 ** and Joe 2009). */
 static int lkj_chol(const tm_call *c, const tm_v *a, int nargs, tm_v *out, const char *fn) {
   int rc;
-  if ((rc = need_rng(c, fn)) || (rc = nargs_ok(fn, nargs, 2))) return rc;
+  if ((rc = tm_rng_need(c, fn)) || (rc = tm_rng_nargs(fn, nargs, 2))) return rc;
   if ((rc = tm_check_nonnegative(fn, "Dimension", &a[0])) || (rc = tm_check_positive_finite(fn, "Shape parameter", &a[1])))
     return rc;
   int K = tm_geti(&a[0], 0);
@@ -395,226 +331,17 @@ static int k_lkj_corr(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   return AD_OK;
 }
 
-/* ---- categorical ---- */
-
-static int check_simplex(const char *fn, const char *arg, const tm_v *v) {
-  int rc = tm_check_nonzero_size(fn, arg, v);
-  if (rc) return rc;
-  size_t n = tm_numel(v);
-  double sum = 0;
-  for (size_t i = 0; i < n; i++) sum += v->val[i];
-  if (!(fabs(1.0 - sum) <= CONSTRAINT_TOLERANCE))
-    return ad_fail(AD_EDOMAIN, "%s: %s is not a valid simplex. sum(%s) = %.10g, but should be 1", fn, arg, arg, sum);
-  for (size_t i = 0; i < n; i++)
-    if (!(v->val[i] >= 0))
-      return ad_fail(AD_EDOMAIN, "%s: %s is not a valid simplex. %s[%zu] = %.17g, but should be greater than or equal to 0",
-                     fn, arg, arg, i + 1, v->val[i]);
-  return AD_OK;
-}
-
-/* Inversion on the cumulative sum; the last category takes any u beyond
-** the rounded total. */
-static int categorical_draw(tm_rng *r, const double *theta, int k) {
-  double u = tm_rng_uniform(r), cum = 0;
-  for (int i = 0; i < k - 1; i++) {
-    cum += theta[i];
-    if (u <= cum) return i + 1;
-  }
-  return k;
-}
-
-static int k_categorical(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
-  const char *fn = "categorical_rng";
-  int rc;
-  if ((rc = need_rng(c, fn)) || (rc = nargs_ok(fn, nargs, 1))) return rc;
-  if ((rc = check_simplex(fn, "Probabilities parameter", &a[0]))) return rc;
-  if ((rc = tm_new_int(out))) return ad_fail(AD_EMEMORY, "out of memory");
-  out->ival[0] = categorical_draw(c->rng, a[0].val, (int)tm_numel(&a[0]));
-  return AD_OK;
-}
-
-static int k_categorical_logit(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
-  const char *fn = "categorical_logit_rng";
-  int rc;
-  if ((rc = need_rng(c, fn)) || (rc = nargs_ok(fn, nargs, 1))) return rc;
-  if ((rc = tm_check_finite(fn, "Log odds parameter", &a[0])) ||
-      (rc = tm_check_nonzero_size(fn, "Log odds parameter", &a[0])))
-    return rc;
-  int k = (int)tm_numel(&a[0]);
-  double *theta = ad_alloc_doubles((size_t)k), mx = -INFINITY, sum = 0;
-  if (!theta) return ad_fail(AD_EMEMORY, "out of memory");
-  for (int i = 0; i < k; i++) mx = fmax(mx, a[0].val[i]);
-  for (int i = 0; i < k; i++) sum += theta[i] = exp(a[0].val[i] - mx);
-  for (int i = 0; i < k; i++) theta[i] /= sum;
-  if ((rc = tm_new_int(out))) return ad_fail(AD_EMEMORY, "out of memory");
-  out->ival[0] = categorical_draw(c->rng, theta, k);
-  return AD_OK;
-}
-
-/* ---- the table ---- */
-#define I1 "int(real); array[] int(reals)"
-#define I2 "int(real, real); array[] int(reals, reals)"
-#define IN "int(int, real); array[] int(ints, reals)"
-#define IN2 "int(int, real, real); array[] int(ints, reals, reals)"
-#define II "int(int, int); array[] int(ints, ints)"
-#define MVN "vector(vector, matrix); vector(row_vector, matrix); " \
-  "array[] vector(array[] vector, matrix); array[] vector(array[] row_vector, matrix)"
-
 /*
-** More _rng functions: beta_neg_binomial and yule_simon on the univariate kernel
-** above (tm_rng_def.h); hypergeometric, ordered_logistic,
-** ordered_probit, multinomial, multinomial_logit, dirichlet_multinomial and
-** bernoulli_logit_glm with kernels of their own.  Arguments are data to an
-** _rng function: autodiff arguments are read by value, nothing is recorded.
+** bernoulli_logit_glm_rng, with a kernel of its own.  Arguments are data
+** to an _rng function: autodiff arguments are read by value, nothing is
+** recorded.
 */
-
-/* ---- univariate ---- */
-
-/* p ~ beta(alpha, beta), then neg_binomial(r, p / (1 - p)) as gamma-poisson */
-static int d_beta_neg_binomial(tm_rng *r, const double *p, double *x) {
-  double q = tm_rd_beta(r, p[1], p[2]), odds = exp(log(q) - log1p(-q));
-  if (!(odds > 0 && isfinite(odds)))
-    return ad_fail(AD_EDOMAIN, "beta_neg_binomial_rng: Inverse scale parameter is %.17g, but must be positive finite!",
-                   odds);
-  return gamma_poisson_draw(r, "beta_neg_binomial_rng", p[0], 1 / odds, x);
-}
-
-/* w ~ exponential(alpha), then 1 + neg_binomial(1, p / (1 - p)), p = exp(-w) (Stan's) */
-static int d_yule_simon(tm_rng *r, const double *p, double *x) {
-  double w = tm_rd_exponential(r) / p[0], odds = exp(-w - tm_log1m_exp(-w));
-  if (!(odds > 0 && isfinite(odds)))
-    return ad_fail(AD_EDOMAIN, "yule_simon_rng: Inverse scale parameter is %.17g, but must be positive finite!", odds);
-  int rc = gamma_poisson_draw(r, "yule_simon_rng", 1.0, 1 / odds, x);
-  *x += 1;
-  return rc;
-}
-
-static const rng_def D_beta_neg_binomial = {"beta_neg_binomial_rng", 3, 1, d_beta_neg_binomial,
-  {"Number of successes parameter", "Prior success parameter", "Prior failure parameter"},
-  {CK_POS_FINITE, CK_POS_FINITE, CK_POS_FINITE}};
-static const rng_def D_yule_simon = {"yule_simon_rng", 1, 1, d_yule_simon, {"Shape parameter"}, {CK_POS_FINITE}};
-
-/* ---- hypergeometric_rng(N, a, b): white balls among N drawn without
-** replacement from a white and b black (the distribution of
-** hypergeometric_lpmf), one draw at a time ---- */
-static int k_hypergeometric(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
-  const char *fn = "hypergeometric_rng";
-  int rc;
-  if ((rc = need_rng(c, fn)) || (rc = nargs_ok(fn, nargs, 3))) return rc;
-  int N = tm_geti(&a[0], 0), A = tm_geti(&a[1], 0), B = tm_geti(&a[2], 0);
-  if ((rc = tm_check_bounded(fn, "Draws parameter", &a[0], 0, (double)A + B)) ||
-      (rc = tm_check_positive(fn, "Draws parameter", &a[0])) ||
-      (rc = tm_check_positive(fn, "Successes in population parameter", &a[1])) ||
-      (rc = tm_check_positive(fn, "Failures in population parameter", &a[2])))
-    return rc;
-  if ((rc = tm_new_int(out))) return ad_fail(AD_EMEMORY, "out of memory");
-  double wa = A, wb = B;
-  int n = 0;
-  for (int i = 0; i < N; i++) {
-    if (tm_rng_uniform(c->rng) * (wa + wb) < wa) { n++; wa--; } else wb--;
-  }
-  out->ival[0] = n;
-  return AD_OK;
-}
-
-/* ---- ordered_logistic_rng, ordered_probit_rng: inversion on the cumulative
-** probabilities F(k) = P(y <= k), logistic or normal at c_k - eta ---- */
-
-static int check_ordered(const char *fn, const char *name, const double *c, int n) {
-  for (int i = 0; i < n; i++) {
-    if (!isfinite(c[i]))
-      return ad_fail(AD_EDOMAIN, "%s: %s[%d] is %.17g, but must be finite!", fn, name, i + 1, c[i]);
-    if (i > 0 && !(c[i] > c[i - 1]))
-      return ad_fail(AD_EDOMAIN, "%s: %s is not a valid ordered vector. The element at %d is %.17g, but should "
-                     "be greater than the previous element, %.17g", fn, name, i + 1, c[i], c[i - 1]);
-  }
-  return AD_OK;
-}
-
-static int k_ordered_rng(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
-  int probit = c->fn->data != NULL, rc;
-  const char *fn = probit ? "ordered_probit_rng" : "ordered_logistic_rng";
-  if ((rc = need_rng(c, fn)) || (rc = nargs_ok(fn, nargs, 2))) return rc;
-  if (!tm_is_scalar(&a[0]) || a[1].base != TM_VECTOR || a[1].narr)
-    return ad_fail(AD_EINVALID, "%s: expects (real, vector)", fn);
-  double eta = tm_get(&a[0], 0);
-  int Km1 = a[1].rows;
-  if ((rc = tm_check_finite(fn, "Location parameter", &a[0])) || (rc = check_ordered(fn, "Cut-points", a[1].val, Km1)))
-    return rc;
-  if ((rc = tm_new_int(out))) return ad_fail(AD_EMEMORY, "out of memory");
-  double u = tm_rng_uniform(c->rng);
-  int k = 1;
-  for (; k <= Km1; k++) {
-    double z = a[1].val[k - 1] - eta, F = probit ? tm_Phi(z) : tm_inv_logit(z);
-    if (u <= F) break;
-  }
-  out->ival[0] = k;
-  return AD_OK;
-}
-
-/* ---- multinomial_rng, multinomial_logit_rng, dirichlet_multinomial_rng:
-** N trials by a binomial draw per category on what is left ---- */
-
-static int multinomial_draw(tm_rng *r, const double *theta, int K, int N, tm_v *out) {
-  int rc = tm_rng_new_array(out, TM_INT, 1, (size_t)K);
-  if (rc) return rc;
-  double left = 1;
-  for (int k = 0; k < K; k++) {
-    if (k == K - 1 || N == 0) { out->ival[k] = N; N = 0; continue; }
-    double p = left > 0 ? theta[k] / left : 0;
-    if (p > 1) p = 1;
-    if (p < 0) p = 0;
-    int n = (int)tm_rd_binomial(r, N, p);
-    out->ival[k] = n;
-    N -= n;
-    left -= theta[k];
-  }
-  return AD_OK;
-}
-
-static int k_multinomial_rng(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
-  int which = c->fn->data ? *(const int *)c->fn->data : 0, rc;   /* 0 plain, 1 logit, 2 dirichlet */
-  const char *fn = which == 0 ? "multinomial_rng" : which == 1 ? "multinomial_logit_rng" : "dirichlet_multinomial_rng";
-  if ((rc = need_rng(c, fn)) || (rc = nargs_ok(fn, nargs, 2))) return rc;
-  if (a[0].base != TM_VECTOR || a[0].narr || !tm_is_scalar(&a[1]) || a[1].base != TM_INT)
-    return ad_fail(AD_EINVALID, "%s: expects (vector, int)", fn);
-  int K = a[0].rows, N = tm_geti(&a[1], 0);
-  const double *theta = a[0].val;
-  if (which == 0) rc = tm_dens_check_simplex(fn, "Probabilities parameter", &a[0]);
-  else if (which == 1) rc = tm_check_finite(fn, "Log-probabilities parameter", &a[0]);
-  else rc = tm_check_positive_finite(fn, "prior size parameter", &a[0]);
-  if (rc || (rc = tm_check_nonnegative(fn, "number of trials variables", &a[1]))) return rc;
-  if (which != 0 && K > 0) {
-    double *t = ad_alloc_doubles((size_t)K);
-    if (!t) return ad_fail(AD_EMEMORY, "out of memory");
-    if (which == 1) {                 /* softmax */
-      double m = -INFINITY, s = 0;
-      for (int k = 0; k < K; k++) m = fmax(m, theta[k]);
-      for (int k = 0; k < K; k++) s += t[k] = exp(theta[k] - m);
-      for (int k = 0; k < K; k++) t[k] /= s;
-    } else if (N > 0) {               /* a dirichlet draw, in logs when a shape is below 1 */
-      double amin = theta[0], lse = -INFINITY, s = 0;
-      for (int k = 1; k < K; k++) amin = fmin(amin, theta[k]);
-      if (amin < 1) {
-        for (int k = 0; k < K; k++) lse = tm_log_sum_exp2(lse, t[k] = tm_rd_log_gamma(c->rng, theta[k]));
-        for (int k = 0; k < K; k++) t[k] = exp(t[k] - lse);
-      } else {
-        for (int k = 0; k < K; k++) s += t[k] = tm_rd_gamma(c->rng, theta[k]);
-        for (int k = 0; k < K; k++) t[k] /= s;
-      }
-    } else {
-      for (int k = 0; k < K; k++) t[k] = 0;
-    }
-    theta = t;
-  }
-  return multinomial_draw(c->rng, theta, K, N, out);
-}
 
 /* ---- bernoulli_logit_glm_rng(x, alpha, beta): bernoulli_logit_rng(alpha + x beta) ---- */
 static int k_bernoulli_logit_glm_rng(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   const char *fn = "bernoulli_logit_glm_rng";
   int rc;
-  if ((rc = need_rng(c, fn)) || (rc = nargs_ok(fn, nargs, 3))) return rc;
+  if ((rc = tm_rng_need(c, fn)) || (rc = tm_rng_nargs(fn, nargs, 3))) return rc;
   const tm_v *x = &a[0], *al = &a[1], *be = &a[2];
   if ((x->base != TM_MATRIX && x->base != TM_ROW_VECTOR) || x->narr || be->base != TM_VECTOR || be->narr ||
       !(tm_is_scalar(al) || (al->base == TM_VECTOR && !al->narr)))
@@ -634,38 +361,14 @@ static int k_bernoulli_logit_glm_rng(const tm_call *c, const tm_v *a, int nargs,
   return AD_OK;
 }
 
-static const int W_LOGIT = 1, W_DIRICHLET = 2;
-
-#define I1 "int(real); array[] int(reals)"
-#define I3 "int(real, real, real); array[] int(reals, reals, reals)"
+/* ---- the table (its signature macros: tm_rng_def.h) ---- */
 
 const tm_fn tm_fns_rng[] = {
-  {"bernoulli_logit_rng", I1, tm_rng_kernel, &D_bernoulli_logit},
-  {"bernoulli_rng", I1, tm_rng_kernel, &D_bernoulli},
-  {"beta_binomial_rng", IN2, tm_rng_kernel, &D_beta_binomial},
-  {"binomial_logit_rng", IN, tm_rng_kernel, &D_binomial_logit},
-  {"binomial_rng", IN, tm_rng_kernel, &D_binomial},
-  {"categorical_logit_rng", "int(vector)", k_categorical_logit, NULL},
-  {"categorical_rng", "int(vector)", k_categorical, NULL},
   {"dirichlet_rng", "vector(vector)", k_dirichlet, NULL},
-  {"discrete_range_rng", II, tm_rng_kernel, &D_discrete_range},
   {"lkj_corr_cholesky_rng", "matrix(int, real)", k_lkj_corr_cholesky, NULL},
   {"lkj_corr_rng", "matrix(int, real)", k_lkj_corr, NULL},
   {"multi_normal_cholesky_rng", MVN, k_multi_normal_cholesky, NULL},
   {"multi_normal_rng", MVN, k_multi_normal, NULL},
-  {"neg_binomial_2_log_rng", I2, tm_rng_kernel, &D_neg_binomial_2_log},
-  {"neg_binomial_2_rng", I2, tm_rng_kernel, &D_neg_binomial_2},
-  {"neg_binomial_rng", I2, tm_rng_kernel, &D_neg_binomial},
-  {"poisson_log_rng", I1, tm_rng_kernel, &D_poisson_log},
-  {"poisson_rng", I1, tm_rng_kernel, &D_poisson},
-  {"beta_neg_binomial_rng", I3, tm_rng_kernel, &D_beta_neg_binomial},
-  {"yule_simon_rng", I1, tm_rng_kernel, &D_yule_simon},
-  {"hypergeometric_rng", "int(int, int, int)", k_hypergeometric, NULL},
-  {"ordered_logistic_rng", "int(real, vector)", k_ordered_rng, NULL},
-  {"ordered_probit_rng", "int(real, vector)", k_ordered_rng, "probit"},
-  {"multinomial_rng", "array[] int(vector, int)", k_multinomial_rng, NULL},
-  {"multinomial_logit_rng", "array[] int(vector, int)", k_multinomial_rng, &W_LOGIT},
-  {"dirichlet_multinomial_rng", "array[] int(vector, int)", k_multinomial_rng, &W_DIRICHLET},
   {"bernoulli_logit_glm_rng", "array[] int(matrix, vector, vector); array[] int(row_vector, vector, vector)",
    k_bernoulli_logit_glm_rng, NULL},
   {NULL, NULL, NULL, NULL}

@@ -51,7 +51,7 @@ static double skew_double_exponential_e(const double *x, int upper, double *d) {
     d[2] = 2 * t * z / (s * s);
     d[3] = -1 / (1 - t) - 2 * z / s;
   }
-  return lower_side == !upper ? v : complement(v, d, 4);
+  return lower_side == !upper ? v : tm_cdf_complement(v, d, 4);
 }
 
 static const cdf_def d_skew_double_exponential = {4, 0, {Y, LOC, SCALE, "Skewness parameter"},
