@@ -343,169 +343,6 @@ static const rng_def D_neg_binomial_2 = {"neg_binomial_2_rng", 2, 1, d_neg_binom
 static const rng_def D_neg_binomial_2_log = {"neg_binomial_2_log_rng", 2, 1, d_neg_binomial_2_log,
   {"Log-location parameter", "Inverse dispersion parameter"}, {CK_FINITE, CK_POS_FINITE}};
 
-/* ---- multivariate ---- */
-
-/* The location argument of multi_normal(_cholesky)_rng: one vector or row
-** vector, or an array of them; all must have the same size. */
-typedef struct { int narr, count, k; } locs;
-
-static int loc_shape(const char *fn, const tm_v *mu, locs *s) {
-  if (mu->narr > 1 || (mu->base != TM_VECTOR && mu->base != TM_ROW_VECTOR))
-    return ad_fail(AD_EINVALID, "%s: Location parameter must be a vector, row_vector or an array of them", fn);
-  s->narr = mu->narr;
-  s->count = mu->narr ? mu->dim[0] : 1;
-  s->k = mu->base == TM_VECTOR ? mu->rows : mu->cols;
-  return AD_OK;
-}
-
-static int check_symmetric(const char *fn, const char *arg, const tm_v *S) {
-  int n = S->rows;
-  for (int j = 0; j < n; j++)
-    for (int i = j + 1; i < n; i++) {
-      double a = S->val[i + (size_t)j * n], b = S->val[j + (size_t)i * n];
-      if (!(fabs(a - b) <= CONSTRAINT_TOLERANCE))
-        return ad_fail(AD_EDOMAIN, "%s: %s is not symmetric. %s[%d,%d] = %.17g, but %s[%d,%d] = %.17g",
-                       fn, arg, arg, j + 1, i + 1, b, arg, i + 1, j + 1, a);
-    }
-  return AD_OK;
-}
-
-/* out[k] = mu[k] + sum_j L[k, j] z[j] for each location; L is used whole
-** (not only its lower triangle), as Stan's multi_normal_cholesky_rng does. */
-static int mvn_draws(tm_rng *r, const tm_v *mu, const locs *s, const double *L, tm_v *out) {
-  int rc, k = s->k;
-  if (s->narr) rc = tm_rng_new_array(out, TM_VECTOR, k, (size_t)s->count);
-  else rc = tm_new_vector(out, k, 0);
-  if (rc) return ad_fail(AD_EMEMORY, "out of memory");
-  double *z = ad_alloc_doubles(k ? (size_t)k : 1);
-  if (!z) return ad_fail(AD_EMEMORY, "out of memory");
-  for (int m = 0; m < s->count; m++) {
-    double *o = out->val + (size_t)m * k;
-    for (int j = 0; j < k; j++) z[j] = tm_rng_normal(r);
-    for (int i = 0; i < k; i++) {
-      double acc = mu->val[(size_t)m * k + i];
-      for (int j = 0; j < k; j++) acc += L[i + (size_t)j * k] * z[j];
-      o[i] = acc;
-    }
-  }
-  return AD_OK;
-}
-
-static int multi_normal_common(const tm_call *c, const tm_v *a, int nargs, tm_v *out, int chol) {
-  const char *fn = chol ? "multi_normal_cholesky_rng" : "multi_normal_rng";
-  const char *sname = chol ? "Cholesky factor of covariance matrix" : "Covariance matrix";
-  int rc;
-  locs s = {0, 0, 0};
-  if ((rc = need_rng(c, fn)) || (rc = nargs_ok(fn, nargs, 2)) || (rc = loc_shape(fn, &a[0], &s))) return rc;
-  const tm_v *S = &a[1];
-  if (S->narr || S->base != TM_MATRIX) return ad_fail(AD_EINVALID, "%s: %s must be a matrix", fn, sname);
-  if (s.narr && s.count == 0) s.k = S->rows;   /* no locations: an empty array */
-  if (!chol && S->rows <= 0)
-    return ad_fail(AD_EINVALID, "%s: Covariance matrix rows is %d, but must be positive!", fn, S->rows);
-  if ((rc = tm_check_size_match(fn, "Rows of location parameter", (size_t)s.k, chol ? "Rows of Cholesky factor" : "Rows of Sigma", (size_t)S->rows)))
-    return rc;
-  if ((rc = tm_check_square(fn, sname, S)) || (rc = tm_check_finite(fn, "Location parameter", &a[0])))
-    return rc;
-  const double *L = S->val;
-  if (!chol) {
-    if ((rc = tm_check_not_nan(fn, sname, S)) || (rc = check_symmetric(fn, sname, S))) return rc;
-    double *F = ad_alloc_doubles((size_t)s.k * (size_t)s.k);
-    if (!F) return ad_fail(AD_EMEMORY, "out of memory");
-    if (tm_rd_cholesky(s.k, S->val, F))
-      return ad_fail(AD_EDOMAIN, "%s: Covariance matrix is not positive definite", fn);
-    L = F;
-  }
-  return mvn_draws(c->rng, &a[0], &s, L, out);
-}
-
-static int k_multi_normal(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
-  return multi_normal_common(c, a, nargs, out, 0);
-}
-static int k_multi_normal_cholesky(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
-  return multi_normal_common(c, a, nargs, out, 1);
-}
-
-/* Normalised gammas; in log space when a shape is below 1, where the gamma
-** draws themselves may underflow (Stan's method). */
-static int k_dirichlet(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
-  const char *fn = "dirichlet_rng";
-  int rc;
-  if ((rc = need_rng(c, fn)) || (rc = nargs_ok(fn, nargs, 1))) return rc;
-  if ((rc = tm_check_positive_finite(fn, "prior sample sizes", &a[0]))) return rc;
-  int k = (int)tm_numel(&a[0]);
-  if ((rc = tm_new_vector(out, k, 0))) return ad_fail(AD_EMEMORY, "out of memory");
-  if (k == 0) return AD_OK;
-  double amin = a[0].val[0];
-  for (int i = 1; i < k; i++) amin = fmin(amin, a[0].val[i]);
-  if (amin < 1) {
-    double lse = -INFINITY;
-    for (int i = 0; i < k; i++) {
-      out->val[i] = tm_rd_log_gamma(c->rng, a[0].val[i]);
-      lse = tm_log_sum_exp2(lse, out->val[i]);
-    }
-    for (int i = 0; i < k; i++) out->val[i] = exp(out->val[i] - lse);
-  } else {
-    double sum = 0;
-    for (int i = 0; i < k; i++) sum += out->val[i] = tm_rd_gamma(c->rng, a[0].val[i]);
-    for (int i = 0; i < k; i++) out->val[i] /= sum;
-  }
-  return AD_OK;
-}
-
-/* Canonical partial correlations from beta draws, turned into the Cholesky
-** factor of a correlation matrix (Stan's lkj_corr_cholesky_rng and
-** read_corr_L: the C-vine / onion construction of Lewandowski, Kurowicka
-** and Joe 2009). */
-static int lkj_chol(const tm_call *c, const tm_v *a, int nargs, tm_v *out, const char *fn) {
-  int rc;
-  if ((rc = need_rng(c, fn)) || (rc = nargs_ok(fn, nargs, 2))) return rc;
-  if ((rc = tm_check_nonnegative(fn, "Dimension", &a[0])) || (rc = tm_check_positive_finite(fn, "Shape parameter", &a[1])))
-    return rc;
-  int K = tm_geti(&a[0], 0);
-  double eta = tm_get(&a[1], 0);
-  if ((rc = tm_new_matrix(out, K, K, 0))) return ad_fail(AD_EMEMORY, "out of memory");
-  double *L = out->val;
-  for (size_t i = 0; i < (size_t)K * K; i++) L[i] = 0;
-  if (K == 0) return AD_OK;
-  L[0] = 1;
-  if (K == 1) return AD_OK;
-  double *acc = ad_alloc_doubles((size_t)K);   /* 1 - squared norm so far, per row */
-  if (!acc) return ad_fail(AD_EMEMORY, "out of memory");
-  for (int i = 0; i < K; i++) acc[i] = 1;
-  double alpha = eta + 0.5 * (K - 1);
-  for (int j = 0; j < K - 1; j++) {            /* column j */
-    alpha -= 0.5;
-    if (j > 0) L[j + (size_t)j * K] = sqrt(acc[j]);
-    for (int i = j + 1; i < K; i++) {
-      double cpc = 2.0 * tm_rd_beta(c->rng, alpha, alpha) - 1.0;
-      L[i + (size_t)j * K] = cpc * sqrt(acc[i]);
-      acc[i] *= 1.0 - cpc * cpc;
-    }
-  }
-  L[(K - 1) + (size_t)(K - 1) * K] = sqrt(acc[K - 1]);
-  return AD_OK;
-}
-
-static int k_lkj_corr_cholesky(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
-  return lkj_chol(c, a, nargs, out, "lkj_corr_cholesky_rng");
-}
-
-/* L L' of the Cholesky draw. */
-static int k_lkj_corr(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
-  tm_v Lv;
-  int rc = lkj_chol(c, a, nargs, &Lv, "lkj_corr_rng");
-  if (rc) return rc;
-  int K = Lv.rows;
-  if ((rc = tm_new_matrix(out, K, K, 0))) return ad_fail(AD_EMEMORY, "out of memory");
-  for (int i = 0; i < K; i++)
-    for (int j = 0; j <= i; j++) {
-      double s = 0;
-      for (int k = 0; k <= j; k++) s += Lv.val[i + (size_t)k * K] * Lv.val[j + (size_t)k * K];
-      out->val[i + (size_t)j * K] = out->val[j + (size_t)i * K] = i == j ? 1.0 : s;
-    }
-  return AD_OK;
-}
-
 /* ---- categorical ---- */
 
 static int check_simplex(const char *fn, const char *arg, const tm_v *v) {
@@ -571,8 +408,6 @@ static int k_categorical_logit(const tm_call *c, const tm_v *a, int nargs, tm_v 
 #define IN "int(int, real); array[] int(ints, reals)"
 #define IN2 "int(int, real, real); array[] int(ints, reals, reals)"
 #define II "int(int, int); array[] int(ints, ints)"
-#define MVN "vector(vector, matrix); vector(row_vector, matrix); " \
-  "array[] vector(array[] vector, matrix); array[] vector(array[] row_vector, matrix)"
 
 /*
 ** More _rng functions: skew_double_exponential,
@@ -799,7 +634,6 @@ const tm_fn tm_fns_rng[] = {
   {"categorical_rng", "int(vector)", k_categorical, NULL},
   {"cauchy_rng", R2, tm_rng_kernel, &D_cauchy},
   {"chi_square_rng", R1, tm_rng_kernel, &D_chi_square},
-  {"dirichlet_rng", "vector(vector)", k_dirichlet, NULL},
   {"discrete_range_rng", II, tm_rng_kernel, &D_discrete_range},
   {"double_exponential_rng", R2, tm_rng_kernel, &D_double_exponential},
   {"exp_mod_normal_rng", R3, tm_rng_kernel, &D_exp_mod_normal},
@@ -809,13 +643,9 @@ const tm_fn tm_fns_rng[] = {
   {"gumbel_rng", R2, tm_rng_kernel, &D_gumbel},
   {"inv_chi_square_rng", R1, tm_rng_kernel, &D_inv_chi_square},
   {"inv_gamma_rng", R2, tm_rng_kernel, &D_inv_gamma},
-  {"lkj_corr_cholesky_rng", "matrix(int, real)", k_lkj_corr_cholesky, NULL},
-  {"lkj_corr_rng", "matrix(int, real)", k_lkj_corr, NULL},
   {"logistic_rng", R2, tm_rng_kernel, &D_logistic},
   {"loglogistic_rng", R2, tm_rng_kernel, &D_loglogistic},
   {"lognormal_rng", R2, tm_rng_kernel, &D_lognormal},
-  {"multi_normal_cholesky_rng", MVN, k_multi_normal_cholesky, NULL},
-  {"multi_normal_rng", MVN, k_multi_normal, NULL},
   {"neg_binomial_2_log_rng", I2, tm_rng_kernel, &D_neg_binomial_2_log},
   {"neg_binomial_2_rng", I2, tm_rng_kernel, &D_neg_binomial_2},
   {"neg_binomial_rng", I2, tm_rng_kernel, &D_neg_binomial},
