@@ -21,7 +21,9 @@
 /* ---- multi_gp(y | Sigma, w) and multi_gp_cholesky(y | L, w) ----
 ** Row i of the d x N matrix y is multi_normal(0, Sigma / w[i]). */
 
-static int gp_common(const tm_call *c, const tm_v *a, int nargs, tm_v *out, int chol) {
+/* The row's data marks the Cholesky form. */
+static int k_multi_gp(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
+  int chol = c->fn->data != NULL;
   const char *fn = chol ? "multi_gp_cholesky_lpdf" : "multi_gp_lpdf";
   int rc = AD_OK;
   if (nargs != 3 || a[0].narr || a[0].base != TM_MATRIX || a[1].narr || a[1].base != TM_MATRIX || a[2].narr ||
@@ -101,13 +103,9 @@ static int gp_common(const tm_call *c, const tm_v *a, int nargs, tm_v *out, int 
   return tm_set_partials(out, a, d, 3, lp);
 }
 
-static int k_multi_gp(const tm_call *c, const tm_v *a, int nargs, tm_v *out) { return gp_common(c, a, nargs, out, 0); }
-static int k_multi_gp_cholesky(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
-  return gp_common(c, a, nargs, out, 1);
-}
 
 const tm_fn tm_fns_multi_gp[] = {
   {"multi_gp_lpdf", "real(matrix, matrix, vector)", k_multi_gp, NULL},
-  {"multi_gp_cholesky_lpdf", "real(matrix, matrix, vector)", k_multi_gp_cholesky, NULL},
+  {"multi_gp_cholesky_lpdf", "real(matrix, matrix, vector)", k_multi_gp, "cholesky"},
   {NULL, NULL, NULL, NULL}
 };

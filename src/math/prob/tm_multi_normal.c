@@ -281,7 +281,9 @@ static int mvn_draws(tm_rng *r, const tm_v *mu, const locs *s, const double *L, 
   return AD_OK;
 }
 
-static int multi_normal_common(const tm_call *c, const tm_v *a, int nargs, tm_v *out, int chol) {
+/* The row's data marks the Cholesky form. */
+static int k_multi_normal_rng(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
+  int chol = c->fn->data != NULL;
   const char *fn = chol ? "multi_normal_cholesky_rng" : "multi_normal_rng";
   const char *sname = chol ? "Cholesky factor of covariance matrix" : "Covariance matrix";
   int rc;
@@ -308,13 +310,6 @@ static int multi_normal_common(const tm_call *c, const tm_v *a, int nargs, tm_v 
   return mvn_draws(c->rng, &a[0], &s, L, out);
 }
 
-static int k_multi_normal_rng(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
-  return multi_normal_common(c, a, nargs, out, 0);
-}
-static int k_multi_normal_cholesky_rng(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
-  return multi_normal_common(c, a, nargs, out, 1);
-}
-
 #define MVN "vector(vector, matrix); vector(row_vector, matrix); " \
   "array[] vector(array[] vector, matrix); array[] vector(array[] row_vector, matrix)"
 
@@ -322,7 +317,7 @@ const tm_fn tm_fns_multi_normal[] = {
   {"multi_normal_lpdf", "real(vectors, vectors, matrix)", k_multi_normal, NULL},
   {"multi_normal_cholesky_lpdf", "real(vectors, vectors, matrix)", k_multi_normal_cholesky, NULL},
   {"multi_normal_prec_lpdf", "real(vectors, vectors, matrix)", k_multi_normal_prec, NULL},
-  {"multi_normal_cholesky_rng", MVN, k_multi_normal_cholesky_rng, NULL},
+  {"multi_normal_cholesky_rng", MVN, k_multi_normal_rng, "cholesky"},
   {"multi_normal_rng", MVN, k_multi_normal_rng, NULL},
   {NULL, NULL, NULL, NULL}
 };

@@ -25,6 +25,16 @@
 
 #define AT TM_AT
 
+/* w = L^-1 (y - mu) for the lower K x K factor L; returns |w|^2, the
+** squared Mahalanobis distance of y from mu. */
+static double whiten(int K, const double *L, const double *y, const double *mu, double *w) {
+  for (int i = 0; i < K; i++) w[i] = y[i] - mu[i];
+  tm_la_trsm_lower(K, 1, L, w);
+  double q = 0;
+  for (int i = 0; i < K; i++) q += w[i] * w[i];
+  return q;
+}
+
 /* Cholesky factor of a symmetric positive definite matrix argument, with
 ** Stan's checks and messages. */
 static int spd_factor(const char *fn, const char *name, const tm_v *S, double **L) {
@@ -92,10 +102,7 @@ static int k_multi_student_t(const tm_call *c, const tm_v *a, int nargs, tm_v *o
   if (d[1]) dnu = N * (0.5 * tm_digamma(h) - 0.5 * tm_digamma(0.5 * nu) - 0.5 * K / nu);
   for (int n = 0; n < N; n++) {
     const double *yn = y.v->val + tm_mvec_off(&y, n), *mn = mu.v->val + tm_mvec_off(&mu, n);
-    for (int i = 0; i < K; i++) z[i] = yn[i] - mn[i];
-    tm_la_trsm_lower(K, 1, L, z);            /* z = L^-1 r */
-    double q = 0;
-    for (int i = 0; i < K; i++) q += z[i] * z[i];
+    double q = whiten(K, L, yn, mn, z);      /* z = L^-1 r */
     double l1 = log1p(q / nu);
     if (kern) lp -= h * l1;
     if (d[1]) dnu += -0.5 * l1 + h * q / (nu * (nu + q));
@@ -165,10 +172,7 @@ static int k_multi_student_t_cholesky(const tm_call *c, const tm_v *a, int nargs
   double dig = d[1] ? tm_digamma(h) - tm_digamma(0.5 * nu) : 0, sum_l1 = 0;
   for (int n = 0; n < N; n++) {
     const double *yn = y.v->val + tm_mvec_off(&y, n), *mn = mu.v->val + tm_mvec_off(&mu, n);
-    for (int i = 0; i < K; i++) w[i] = yn[i] - mn[i];
-    tm_la_trsm_lower(K, 1, L, w);            /* half = L^-1 r */
-    double q = 0;
-    for (int i = 0; i < K; i++) q += w[i] * w[i];
+    double q = whiten(K, L, yn, mn, w);      /* w = L^-1 r */
     sum_l1 += log1p(q / nu);
     if (d[1]) d[1][0] += 0.5 * (dig - log1p(q / nu) + (q - K) / (q + nu));
     if (d[0] || d[2] || d[3]) {
@@ -191,7 +195,9 @@ static int k_multi_student_t_cholesky(const tm_call *c, const tm_v *a, int nargs
 
 /* ---- multi_student_t_rng and multi_student_t_cholesky_rng ---- */
 
-static int mst_common(const tm_call *c, const tm_v *a, int nargs, tm_v *out, int chol) {
+/* The row's data marks the Cholesky form. */
+static int k_multi_student_t_rng(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
+  int chol = c->fn->data != NULL;
   const char *fn = chol ? "multi_student_t_cholesky_rng" : "multi_student_t_rng";
   int rc;
   if ((rc = tm_mv_need_rng(c, fn, nargs, 3))) return rc;
@@ -248,13 +254,6 @@ static int mst_common(const tm_call *c, const tm_v *a, int nargs, tm_v *out, int
   return AD_OK;
 }
 
-static int k_multi_student_t_rng(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
-  return mst_common(c, a, nargs, out, 0);
-}
-static int k_multi_student_t_cholesky_rng(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
-  return mst_common(c, a, nargs, out, 1);
-}
-
 #define MST "vector(real, vector, matrix); vector(real, row_vector, matrix); " \
   "array[] vector(real, array[] vector, matrix); array[] vector(real, array[] row_vector, matrix)"
 
@@ -262,6 +261,6 @@ const tm_fn tm_fns_multi_student_t[] = {
   {"multi_student_t_lpdf", "real(vectors, real, vectors, matrix)", k_multi_student_t, NULL},
   {"multi_student_t_cholesky_lpdf", "real(vectors, real, vectors, matrix)", k_multi_student_t_cholesky, NULL},
   {"multi_student_t_rng", MST, k_multi_student_t_rng, NULL},
-  {"multi_student_t_cholesky_rng", MST, k_multi_student_t_cholesky_rng, NULL},
+  {"multi_student_t_cholesky_rng", MST, k_multi_student_t_rng, "cholesky"},
   {NULL, NULL, NULL, NULL}
 };

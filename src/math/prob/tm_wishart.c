@@ -2,8 +2,8 @@
 ** tm_wishart.c -- the Wishart families: wishart, inv_wishart and their
 ** Cholesky forms (wishart_cholesky, inv_wishart_cholesky), each with its
 ** _lpdf and its _rng.  One file for the four: each inverse form is computed
-** by the same code as its direct form (wishart_common, wishart_chol_common,
-** wishart_rng_common), and all four _rng draw through bartlett().
+** by the same code as its direct form (k_wishart, k_wishart_cholesky,
+** k_wishart_rng: the row's data marks the inverse), and all four _rng draw through bartlett().
 **
 ** The densities have analytic partials, one operands node per call.  Terms
 ** and what each depends on follow Stan Math's include_summand, so propto
@@ -51,7 +51,8 @@ static int args3(const char *fn, const tm_v *a, int nargs) {
 
 /* ---- wishart(W | nu, S) and inv_wishart(W | nu, S) ---- */
 
-static int wishart_common(const tm_call *c, const tm_v *a, int nargs, tm_v *out, int inv) {
+static int k_wishart(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
+  int inv = c->fn->data != NULL;
   const char *fn = inv ? "inv_wishart_lpdf" : "wishart_lpdf";
   int rc = AD_OK;
   if ((rc = args3(fn, a, nargs))) return rc;
@@ -127,20 +128,14 @@ static int wishart_common(const tm_call *c, const tm_v *a, int nargs, tm_v *out,
   return tm_set_partials(out, a, d, 3, lp);
 }
 
-static int k_wishart(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
-  return wishart_common(c, a, nargs, out, 0);
-}
-static int k_inv_wishart(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
-  return wishart_common(c, a, nargs, out, 1);
-}
-
 /* ---- wishart_cholesky(L_W | nu, L_S) and inv_wishart_cholesky(L_Y | nu, L_S) ----
 ** With A the first triangle solved against and B the other (wishart:
 ** A = L_S, B = L_W; inverse: A = L_Y, B = L_S), the quadratic term is
 ** -1/2 |A^-1 B|_F^2 = -1/2 |Z|^2, whose partials are A^-T Z Z^T in A and
 ** -A^-T Z in B (lower triangles). */
 
-static int wishart_chol_common(const tm_call *c, const tm_v *a, int nargs, tm_v *out, int inv) {
+static int k_wishart_cholesky(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
+  int inv = c->fn->data != NULL;
   const char *fn = inv ? "inv_wishart_cholesky_lpdf" : "wishart_cholesky_lpdf";
   int rc = AD_OK;
   if ((rc = args3(fn, a, nargs))) return rc;
@@ -215,13 +210,6 @@ static int wishart_chol_common(const tm_call *c, const tm_v *a, int nargs, tm_v 
   return tm_set_partials(out, a, d, 3, lp);
 }
 
-static int k_wishart_cholesky(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
-  return wishart_chol_common(c, a, nargs, out, 0);
-}
-static int k_inv_wishart_cholesky(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
-  return wishart_chol_common(c, a, nargs, out, 1);
-}
-
 /* ---- wishart_rng, inv_wishart_rng, wishart_cholesky_rng, inv_wishart_cholesky_rng ---- */
 
 /* X = L B^T (lower triangular) for a Bartlett draw B and lower L, k x k. */
@@ -288,8 +276,9 @@ static int new_square(tm_v *out, int k) {
 
 /* wishart_rng(nu, S): X X^T for a Bartlett draw on S's factor;
 ** inv_wishart_rng(nu, S): (X X^T)^-1 for a draw on the factor of S^-1.
-** Each checks in Stan's order for it. */
-static int wishart_rng_common(const tm_call *c, const tm_v *a, int nargs, tm_v *out, int inv) {
+** Each checks in Stan's order for it; the row's data marks the inverse. */
+static int k_wishart_rng(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
+  int inv = c->fn->data != NULL;
   const char *fn = inv ? "inv_wishart_rng" : "wishart_rng";
   int rc;
   if ((rc = rng_args(c, fn, a, nargs, "scale parameter"))) return rc;
@@ -315,13 +304,6 @@ static int wishart_rng_common(const tm_call *c, const tm_v *a, int nargs, tm_v *
   if (inv) tm_la_chol_inverse(k, X, out->val);  /* (X X^T)^-1, symmetric */
   else outer_lower(k, X, out->val);
   return AD_OK;
-}
-
-static int k_wishart_rng(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
-  return wishart_rng_common(c, a, nargs, out, 0);
-}
-static int k_inv_wishart_rng(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
-  return wishart_rng_common(c, a, nargs, out, 1);
 }
 
 static int k_wishart_cholesky_rng(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
@@ -367,12 +349,12 @@ static int k_inv_wishart_cholesky_rng(const tm_call *c, const tm_v *a, int nargs
 
 const tm_fn tm_fns_wishart[] = {
   {"wishart_lpdf", "real(matrix, real, matrix)", k_wishart, NULL},
-  {"inv_wishart_lpdf", "real(matrix, real, matrix)", k_inv_wishart, NULL},
+  {"inv_wishart_lpdf", "real(matrix, real, matrix)", k_wishart, "inverse"},
   {"wishart_cholesky_lpdf", "real(matrix, real, matrix)", k_wishart_cholesky, NULL},
-  {"inv_wishart_cholesky_lpdf", "real(matrix, real, matrix)", k_inv_wishart_cholesky, NULL},
+  {"inv_wishart_cholesky_lpdf", "real(matrix, real, matrix)", k_wishart_cholesky, "inverse"},
   {"wishart_rng", "matrix(real, matrix)", k_wishart_rng, NULL},
   {"wishart_cholesky_rng", "matrix(real, matrix)", k_wishart_cholesky_rng, NULL},
-  {"inv_wishart_rng", "matrix(real, matrix)", k_inv_wishart_rng, NULL},
+  {"inv_wishart_rng", "matrix(real, matrix)", k_wishart_rng, "inverse"},
   {"inv_wishart_cholesky_rng", "matrix(real, matrix)", k_inv_wishart_cholesky_rng, NULL},
   {NULL, NULL, NULL, NULL}
 };
