@@ -22,8 +22,6 @@ extern const tm_fn tm_fns_ordered[];      /* prob/tm_ordered.c: ordered_logistic
 extern const tm_fn tm_fns_multinomial[];  /* prob/tm_multinomial.c: multinomial(_logit)_lpmf and _rng */
 extern const tm_fn tm_fns_hypergeometric[]; /* prob/tm_hypergeometric.c: hypergeometric_lpmf and _rng */
 extern const tm_fn tm_fns_dirichlet_multinomial[]; /* prob/tm_dirichlet_multinomial.c: dirichlet_multinomial_lpmf and _rng */
-extern const tm_fn tm_fns_dens_multi[];  /* tm_dens_multi.c: multivariate densities */
-extern const tm_fn tm_fns_rng[];         /* tm_rng_fns.c: _rng functions */
 extern const tm_fn tm_fns_numeric[];     /* tm_numeric.c: rounding, steps, more binary functions, constants */
 extern const tm_fn tm_fns_build[];       /* tm_build.c: zeros, ones, linspaced, one_hot, reverse, append_array */
 extern const tm_fn tm_fns_sort[];        /* tm_sort.c: sort_asc/desc, sort_indices_*, rank */
@@ -33,9 +31,13 @@ extern const tm_fn tm_fns_eigen[];       /* tm_eigen.c: eigenvalues_sym, eigenve
 extern const tm_fn tm_fns_gp[];          /* tm_gp.c: gp_exponential/matern32/matern52/periodic/dot_prod_cov */
 extern const tm_fn tm_fns_glm[];         /* tm_glm.c: normal_id_glm, poisson_log_glm */
 extern const tm_fn tm_fns_transform[];   /* tm_transform_fns.c: X_constrain, X_jacobian, X_unconstrain */
-extern const tm_fn tm_fns_wishart[];     /* tm_wishart.c: (inv_)wishart(_cholesky)_lpdf */
+extern const tm_fn tm_fns_wishart[];     /* prob/tm_wishart.c: (inv_)wishart(_cholesky)_lpdf and _rng */
+extern const tm_fn tm_fns_multi_normal[];    /* prob/tm_multi_normal.c: multi_normal(_cholesky, _prec)_lpdf, multi_normal(_cholesky)_rng */
+extern const tm_fn tm_fns_multi_student_t[]; /* prob/tm_multi_student_t.c: multi_student_t(_cholesky)_lpdf and _rng */
+extern const tm_fn tm_fns_multi_gp[];        /* prob/tm_multi_gp.c: multi_gp(_cholesky)_lpdf */
+extern const tm_fn tm_fns_lkj[];             /* prob/tm_lkj.c: lkj_corr(_cholesky)_lpdf and _rng, lkj_cov_lpdf */
+extern const tm_fn tm_fns_dirichlet[];       /* prob/tm_dirichlet.c: dirichlet_lpdf, dirichlet_rng */
 extern const tm_fn tm_fns_dlm[];         /* tm_dlm.c: gaussian_dlm_obs_lpdf */
-extern const tm_fn tm_fns_rng_multi[];   /* tm_rng_multi.c: multi_student_t(_cholesky)_rng, the Wishart _rng functions */
 extern const tm_fn tm_fns_hmm[];         /* tm_hmm.c: hmm_marginal, hmm_hidden_state_prob, hmm_latent_rng */
 extern const tm_fn tm_fns_sparse[];      /* tm_sparse.c: csr_* functions, to_array_2d */
 extern const tm_fn tm_fns_matfun[];      /* tm_matfun.c: matrix_exp(_multiply), matrix_power, svd, qr, generalized_inverse */

@@ -1,4 +1,5 @@
-# Multivariate densities of tm_dens_multi.c.
+# Multivariate densities: multi_normal(_cholesky) (prob/tm_multi_normal.c),
+# lkj_corr_cholesky (prob/tm_lkj.c), dirichlet (prob/tm_dirichlet.c).
 
 # Gradients along linear parametrizations (helper-linear.R) are used where
 # moving one element at a time leaves the domain: a symmetric Sigma, a

@@ -1,7 +1,8 @@
-# Multivariate densities of prob/tm_dens_multi.c (multi_normal_prec,
-# multi_student_t_cholesky, multi_gp, multi_gp_cholesky, lkj_cov) and
-# tm_wishart.c (wishart, inv_wishart and their Cholesky forms), and the
-# _rng functions of tm_rng_multi.c.
+# Multivariate densities and _rng functions of the family files in prob/:
+# multi_normal_prec (tm_multi_normal.c), multi_student_t(_cholesky) and their
+# _rng (tm_multi_student_t.c), multi_gp(_cholesky) (tm_multi_gp.c), lkj_cov
+# (tm_lkj.c), wishart, inv_wishart and their Cholesky forms with their _rng
+# (tm_wishart.c), and gaussian_dlm_obs (tm_dlm.c).
 #
 # Symmetric matrix arguments are moved along their free lower triangle
 # (dup_matrix) and Cholesky factors along theirs (lower_select), with

@@ -1,4 +1,4 @@
-# The _rng functions of prob/tm_rng_fns.c and tm_<family>.c: means (and a second moment) over many
+# The _rng functions of prob/tm_<family>.c (on the kernel of tm_rng_def.c): means (and a second moment) over many
 # draws within a few standard errors, vectorized forms, Stan's checks.  Each
 # check uses its own fixed seed.
 

@@ -12,11 +12,11 @@
 
 static const tm_fn *const modules[] = {
   tm_fns_scalar, tm_fns_container, tm_fns_matrix,
-  tm_fns_dens_multi, tm_fns_rng,
   tm_fns_numeric,
   tm_fns_build, tm_fns_sort, tm_fns_matrix_ops, tm_fns_solve, tm_fns_eigen,
   tm_fns_gp, tm_fns_glm, tm_fns_transform,
-  tm_fns_wishart, tm_fns_rng_multi, tm_fns_dlm,
+  tm_fns_wishart, tm_fns_multi_normal, tm_fns_multi_student_t, tm_fns_multi_gp, tm_fns_lkj,
+  tm_fns_dirichlet, tm_fns_dlm,
   tm_fns_hmm, tm_fns_sparse, tm_fns_matfun,
   tm_fns_special_elem, tm_fns_hyper, tm_fns_vecfn,
   tm_fns_normal, tm_fns_student_t, tm_fns_cauchy, tm_fns_double_exponential, tm_fns_logistic,

@@ -102,7 +102,7 @@ static int categorical_draw(tm_rng *r, const double *theta, int k) {
 static int k_categorical_rng(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   const char *fn = "categorical_rng";
   int rc;
-  if ((rc = tm_rng_need(c, fn)) || (rc = tm_rng_nargs(fn, nargs, 1))) return rc;
+  if ((rc = tm_rng_begin(c, fn, nargs, 1))) return rc;
   if ((rc = tm_dens_check_simplex_digits(fn, "Probabilities parameter", &a[0], 10, 17))) return rc;
   if ((rc = tm_new_int(out))) return ad_fail(AD_EMEMORY, "out of memory");
   out->ival[0] = categorical_draw(c->rng, a[0].val, (int)tm_numel(&a[0]));
@@ -112,7 +112,7 @@ static int k_categorical_rng(const tm_call *c, const tm_v *a, int nargs, tm_v *o
 static int k_categorical_logit_rng(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   const char *fn = "categorical_logit_rng";
   int rc;
-  if ((rc = tm_rng_need(c, fn)) || (rc = tm_rng_nargs(fn, nargs, 1))) return rc;
+  if ((rc = tm_rng_begin(c, fn, nargs, 1))) return rc;
   if ((rc = tm_check_finite(fn, "Log odds parameter", &a[0])) ||
       (rc = tm_check_nonzero_size(fn, "Log odds parameter", &a[0])))
     return rc;

@@ -16,7 +16,7 @@
 #include "../tm_tables.h"
 #include "../tm_special.h"
 #include "../tm_linalg.h"
-#include "tm_dens_multi.h"
+#include "tm_mv_checks.h"
 
 #define AT TM_AT
 

@@ -9,13 +9,15 @@
 ** outcome; alpha (and normal's sigma) a real or a vector; y a scalar or a
 ** container that broadcasts against x's rows.  One operands node per call,
 ** with the partial of each autodiff argument: d/d eta_n = g_n gives alpha's
-** (g, or its sum), beta's (x' g) and x's (g beta').
+** (g, or its sum), beta's (x' g) and x's (g beta').  Also
+** bernoulli_logit_glm_rng, the draws of the same linear predictor.
 */
 #include <math.h>
 #include <string.h>
 #include "../tm_tables.h"
 #include "../tm_special.h"
 #include "../tm_simd.h"
+#include "tm_rng_def.h"
 
 
 typedef struct glm {
@@ -731,6 +733,30 @@ static int k_categorical_logit_glm(const tm_call *c, const tm_v *a, int nargs, t
   X2(y, "real, vector, vector") "; " X2(y, "vector, vector, vector")
 #define PLG(y) X2(y, "real, vector") "; " X2(y, "vector, vector")
 
+/* ---- bernoulli_logit_glm_rng(x, alpha, beta): bernoulli_logit_rng(alpha + x beta) ---- */
+static int k_bernoulli_logit_glm_rng(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
+  const char *fn = "bernoulli_logit_glm_rng";
+  int rc;
+  if ((rc = tm_rng_begin(c, fn, nargs, 3))) return rc;
+  const tm_v *x = &a[0], *al = &a[1], *be = &a[2];
+  if ((x->base != TM_MATRIX && x->base != TM_ROW_VECTOR) || x->narr || be->base != TM_VECTOR || be->narr ||
+      !(tm_is_scalar(al) || (al->base == TM_VECTOR && !al->narr)))
+    return ad_fail(AD_EINVALID, "%s: expects (matrix or row_vector, real or vector, vector)", fn);
+  size_t M = (size_t)x->rows, K = (size_t)x->cols;
+  if ((rc = tm_check_consistent_size(fn, "Weight vector", tm_numel(be), K))) return rc;
+  if (!tm_is_scalar(al) && (rc = tm_check_consistent_size(fn, "Vector of intercepts", tm_numel(al), M))) return rc;
+  if ((rc = tm_check_finite(fn, "Matrix of independent variables", x)) ||
+      (rc = tm_check_finite(fn, "Weight vector", be)) || (rc = tm_check_finite(fn, "Intercept", al)))
+    return rc;
+  if ((rc = tm_rng_new_array(out, TM_INT, 1, M))) return rc;
+  for (size_t m = 0; m < M; m++) {
+    double th = tm_get(al, tm_is_scalar(al) ? 0 : m);
+    for (size_t k = 0; k < K; k++) th += x->val[m + k * M] * be->val[k];
+    out->ival[m] = tm_rng_uniform(c->rng) < tm_inv_logit(th);
+  }
+  return AD_OK;
+}
+
 const tm_fn tm_fns_glm[] = {
   {"normal_id_glm_lpdf", NID("real") "; " NID("vector"), k_normal_id_glm, NULL},
   {"poisson_log_glm_lpmf", PLG("int") "; " PLG("array[] int"), k_poisson_log_glm, NULL},
@@ -740,5 +766,7 @@ const tm_fn tm_fns_glm[] = {
    k_ordered_logistic_glm, NULL},
   {"categorical_logit_glm_lpmf", X2("int", "vector, matrix") "; " X2("array[] int", "vector, matrix"),
    k_categorical_logit_glm, NULL},
+  {"bernoulli_logit_glm_rng", "array[] int(matrix, vector, vector); array[] int(row_vector, vector, vector)",
+   k_bernoulli_logit_glm_rng, NULL},
   {NULL, NULL, NULL, NULL}
 };

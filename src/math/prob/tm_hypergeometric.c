@@ -38,7 +38,7 @@ static int k_hypergeometric(const tm_call *c, const tm_v *a, int nargs, tm_v *ou
 static int k_hypergeometric_rng(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   const char *fn = "hypergeometric_rng";
   int rc;
-  if ((rc = tm_rng_need(c, fn)) || (rc = tm_rng_nargs(fn, nargs, 3))) return rc;
+  if ((rc = tm_rng_begin(c, fn, nargs, 3))) return rc;
   int N = tm_geti(&a[0], 0), A = tm_geti(&a[1], 0), B = tm_geti(&a[2], 0);
   if ((rc = tm_check_bounded(fn, "Draws parameter", &a[0], 0, (double)A + B)) ||
       (rc = tm_check_positive(fn, "Draws parameter", &a[0])) ||

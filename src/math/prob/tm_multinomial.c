@@ -84,7 +84,7 @@ static int multinomial_draw(tm_rng *r, const double *theta, int K, int N, tm_v *
 int tm_multinomial_rng_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   int which = c->fn->data ? *(const int *)c->fn->data : 0, rc;   /* 0 plain, 1 logit, 2 dirichlet */
   const char *fn = which == 0 ? "multinomial_rng" : which == 1 ? "multinomial_logit_rng" : "dirichlet_multinomial_rng";
-  if ((rc = tm_rng_need(c, fn)) || (rc = tm_rng_nargs(fn, nargs, 2))) return rc;
+  if ((rc = tm_rng_begin(c, fn, nargs, 2))) return rc;
   if (a[0].base != TM_VECTOR || a[0].narr || !tm_is_scalar(&a[1]) || a[1].base != TM_INT)
     return ad_fail(AD_EINVALID, "%s: expects (vector, int)", fn);
   int K = a[0].rows, N = tm_geti(&a[1], 0);

@@ -147,7 +147,7 @@ static const ordered_fn f_ordered_logistic = ordered_logistic_k, f_ordered_probi
 static int k_ordered_rng(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   int probit = c->fn->data != NULL, rc;
   const char *fn = probit ? "ordered_probit_rng" : "ordered_logistic_rng";
-  if ((rc = tm_rng_need(c, fn)) || (rc = tm_rng_nargs(fn, nargs, 2))) return rc;
+  if ((rc = tm_rng_begin(c, fn, nargs, 2))) return rc;
   if (!tm_is_scalar(&a[0]) || a[1].base != TM_VECTOR || a[1].narr)
     return ad_fail(AD_EINVALID, "%s: expects (real, vector)", fn);
   double eta = tm_get(&a[0], 0);

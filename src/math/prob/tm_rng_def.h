@@ -1,5 +1,5 @@
 /*
-** tm_rng_def.h -- the univariate _rng kernel of tm_rng_fns.c, declared for
+** tm_rng_def.h -- the univariate _rng kernel of tm_rng_def.c, declared for
 ** a module of its own: a def names the function, its arguments' Stan names and
 ** checks, and a sampler of one draw; the kernel checks, broadcasts and
 ** draws once per element.
@@ -32,12 +32,11 @@ int tm_rng_new_array(tm_v *out, int base, int inner_rows, size_t n);
 
 #define TM_POISSON_MAX_RATE 1073741824.0              /* 2^30, as Stan */
 
-/* For the _rng functions with kernels of their own (tm_rng_fns.c): fail
-** unless the call has a generator; unless nargs == want. */
-int tm_rng_need(const tm_call *c, const char *fn);
-int tm_rng_nargs(const char *fn, int nargs, int want);
+/* The first checks of every _rng function (the kernel's and those with
+** kernels of their own): the call has a generator, and want arguments. */
+int tm_rng_begin(const tm_call *c, const char *fn, int nargs, int want);
 /* A gamma-poisson mixture draw, with Stan's check on the intermediate gamma
-** draw (tm_rng_fns.c; the neg_binomials, beta_neg_binomial, yule_simon) */
+** draw (tm_rng_def.c; the neg_binomials, beta_neg_binomial, yule_simon) */
 int tm_rng_gamma_poisson(tm_rng *r, const char *fn, double shape, double scale, double *x);
 /* multinomial_rng's kernel (tm_multinomial.c); c->fn->data NULL or an int:
 ** 1 multinomial_logit_rng, 2 dirichlet_multinomial_rng */

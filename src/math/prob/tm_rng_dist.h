@@ -1,7 +1,7 @@
 /*
 ** tm_rng_dist.h -- sampling algorithms on doubles, behind the _rng functions.
 ** Each takes the caller's generator; none checks its arguments (the kernels
-** in tm_rng_fns.c do, with Stan's messages).
+** in tm_rng_def.c do, with Stan's messages).
 */
 #ifndef TM_RNG_DIST_H
 #define TM_RNG_DIST_H

@@ -1,10 +1,11 @@
 /*
-** tm_dens_multi.h -- pieces of tm_dens_multi.c other modules use: the
-** "vectors" argument, the LKJ constant, and the argument checks (with
-** Stan's wording) that tm_wishart.c and tm_rng_multi.c share.
+** tm_mv_checks.h -- what the multivariate families share (tm_multi_normal.c,
+** tm_multi_student_t.c, tm_multi_gp.c, tm_lkj.c, tm_dirichlet.c,
+** tm_wishart.c, tm_dlm.c): the "vectors" argument and the argument checks,
+** with Stan's wording, defined in tm_mv_checks.c.
 */
-#ifndef TM_DENS_MULTI_H
-#define TM_DENS_MULTI_H
+#ifndef TM_MV_CHECKS_H
+#define TM_MV_CHECKS_H
 #include "../tm.h"
 
 /* A "vectors" argument: n vectors of size k; many == 0 for a single one,
@@ -29,9 +30,18 @@ static inline size_t tm_mvec_off(const tm_mvec *m, int i) {
   return m->many ? (size_t)i * (size_t)m->k : 0;
 }
 
-/* log of the LKJ normalising constant for K x K correlation matrices and
-** shape eta; *deta its derivative in eta. */
-double tm_lkj_constant(double eta, int K, double *deta);
+/* Vector i of a "vectors" argument, as a vector view. */
+static inline tm_v tm_mvec_elem(const tm_mvec *m, int i) {
+  return tm_vector_view(m->v->val + tm_mvec_off(m, i), NULL, m->k);
+}
+
+/* Stan's check_consistent_sizes_mvt: two arrays must have the same length. */
+int tm_mv_consistent(const char *fn, const char *n1, const tm_mvec *a, const char *n2, const tm_mvec *b);
+/* For i < N: location i finite, then random variable i not NaN (Stan's
+** order when both are checked vector by vector). */
+int tm_mv_check_locations_paired(const char *fn, const tm_mvec *y, const tm_mvec *mu, int N);
+/* An argument that must be a matrix (not an array of them). */
+int tm_mv_check_matrix(const char *fn, const char *name, const tm_v *v);
 
 /* Stan's check_size_match: "fn: n1 (s1) and n2 (s2) must match in size" */
 int tm_mv_size_match(const char *fn, const char *n1, long s1, const char *n2, long s2);
