@@ -121,4 +121,11 @@ int tm_pair_int_array(const char *fn, const tm_v *x, const tm_v *y, tm_v *xm, tm
   TM_A3 "int(" TM_A3 "int); " TM_A4 "int(" TM_A4 "int); " TM_A5 "int(" TM_A5 "int); " \
   TM_A6 "int(" TM_A6 "int); " TM_A7 "int(" TM_A7 "int); " TM_A8 "int(" TM_A8 "int); "
 
+/* A table row (tm_fn) of a def run by the generic kernels, the def named
+** def_<name>: a function of one real (R(T)), of two reals, of an int and a
+** real */
+#define TM_UNARY_FN(name) {#name, "R(T)", tm_unary_kernel, &def_##name}
+#define TM_BINARY_FN(name) {#name, TM_SIG_REAL_REAL, tm_binary_kernel, &def_##name}
+#define TM_INT_REAL_FN(name) {#name, TM_SIG_INT_REAL, tm_binary_kernel, &def_##name}
+
 #endif

@@ -354,8 +354,6 @@ static int log_mix_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out)
 
 /* ---- the table ---- */
 
-#define UN(name) {#name, "R(T)", tm_unary_kernel, &def_##name}
-#define BIN(name) {#name, "real(real, real); R(T, real); R(real, T); R(T, T)", tm_binary_kernel, &def_##name}
 #define ARITH "int(int, int); real(real, real); vector(vector, vector); row_vector(row_vector, row_vector); " \
   "matrix(matrix, matrix); vector(vector, real); vector(real, vector); row_vector(row_vector, real); " \
   "row_vector(real, row_vector); matrix(matrix, real); matrix(real, matrix)"
@@ -366,14 +364,20 @@ static int log_mix_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out)
   "real(" th ", array[] vector); real(" th ", array[] row_vector); real(" th ", array[,] real)"
 
 const tm_fn tm_fns_scalar[] = {
-  UN(exp), UN(log), UN(log1p), UN(expm1), UN(sqrt), UN(square), UN(inv), UN(fabs),
+  TM_UNARY_FN(exp), TM_UNARY_FN(log), TM_UNARY_FN(log1p), TM_UNARY_FN(expm1), TM_UNARY_FN(sqrt),
+  TM_UNARY_FN(square), TM_UNARY_FN(inv), TM_UNARY_FN(fabs),
   {"abs", TM_SIG_INT_ARRAYS "R(T)", tm_unary_kernel, &def_abs},
-  UN(logit), UN(inv_logit), UN(log_inv_logit), UN(log1m_inv_logit), UN(log1m), UN(log1p_exp),
-  UN(lgamma), UN(digamma), UN(erf), UN(erfc), UN(Phi), UN(Phi_approx),
-  UN(sin), UN(cos), UN(tan), UN(asin), UN(acos), UN(atan),
-  UN(sinh), UN(cosh), UN(tanh), UN(asinh), UN(acosh), UN(atanh),
-  UN(log2), UN(log10), UN(exp2), UN(cbrt), UN(inv_sqrt), UN(inv_square), UN(inv_cloglog),
-  UN(log1m_exp),
+  TM_UNARY_FN(logit), TM_UNARY_FN(inv_logit), TM_UNARY_FN(log_inv_logit), TM_UNARY_FN(log1m_inv_logit),
+  TM_UNARY_FN(log1m), TM_UNARY_FN(log1p_exp),
+  TM_UNARY_FN(lgamma), TM_UNARY_FN(digamma), TM_UNARY_FN(erf), TM_UNARY_FN(erfc), TM_UNARY_FN(Phi),
+  TM_UNARY_FN(Phi_approx),
+  TM_UNARY_FN(sin), TM_UNARY_FN(cos), TM_UNARY_FN(tan), TM_UNARY_FN(asin), TM_UNARY_FN(acos),
+  TM_UNARY_FN(atan),
+  TM_UNARY_FN(sinh), TM_UNARY_FN(cosh), TM_UNARY_FN(tanh), TM_UNARY_FN(asinh), TM_UNARY_FN(acosh),
+  TM_UNARY_FN(atanh),
+  TM_UNARY_FN(log2), TM_UNARY_FN(log10), TM_UNARY_FN(exp2), TM_UNARY_FN(cbrt), TM_UNARY_FN(inv_sqrt),
+  TM_UNARY_FN(inv_square), TM_UNARY_FN(inv_cloglog),
+  TM_UNARY_FN(log1m_exp),
   {"minus", TM_SIG_INT_ARRAYS "R(T)", tm_unary_kernel, &def_minus},
   {"add", ARITH, tm_binary_kernel, &def_add},
   {"subtract", ARITH, tm_binary_kernel, &def_subtract},
@@ -382,7 +386,8 @@ const tm_fn tm_fns_scalar[] = {
   {"divide", "int(int, int); real(real, real); vector(vector, real); row_vector(row_vector, real); "
    "matrix(matrix, real)", tm_binary_kernel, &def_divide},
   {"modulus", "int(int, int)", modulus_kernel, NULL},
-  BIN(pow), BIN(fmin), BIN(fmax), BIN(log_diff_exp), BIN(lbeta), BIN(lchoose),
+  TM_BINARY_FN(pow), TM_BINARY_FN(fmin), TM_BINARY_FN(fmax), TM_BINARY_FN(log_diff_exp), TM_BINARY_FN(lbeta),
+  TM_BINARY_FN(lchoose),
   {"log_sum_exp", "real(real, real); real(vector); real(row_vector); real(matrix); real(array[] real); "
    "R(T, real); R(real, T); R(T, T)",
    lse_kernel, &def_lse2},         /* data: its two-argument form, for plans */

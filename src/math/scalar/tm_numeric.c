@@ -355,24 +355,23 @@ static int k_constant(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
 
 /* ---- the table ---- */
 
-#define UN(name) {#name, "R(T)", tm_unary_kernel, &def_##name}
-#define BIN(name) {#name, "real(real, real); R(T, real); R(real, T); R(T, T)", tm_binary_kernel, &def_##name}
-#define INT_REAL(name) {#name, TM_SIG_INT_REAL, tm_binary_kernel, &def_##name}
 #define REAL_INT(name) {#name, TM_SIG_INT_INT TM_SIG_REAL_INT, tm_binary_kernel, &def_##name}
 #define TO_INT(A) A "int(" A "real); " A "int(" A "int); "
 #define CONST(name, v) {#name, "real()", k_constant, &v}
 
 const tm_fn tm_fns_numeric[] = {
-  UN(floor), UN(ceil), UN(round), UN(trunc), UN(trigamma), UN(tgamma), UN(inv_Phi),
+  TM_UNARY_FN(floor), TM_UNARY_FN(ceil), TM_UNARY_FN(round), TM_UNARY_FN(trunc), TM_UNARY_FN(trigamma),
+  TM_UNARY_FN(tgamma), TM_UNARY_FN(inv_Phi),
   {"step", "real(real)", tm_unary_kernel, &def_step},
   {"std_normal_qf", "R(T)", tm_unary_kernel, &def_inv_Phi},
   {"std_normal_log_qf", "R(T)", tm_unary_kernel, &def_log_qf},
-  BIN(fdim), BIN(fmod), BIN(hypot), BIN(atan2), BIN(lmultiply), BIN(log_inv_logit_diff), BIN(beta),
-  BIN(log_falling_factorial), BIN(log_rising_factorial),
-  {"multiply_log", "real(real, real); R(T, real); R(real, T); R(T, T)", tm_binary_kernel, &def_lmultiply},
-  INT_REAL(lmgamma), REAL_INT(falling_factorial), REAL_INT(rising_factorial),
-  INT_REAL(binary_log_loss),
-  BIN(gamma_p), BIN(gamma_q),
+  TM_BINARY_FN(fdim), TM_BINARY_FN(fmod), TM_BINARY_FN(hypot), TM_BINARY_FN(atan2), TM_BINARY_FN(lmultiply),
+  TM_BINARY_FN(log_inv_logit_diff), TM_BINARY_FN(beta),
+  TM_BINARY_FN(log_falling_factorial), TM_BINARY_FN(log_rising_factorial),
+  {"multiply_log", TM_SIG_REAL_REAL, tm_binary_kernel, &def_lmultiply},
+  TM_INT_REAL_FN(lmgamma), REAL_INT(falling_factorial), REAL_INT(rising_factorial),
+  TM_INT_REAL_FN(binary_log_loss),
+  TM_BINARY_FN(gamma_p), TM_BINARY_FN(gamma_q),
   {"inc_beta", "real(real, real, real)", k_inc_beta, NULL},
   {"fma", "real(real, real, real)", k_fma, NULL},
   {"int_step", "int(int); int(real)", k_int_test, &i_codes[I_STEP]},

@@ -264,15 +264,10 @@ static const tm_binary_def
 /* ---- the table ---- */
 
 const tm_fn tm_fns_special_elem[] = {
-  {"inv_erfc", "R(T)", tm_unary_kernel, &def_inv_erfc},
-  {"lambert_w0", "R(T)", tm_unary_kernel, &def_lambert_w0},
-  {"lambert_wm1", "R(T)", tm_unary_kernel, &def_lambert_wm1},
-  {"bessel_first_kind", TM_SIG_INT_REAL, tm_binary_kernel, &def_bessel_first_kind},
-  {"bessel_second_kind", TM_SIG_INT_REAL, tm_binary_kernel, &def_bessel_second_kind},
-  {"modified_bessel_first_kind", TM_SIG_INT_REAL, tm_binary_kernel, &def_modified_bessel_first_kind},
-  {"modified_bessel_second_kind", TM_SIG_INT_REAL, tm_binary_kernel, &def_modified_bessel_second_kind},
-  {"log_modified_bessel_first_kind", TM_SIG_REAL_REAL, tm_binary_kernel, &def_log_modified_bessel_first_kind},
-  {"owens_t", TM_SIG_REAL_REAL, tm_binary_kernel, &def_owens_t},
+  TM_UNARY_FN(inv_erfc), TM_UNARY_FN(lambert_w0), TM_UNARY_FN(lambert_wm1),
+  TM_INT_REAL_FN(bessel_first_kind), TM_INT_REAL_FN(bessel_second_kind),
+  TM_INT_REAL_FN(modified_bessel_first_kind), TM_INT_REAL_FN(modified_bessel_second_kind),
+  TM_BINARY_FN(log_modified_bessel_first_kind), TM_BINARY_FN(owens_t),
   {"ldexp", TM_SIG_REAL_INT, tm_binary_kernel, &def_ldexp},
   {NULL, NULL, NULL, NULL}
 };
