@@ -37,6 +37,11 @@ typedef struct tm_binary_def {
   int y_scalar;              /* divide: the second argument must be a scalar */
 } tm_binary_def;
 
+/* The plain defs: the function and its derivatives alone (no domain check,
+** no int form; for a unary one no argument name and no memo) */
+#define TM_PLAIN_UNARY(f, df) {f, df, NULL, NULL, NULL, NULL, 0}
+#define TM_PLAIN_BINARY(f, dx, dy) {f, dx, dy, NULL, NULL, 0}
+
 /* c->fn->data is a tm_unary_def / tm_binary_def */
 int tm_unary_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out);
 int tm_binary_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out);
