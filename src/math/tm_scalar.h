@@ -37,6 +37,11 @@ typedef struct tm_binary_def {
   int y_scalar;              /* divide: the second argument must be a scalar */
 } tm_binary_def;
 
+/* The plain defs: the function and its derivatives alone (no domain check,
+** no int form; for a unary one no argument name and no memo) */
+#define TM_PLAIN_UNARY(f, df) {f, df, NULL, NULL, NULL, NULL, 0}
+#define TM_PLAIN_BINARY(f, dx, dy) {f, dx, dy, NULL, NULL, 0}
+
 /* c->fn->data is a tm_unary_def / tm_binary_def */
 int tm_unary_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out);
 int tm_binary_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out);
@@ -120,5 +125,12 @@ int tm_pair_int_array(const char *fn, const tm_v *x, const tm_v *y, tm_v *xm, tm
 #define TM_SIG_INT_ARRAYS "int(int); " TM_A1 "int(" TM_A1 "int); " TM_A2 "int(" TM_A2 "int); " \
   TM_A3 "int(" TM_A3 "int); " TM_A4 "int(" TM_A4 "int); " TM_A5 "int(" TM_A5 "int); " \
   TM_A6 "int(" TM_A6 "int); " TM_A7 "int(" TM_A7 "int); " TM_A8 "int(" TM_A8 "int); "
+
+/* A table row (tm_fn) of a def run by the generic kernels, the def named
+** def_<name>: a function of one real (R(T)), of two reals, of an int and a
+** real */
+#define TM_UNARY_FN(name) {#name, "R(T)", tm_unary_kernel, &def_##name}
+#define TM_BINARY_FN(name) {#name, TM_SIG_REAL_REAL, tm_binary_kernel, &def_##name}
+#define TM_INT_REAL_FN(name) {#name, TM_SIG_INT_REAL, tm_binary_kernel, &def_##name}
 
 #endif

@@ -181,11 +181,24 @@ static int cx_map(const tm_call *c, const tm_v *a, int nargs, int ocplx, cx_elem
 
 /* ---- unary functions of a complex ---- */
 
-enum {
-  U_EXP = 1, U_LOG, U_LOG10, U_SQRT, U_SIN, U_COS, U_TAN, U_ASIN, U_ACOS, U_ATAN, U_SINH, U_COSH,
-  U_TANH, U_ASINH, U_ACOSH, U_ATANH, U_MINUS, U_CONJ, U_PROJ, U_ABS, U_ARG, U_NORM, U_REAL, U_IMAG,
-  U_PLUS
-};
+#define CX_SCALAR_SIG "complex(complex)"
+
+/* The functions of one complex argument, in the table's order: the op that
+** unary() switches on (U_<op>), the Stan name, the signatures.  The enum and
+** the table's rows are made from this one list. */
+#define CX_UNARY_FNS(X) \
+  X(REAL, get_real, "ZR(Z)") X(IMAG, get_imag, "ZR(Z)") X(ABS, abs, "ZR(Z)") \
+  X(ARG, arg, "real(complex)") X(NORM, norm, "real(complex)") X(CONJ, conj, "Z(Z)") \
+  X(PROJ, proj, CX_SCALAR_SIG) X(EXP, exp, CX_SCALAR_SIG) X(LOG, log, CX_SCALAR_SIG) \
+  X(LOG10, log10, CX_SCALAR_SIG) X(SQRT, sqrt, CX_SCALAR_SIG) X(SIN, sin, CX_SCALAR_SIG) \
+  X(COS, cos, CX_SCALAR_SIG) X(TAN, tan, CX_SCALAR_SIG) X(ASIN, asin, CX_SCALAR_SIG) \
+  X(ACOS, acos, CX_SCALAR_SIG) X(ATAN, atan, CX_SCALAR_SIG) X(SINH, sinh, CX_SCALAR_SIG) \
+  X(COSH, cosh, CX_SCALAR_SIG) X(TANH, tanh, CX_SCALAR_SIG) X(ASINH, asinh, CX_SCALAR_SIG) \
+  X(ACOSH, acosh, CX_SCALAR_SIG) X(ATANH, atanh, CX_SCALAR_SIG) X(MINUS, minus, "Z(Z)") \
+  X(PLUS, plus, CX_SCALAR_SIG)
+
+#define CX_UNARY_ENUM(op, name, sig) U_##op,
+enum { CX_UNARY_FNS(CX_UNARY_ENUM) };
 
 static cx unary(int op, const cx *zz, double (*J)[4]) {
   cx z = zz[0], w, d = 0;
@@ -284,6 +297,16 @@ static int k_polar(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
 
 enum { B_ADD = 1, B_SUB, B_MUL, B_DIV, B_POW };
 
+/* The arithmetic of two complex arguments (either may be a container when the
+** other is a scalar; add, subtract and the elt_ forms also take two of one
+** shape), in the table's order: the op that binary() switches on (B_<op>), the
+** Stan name, the signatures.  divide and elt_divide share B_DIV. */
+#define CX_ELT_SIG "Zm(Zm, Zm); Zm(Zm, complex); Zm(complex, Zm)"
+#define CX_BINARY_FNS(X) \
+  X(ADD, add, CX_ELT_SIG) X(SUB, subtract, CX_ELT_SIG) X(MUL, elt_multiply, CX_ELT_SIG) \
+  X(DIV, elt_divide, CX_ELT_SIG) X(DIV, divide, "complex(complex, complex); Zm(Zm, complex); Zm(complex, Zm)") \
+  X(POW, pow, "Z(Z, Z); Z(Z, complex); Z(complex, Z)")
+
 static cx binary(int op, const cx *z, double (*J)[4]) {
   cx a = z[0], b = z[1], w, da, db;
   switch (op) {
@@ -323,50 +346,17 @@ static int k_eq(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   return tm_set_int(out, *(const int *)c->fn->data ? eq : !eq);
 }
 
-static const int u_exp = U_EXP, u_log = U_LOG, u_log10 = U_LOG10, u_sqrt = U_SQRT, u_sin = U_SIN,
-  u_cos = U_COS, u_tan = U_TAN, u_asin = U_ASIN, u_acos = U_ACOS, u_atan = U_ATAN, u_sinh = U_SINH,
-  u_cosh = U_COSH, u_tanh = U_TANH, u_asinh = U_ASINH, u_acosh = U_ACOSH, u_atanh = U_ATANH,
-  u_minus = U_MINUS, u_plus = U_PLUS, u_conj = U_CONJ, u_proj = U_PROJ, u_abs = U_ABS, u_arg = U_ARG,
-  u_norm = U_NORM, u_real = U_REAL, u_imag = U_IMAG;
-static const int b_add = B_ADD, b_sub = B_SUB, b_mul = B_MUL, b_div = B_DIV, b_pow = B_POW;
 static const int is_eq = 1, is_ne = 0;
 
-#define CX_SCALAR_SIG "complex(complex)"
+/* a row of the table from CX_UNARY_FNS or CX_BINARY_FNS: its data points to the op */
+#define CX_UNARY_ROW(op, name, sig) {#name, sig, k_unary, &(const int){U_##op}},
+#define CX_BINARY_ROW(op, name, sig) {#name, sig, k_binary, &(const int){B_##op}},
 
 const tm_fn tm_fns_complex[] = {
   {"to_complex", "complex(); complex(real); ZT(T, T); ZT(real, T); ZT(T, real)", k_to_complex, NULL},
   {"polar", "complex(real, real)", k_polar, NULL},
-  {"get_real", "ZR(Z)", k_unary, &u_real},
-  {"get_imag", "ZR(Z)", k_unary, &u_imag},
-  {"abs", "ZR(Z)", k_unary, &u_abs},
-  {"arg", "real(complex)", k_unary, &u_arg},
-  {"norm", "real(complex)", k_unary, &u_norm},
-  {"conj", "Z(Z)", k_unary, &u_conj},
-  {"proj", CX_SCALAR_SIG, k_unary, &u_proj},
-  {"exp", CX_SCALAR_SIG, k_unary, &u_exp},
-  {"log", CX_SCALAR_SIG, k_unary, &u_log},
-  {"log10", CX_SCALAR_SIG, k_unary, &u_log10},
-  {"sqrt", CX_SCALAR_SIG, k_unary, &u_sqrt},
-  {"sin", CX_SCALAR_SIG, k_unary, &u_sin},
-  {"cos", CX_SCALAR_SIG, k_unary, &u_cos},
-  {"tan", CX_SCALAR_SIG, k_unary, &u_tan},
-  {"asin", CX_SCALAR_SIG, k_unary, &u_asin},
-  {"acos", CX_SCALAR_SIG, k_unary, &u_acos},
-  {"atan", CX_SCALAR_SIG, k_unary, &u_atan},
-  {"sinh", CX_SCALAR_SIG, k_unary, &u_sinh},
-  {"cosh", CX_SCALAR_SIG, k_unary, &u_cosh},
-  {"tanh", CX_SCALAR_SIG, k_unary, &u_tanh},
-  {"asinh", CX_SCALAR_SIG, k_unary, &u_asinh},
-  {"acosh", CX_SCALAR_SIG, k_unary, &u_acosh},
-  {"atanh", CX_SCALAR_SIG, k_unary, &u_atanh},
-  {"minus", "Z(Z)", k_unary, &u_minus},
-  {"plus", CX_SCALAR_SIG, k_unary, &u_plus},
-  {"add", "Zm(Zm, Zm); Zm(Zm, complex); Zm(complex, Zm)", k_binary, &b_add},
-  {"subtract", "Zm(Zm, Zm); Zm(Zm, complex); Zm(complex, Zm)", k_binary, &b_sub},
-  {"elt_multiply", "Zm(Zm, Zm); Zm(Zm, complex); Zm(complex, Zm)", k_binary, &b_mul},
-  {"elt_divide", "Zm(Zm, Zm); Zm(Zm, complex); Zm(complex, Zm)", k_binary, &b_div},
-  {"divide", "complex(complex, complex); Zm(Zm, complex); Zm(complex, Zm)", k_binary, &b_div},
-  {"pow", "Z(Z, Z); Z(Z, complex); Z(complex, Z)", k_binary, &b_pow},
+  CX_UNARY_FNS(CX_UNARY_ROW)
+  CX_BINARY_FNS(CX_BINARY_ROW)
   {"multiply",
    "complex(complex, complex); Zm(Zm, complex); Zm(complex, Zm); "
    "complex_matrix(complex_matrix, complex_matrix); complex_vector(complex_matrix, complex_vector); "

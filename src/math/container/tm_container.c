@@ -486,41 +486,39 @@ static int append_flat(const tm_call *c, const tm_v *a, int base, int nx, int ny
   return g_end(&G);
 }
 
-static int k_append_row(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
+/* append_row (c->fn->data NULL) stacks vertically, append_col side by side:
+** the same checks with rows and columns swapped.  A vector (append_row) or a
+** row vector (append_col) with a scalar or another of its kind is the flat
+** form; otherwise two matrices, or a matrix and the other kind of vector,
+** must match in the dimension they share. */
+static int k_append(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   gather G;
-  int rc;
+  int rc, by_col = c->fn->data != NULL;
   if (nargs != 2) return tm_no_overload(c, a, nargs);
   const tm_v *x = &a[0], *y = &a[1];
-  if ((is_vec(x) || is_scal(x)) && (is_vec(y) || is_scal(y)) && !(is_scal(x) && is_scal(y)))
-    return append_flat(c, a, TM_VECTOR, x->rows, y->rows, out);
-  if (!(is_mat(x) || is_rvec(x)) || !(is_mat(y) || is_rvec(y))) return tm_no_overload(c, a, nargs);
-  if (x->cols != y->cols)
-    return ad_fail(AD_EINVALID, "%s: columns of A (%d) and columns of B (%d) must match in size",
-                   c->fn->name, x->cols, y->cols);
+  int (*is_flat)(const tm_v *) = by_col ? is_rvec : is_vec, (*is_side)(const tm_v *) = by_col ? is_vec : is_rvec;
+  if ((is_flat(x) || is_scal(x)) && (is_flat(y) || is_scal(y)) && !(is_scal(x) && is_scal(y)))
+    return by_col ? append_flat(c, a, TM_ROW_VECTOR, x->cols, y->cols, out)
+                  : append_flat(c, a, TM_VECTOR, x->rows, y->rows, out);
+  if (!(is_mat(x) || is_side(x)) || !(is_mat(y) || is_side(y))) return tm_no_overload(c, a, nargs);
+  const char *shared = by_col ? "rows" : "columns";
+  int sx = by_col ? x->rows : x->cols, sy = by_col ? y->rows : y->cols;
+  if (sx != sy)
+    return ad_fail(AD_EINVALID, "%s: %s of A (%d) and %s of B (%d) must match in size",
+                   c->fn->name, shared, sx, shared, sy);
+  if (by_col) {
+    size_t nx = tm_numel(x);
+    if ((rc = gather_new(c, &G, out, a, 2, TM_MATRIX, x->rows, x->cols + y->cols, 2))) return rc;
+    g_add(&G, x, 0, 1, 0, 1, nx);     /* column-major: y's columns follow x's */
+    g_add(&G, y, 0, 1, nx, 1, tm_numel(y));
+    return g_end(&G);
+  }
   int r = x->rows + y->rows, n = x->cols;
   if ((rc = gather_new(c, &G, out, a, 2, TM_MATRIX, r, n, 2 * (size_t)n))) return rc;
   for (int j = 0; j < n; j++) {   /* column j of the result: x's, then y's */
     g_add(&G, x, (size_t)j * x->rows, 1, (size_t)j * r, 1, (size_t)x->rows);
     g_add(&G, y, (size_t)j * y->rows, 1, (size_t)j * r + x->rows, 1, (size_t)y->rows);
   }
-  return g_end(&G);
-}
-
-static int k_append_col(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
-  gather G;
-  int rc;
-  if (nargs != 2) return tm_no_overload(c, a, nargs);
-  const tm_v *x = &a[0], *y = &a[1];
-  if ((is_rvec(x) || is_scal(x)) && (is_rvec(y) || is_scal(y)) && !(is_scal(x) && is_scal(y)))
-    return append_flat(c, a, TM_ROW_VECTOR, x->cols, y->cols, out);
-  if (!(is_mat(x) || is_vec(x)) || !(is_mat(y) || is_vec(y))) return tm_no_overload(c, a, nargs);
-  if (x->rows != y->rows)
-    return ad_fail(AD_EINVALID, "%s: rows of A (%d) and rows of B (%d) must match in size",
-                   c->fn->name, x->rows, y->rows);
-  size_t nx = tm_numel(x);
-  if ((rc = gather_new(c, &G, out, a, 2, TM_MATRIX, x->rows, x->cols + y->cols, 2))) return rc;
-  g_add(&G, x, 0, 1, 0, 1, nx);     /* column-major: y's columns follow x's */
-  g_add(&G, y, 0, 1, nx, 1, tm_numel(y));
   return g_end(&G);
 }
 
@@ -907,10 +905,10 @@ const tm_fn tm_fns_container[] = {
   {"log_softmax", "vector(vector)", k_softmax, "log"},
   {"append_row", "matrix(matrix, matrix); matrix(matrix, row_vector); matrix(row_vector, matrix)"
                  "; matrix(row_vector, row_vector); vector(vector, vector); vector(real, vector)"
-                 "; vector(vector, real)", k_append_row, NULL},
+                 "; vector(vector, real)", k_append, NULL},
   {"append_col", "matrix(matrix, matrix); matrix(vector, matrix); matrix(matrix, vector)"
                  "; matrix(vector, vector); row_vector(row_vector, row_vector)"
-                 "; row_vector(real, row_vector); row_vector(row_vector, real)", k_append_col, NULL},
+                 "; row_vector(real, row_vector); row_vector(row_vector, real)", k_append, "col"},
   {"rep_vector", "vector(real, int)", k_rep_vector, NULL},
   {"rep_row_vector", "row_vector(real, int)", k_rep_vector, "row"},
   {"rep_matrix", "matrix(real, int, int); matrix(vector, int); matrix(row_vector, int)", k_rep_matrix, NULL},

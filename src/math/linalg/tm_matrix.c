@@ -463,57 +463,6 @@ static int k_cholesky(const tm_call *c, const tm_v *a, int n, tm_v *out) {
   return AD_OK;
 }
 
-/* ---- mdivide_left_tri_low: x = L^-1 b, L the lower triangle ---- */
-
-typedef struct {
-  ad_node hdr;
-  int n, nrhs;
-  double *L, *x, *work, *Ladj, *badj, *xadj;
-} trisolve_node;
-
-/* bbar = L^-T xbar; Lbar = -bbar x^T on the lower triangle */
-static void trisolve_chain(ad_node *self) {
-  trisolve_node *p = (trisolve_node *)self;
-  int n = p->n, m = p->nrhs;
-  size_t nm = (size_t)n * (size_t)m;
-  memcpy(p->work, p->xadj, nm * sizeof(double));
-  tm_la_trsm_lower_t(n, m, p->L, p->work);
-  if (p->badj) for (size_t i = 0; i < nm; i++) p->badj[i] += p->work[i];
-  if (p->Ladj)
-    for (int j = 0; j < n; j++)
-      for (int i = j; i < n; i++) {
-        double s = 0;
-        for (int c = 0; c < m; c++) s += AT(p->work, n, i, c) * AT(p->x, n, j, c);
-        AT(p->Ladj, n, i, j) -= s;
-      }
-}
-
-static int k_trisolve(const tm_call *c, const tm_v *a, int n, tm_v *out) {
-  static const char fn[] = "mdivide_left_tri_low";
-  if (n != 2 || !is_mat(&a[0]) || a[1].narr || (a[1].base != TM_VECTOR && a[1].base != TM_MATRIX))
-    return tm_la_no_overload(c, a, n);
-  const tm_v *L = &a[0], *b = &a[1];
-  int rc;
-  if ((rc = tm_check_square(fn, "A", L))) return rc;
-  if (L->cols != b->rows)
-    return ad_fail(AD_EINVALID, "%s: Columns of A (%d) and Rows of b (%d) must match in size",
-                   fn, L->cols, b->rows);
-  int k = L->rows, m = b->cols, ad = L->adj || b->adj;
-  if ((rc = new_base(out, b->base, k, m, ad))) return rc;
-  size_t km = (size_t)k * (size_t)m;
-  if (km) memcpy(out->val, b->val, km * sizeof(double));
-  tm_la_trsm_lower(k, m, L->val, out->val);
-  if (!ad) { mark_dep(out, a, 2); return AD_OK; }
-  trisolve_node *p = ad_node_new(sizeof *p, trisolve_chain);
-  if (!p) return AD_EMEMORY;
-  p->n = k; p->nrhs = m;
-  p->Ladj = L->adj; p->badj = b->adj; p->xadj = out->adj;
-  p->x = NULL;
-  if (!(p->L = tm_copy_vals(L)) || !(p->work = ad_alloc_doubles(km ? km : 1))) return AD_EMEMORY;
-  if (L->adj && !(p->x = tm_copy_vals(out))) return AD_EMEMORY;
-  return AD_OK;
-}
-
 /* ---- gp_exp_quad_cov: K_ij = sigma^2 exp(-|x1_i - x2_j|^2 / (2 l^2)) ---- */
 
 typedef struct {
@@ -611,7 +560,6 @@ const tm_fn tm_fns_matrix[] = {
   {"quad_form_diag", "matrix(matrix, vector); matrix(matrix, row_vector)", k_diag, &kind_quad},
   {"multiply_lower_tri_self_transpose", "matrix(matrix)", k_lowtri, NULL},
   {"cholesky_decompose", "matrix(matrix)", k_cholesky, NULL},
-  {"mdivide_left_tri_low", "vector(matrix, vector); matrix(matrix, matrix)", k_trisolve, NULL},
   {"gp_exp_quad_cov", GP_SIG "; " GP_ARD_SIG, k_gp_exp_quad, "ard"},
   /* the deprecated name keeps Stan 2.21's arrays of row vectors too */
   {"cov_exp_quad", GP_SIG "; matrix(array[] row_vector, real, real); "

@@ -1,7 +1,8 @@
 /*
 ** tm_solve.c -- linear systems, inverses and determinants: mdivide_left,
-** mdivide_right, their _spd and mdivide_right_tri_low forms, inverse,
-** inverse_spd, chol2inv, determinant, log_determinant(_spd).
+** mdivide_right, their _spd forms, mdivide_left_tri_low and
+** mdivide_right_tri_low, inverse, inverse_spd, chol2inv, determinant,
+** log_determinant(_spd).
 **
 ** General matrices go through an LU factorization with partial pivoting,
 ** symmetric positive definite ones through Cholesky (tm_linalg.h).  Each
@@ -15,6 +16,7 @@
 #include <string.h>
 #include "../tm_tables.h"
 #include "../tm_linalg.h"
+#include "tm_la_call.h"
 
 #define AT TM_AT
 
@@ -167,28 +169,78 @@ static int k_mdivide(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   return AD_OK;
 }
 
-/* ---- mdivide_right_tri_low(B, L) = B L^-1, L's lower triangle ---- */
+/* ---- mdivide_left_tri_low(L, b) = L^-1 b and mdivide_right_tri_low(B, L)
+** = B L^-1, L's lower triangle ----
+**
+** Both are one triangular solve on n x m columns: X = L^-1 b for the left
+** form, X = L^-T B^T = C^T for the right one.  One node serves both: the
+** adjoint of the right-hand side is the solve with the other triangle
+** (bbar = L^-T xbar; Bbar^T = L^-1 Cbar^T), and Lbar -= U V^T on the lower
+** triangle with U, V = bbar, X (left) or X, Bbar^T (right: L^T X = B^T). */
 
 typedef struct {
   ad_node hdr;
-  int n, m;
-  double *L, *C, *W, *Ladj, *Badj, *Cadj;
+  int n, m, right;
+  double *L;
+  double *X;         /* the solution's n x m columns (C^T for the right form); NULL when L is data */
+  double *W;         /* n x m: the right-hand side's adjoint, as columns */
+  double *Ladj, *Badj, *Cadj;
 } tri_node;
 
-/* Bbar^T = L^-1 Cbar^T;  Lbar -= (C^T Bbar) on the lower triangle */
 static void tri_chain(ad_node *self) {
   tri_node *p = (tri_node *)self;
   int n = p->n, m = p->m;
-  transpose(m, n, p->Cadj, p->W, 0);
-  tm_la_trsm_lower(n, m, p->L, p->W);
-  if (p->Badj) transpose(n, m, p->W, p->Badj, 1);
-  if (p->Ladj)
-    for (int j = 0; j < n; j++)
-      for (int i = j; i < n; i++) {
-        double s = 0;
-        for (int k = 0; k < m; k++) s += AT(p->C, m, k, i) * AT(p->W, n, j, k);
-        AT(p->Ladj, n, i, j) -= s;
-      }
+  if (p->right) {
+    transpose(m, n, p->Cadj, p->W, 0);
+    tm_la_trsm_lower(n, m, p->L, p->W);
+    if (p->Badj) transpose(n, m, p->W, p->Badj, 1);
+  } else {
+    size_t nm = (size_t)n * (size_t)m;
+    memcpy(p->W, p->Cadj, nm * sizeof(double));
+    tm_la_trsm_lower_t(n, m, p->L, p->W);
+    if (p->Badj) for (size_t i = 0; i < nm; i++) p->Badj[i] += p->W[i];
+  }
+  if (!p->Ladj) return;
+  const double *U = p->right ? p->X : p->W, *V = p->right ? p->W : p->X;
+  for (int j = 0; j < n; j++)
+    for (int i = j; i < n; i++) {
+      double s = 0;
+      for (int k = 0; k < m; k++) s += AT(U, n, i, k) * AT(V, n, j, k);
+      AT(p->Ladj, n, i, j) -= s;
+    }
+}
+
+/* the node of a solve whose result out has the columns X (n x m) */
+static int tri_record(const tm_call *c, const tm_v *L, const tm_v *B, tm_v *out, int right, int n, int m,
+                      double *X) {
+  tri_node *p = ad_node_new(sizeof *p, tri_chain);
+  if (!p) return nomem(c);
+  p->n = n; p->m = m; p->right = right;
+  p->Ladj = L->adj; p->Badj = B->adj; p->Cadj = out->adj;
+  p->X = L->adj ? X : NULL;
+  if (!(p->L = tm_copy_vals(L)) || !(p->W = alloc_n((size_t)n * m))) return nomem(c);
+  return AD_OK;
+}
+
+static int k_mdivide_left_tri_low(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
+  const char *fn = c->fn->name;
+  if (nargs != 2 || !is_mat(&a[0]) || a[1].narr || (a[1].base != TM_VECTOR && a[1].base != TM_MATRIX))
+    return tm_la_no_overload(c, a, nargs);
+  const tm_v *L = &a[0], *b = &a[1];
+  int rc;
+  if ((rc = tm_check_square(fn, "A", L))) return rc;
+  if (L->cols != b->rows)
+    return ad_fail(AD_EINVALID, "%s: Columns of A (%d) and Rows of b (%d) must match in size",
+                   fn, L->cols, b->rows);
+  int n = L->rows, m = b->cols, ad = L->adj || b->adj;
+  if ((rc = new_like_base(out, b->base, n, m, ad))) return rc;
+  size_t nm = (size_t)n * (size_t)m;
+  if (nm) memcpy(out->val, b->val, nm * sizeof(double));
+  tm_la_trsm_lower(n, m, L->val, out->val);
+  if (!ad) { out->dep = (unsigned char)tm_any_dep(a, 2); return AD_OK; }
+  double *X = NULL;
+  if (L->adj && !(X = tm_copy_vals(out))) return nomem(c);
+  return tri_record(c, L, b, out, 0, n, m, X);
 }
 
 static int k_mdivide_right_tri_low(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
@@ -208,13 +260,7 @@ static int k_mdivide_right_tri_low(const tm_call *c, const tm_v *a, int nargs, t
   tm_la_trsm_lower_t(n, m, L->val, t);
   transpose(n, m, t, out->val, 0);
   if (!ad) { out->dep = (unsigned char)tm_any_dep(a, 2); return AD_OK; }
-  tri_node *p = ad_node_new(sizeof *p, tri_chain);
-  if (!p) return nomem(c);
-  p->n = n; p->m = m;
-  p->Ladj = L->adj; p->Badj = B->adj; p->Cadj = out->adj;
-  p->C = NULL;
-  if (!(p->L = tm_copy_vals(L)) || !(p->W = alloc_n(nm)) || (L->adj && !(p->C = tm_copy_vals(out)))) return nomem(c);
-  return AD_OK;
+  return tri_record(c, L, B, out, 1, n, m, t);   /* t = C^T, in the arena */
 }
 
 /* ---- inverse, inverse_spd, chol2inv ---- */
@@ -342,6 +388,7 @@ const tm_fn tm_fns_solve[] = {
   {"mdivide_right", "row_vector(row_vector, matrix); matrix(matrix, matrix)", k_mdivide, &fl_right},
   {"mdivide_left_spd", "vector(matrix, vector); matrix(matrix, matrix)", k_mdivide, &fl_left_spd},
   {"mdivide_right_spd", "row_vector(row_vector, matrix); matrix(matrix, matrix)", k_mdivide, &fl_right_spd},
+  {"mdivide_left_tri_low", "vector(matrix, vector); matrix(matrix, matrix)", k_mdivide_left_tri_low, NULL},
   {"mdivide_right_tri_low", "row_vector(row_vector, matrix); matrix(matrix, matrix)", k_mdivide_right_tri_low, NULL},
   {"inverse", "matrix(matrix)", k_inverse, &k_inv},
   {"inverse_spd", "matrix(matrix)", k_inverse, &k_inv_spd},

@@ -100,31 +100,34 @@ static int i_abs(const char *fn, int x, int *r) {
   return AD_OK;
 }
 
-#define U(f, df) {f, df, NULL, NULL, NULL, NULL, 0}
-static const unary_def def_exp = U(exp, d_exp), def_log = U(log, d_log),
+static const unary_def def_exp = TM_PLAIN_UNARY(exp, d_exp), def_log = TM_PLAIN_UNARY(log, d_log),
   def_log1p = {log1p, d_log1p, below_m1, "be greater than or equal to -1", NULL, NULL, 0},
-  def_expm1 = U(expm1, d_expm1), def_sqrt = U(sqrt, d_sqrt), def_square = U(f_square, d_square),
-  def_inv = U(f_inv, d_inv), def_fabs = U(fabs, d_fabs),
-  def_abs = {fabs, d_fabs, NULL, NULL, i_abs, NULL, 0},
-  def_logit = U(tm_logit, d_logit), def_inv_logit = U(tm_inv_logit, d_inv_logit),
-  def_log_inv_logit = U(tm_log_inv_logit, d_log_inv_logit),
-  def_log1m_inv_logit = U(tm_log1m_inv_logit, d_log1m_inv_logit),
+  def_expm1 = TM_PLAIN_UNARY(expm1, d_expm1), def_sqrt = TM_PLAIN_UNARY(sqrt, d_sqrt),
+  def_square = TM_PLAIN_UNARY(f_square, d_square), def_inv = TM_PLAIN_UNARY(f_inv, d_inv),
+  def_fabs = TM_PLAIN_UNARY(fabs, d_fabs), def_abs = {fabs, d_fabs, NULL, NULL, i_abs, NULL, 0},
+  def_logit = TM_PLAIN_UNARY(tm_logit, d_logit), def_inv_logit = TM_PLAIN_UNARY(tm_inv_logit, d_inv_logit),
+  def_log_inv_logit = TM_PLAIN_UNARY(tm_log_inv_logit, d_log_inv_logit),
+  def_log1m_inv_logit = TM_PLAIN_UNARY(tm_log1m_inv_logit, d_log1m_inv_logit),
   def_log1m = {tm_log1m, d_log1m, above_1, "be less than or equal to 1", NULL, NULL, 0},
-  def_log1p_exp = U(tm_log1p_exp, d_log1p_exp), def_lgamma = {tm_lgamma, d_lgamma, NULL, NULL, NULL, NULL, 1},
-  def_digamma = {tm_digamma, d_digamma, NULL, NULL, NULL, NULL, 1}, def_erf = U(erf, d_erf), def_erfc = U(erfc, d_erfc),
+  def_log1p_exp = TM_PLAIN_UNARY(tm_log1p_exp, d_log1p_exp),
+  def_lgamma = {tm_lgamma, d_lgamma, NULL, NULL, NULL, NULL, 1},
+  def_digamma = {tm_digamma, d_digamma, NULL, NULL, NULL, NULL, 1},
+  def_erf = TM_PLAIN_UNARY(erf, d_erf), def_erfc = TM_PLAIN_UNARY(erfc, d_erfc),
   def_Phi = {tm_Phi, d_Phi, is_nan, "not be nan!", NULL, NULL, 0},
-  def_sin = U(sin, d_sin), def_cos = U(cos, d_cos), def_tan = U(tan, d_tan),
-  def_asin = U(asin, d_asin), def_acos = U(acos, d_acos), def_atan = U(atan, d_atan),
-  def_sinh = U(sinh, d_sinh), def_cosh = U(cosh, d_cosh), def_tanh = U(tanh, d_tanh),
-  def_asinh = U(asinh, d_asinh),
+  def_sin = TM_PLAIN_UNARY(sin, d_sin), def_cos = TM_PLAIN_UNARY(cos, d_cos),
+  def_tan = TM_PLAIN_UNARY(tan, d_tan), def_asin = TM_PLAIN_UNARY(asin, d_asin),
+  def_acos = TM_PLAIN_UNARY(acos, d_acos), def_atan = TM_PLAIN_UNARY(atan, d_atan),
+  def_sinh = TM_PLAIN_UNARY(sinh, d_sinh), def_cosh = TM_PLAIN_UNARY(cosh, d_cosh),
+  def_tanh = TM_PLAIN_UNARY(tanh, d_tanh), def_asinh = TM_PLAIN_UNARY(asinh, d_asinh),
   def_acosh = {acosh, d_acosh, below_1, "be greater than or equal to 1", NULL, NULL, 0},
   def_atanh = {atanh, d_atanh, outside_pm1, "be in the interval [-1, 1]", NULL, NULL, 0},
-  def_log2 = U(log2, d_log2), def_log10 = U(log10, d_log10), def_exp2 = U(exp2, d_exp2),
-  def_cbrt = U(cbrt, d_cbrt), def_inv_sqrt = U(f_inv_sqrt, d_inv_sqrt),
-  def_inv_square = U(f_inv_square, d_inv_square), def_inv_cloglog = U(f_inv_cloglog, d_inv_cloglog),
-  def_log1m_exp = U(tm_log1m_exp, d_log1m_exp), def_Phi_approx = U(f_Phi_approx, d_Phi_approx),
+  def_log2 = TM_PLAIN_UNARY(log2, d_log2), def_log10 = TM_PLAIN_UNARY(log10, d_log10),
+  def_exp2 = TM_PLAIN_UNARY(exp2, d_exp2), def_cbrt = TM_PLAIN_UNARY(cbrt, d_cbrt),
+  def_inv_sqrt = TM_PLAIN_UNARY(f_inv_sqrt, d_inv_sqrt), def_inv_square = TM_PLAIN_UNARY(f_inv_square, d_inv_square),
+  def_inv_cloglog = TM_PLAIN_UNARY(f_inv_cloglog, d_inv_cloglog),
+  def_log1m_exp = TM_PLAIN_UNARY(tm_log1m_exp, d_log1m_exp),
+  def_Phi_approx = TM_PLAIN_UNARY(f_Phi_approx, d_Phi_approx),
   def_minus = {f_neg, d_neg, NULL, NULL, i_minus, NULL, 0};
-#undef U
 
 
 /* arithmetic */
@@ -231,13 +234,13 @@ static const binary_def
   def_elt_divide = {f_div, d_div_x, d_div_y, NULL, i_div, 0},
   def_divide = {f_div, d_div_x, d_div_y, NULL, i_div, 1},
   def_modulus = {NULL, NULL, NULL, NULL, i_mod, 1},
-  def_pow = {pow, d_pow_x, d_pow_y, NULL, NULL, 0},
-  def_fmin = {fmin, d_fmin_x, d_fmin_y, NULL, NULL, 0},
-  def_fmax = {fmax, d_fmax_x, d_fmax_y, NULL, NULL, 0},
-  def_log_diff_exp = {tm_log_diff_exp, d_lde_x, d_lde_y, NULL, NULL, 0},
+  def_pow = TM_PLAIN_BINARY(pow, d_pow_x, d_pow_y),
+  def_fmin = TM_PLAIN_BINARY(fmin, d_fmin_x, d_fmin_y),
+  def_fmax = TM_PLAIN_BINARY(fmax, d_fmax_x, d_fmax_y),
+  def_log_diff_exp = TM_PLAIN_BINARY(tm_log_diff_exp, d_lde_x, d_lde_y),
   def_lbeta = {tm_lbeta, d_lbeta_x, d_lbeta_y, check_lbeta, NULL, 0},
   def_lchoose = {tm_lchoose, d_lchoose_x, d_lchoose_y, check_lchoose, NULL, 0},
-  def_lse2 = {tm_log_sum_exp2, d_lse_x, d_lse_y, NULL, NULL, 0};
+  def_lse2 = TM_PLAIN_BINARY(tm_log_sum_exp2, d_lse_x, d_lse_y);
 
 /* Stan's % is on ints only; the generic kernel would call a NULL f on reals. */
 static int modulus_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
@@ -354,8 +357,6 @@ static int log_mix_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out)
 
 /* ---- the table ---- */
 
-#define UN(name) {#name, "R(T)", tm_unary_kernel, &def_##name}
-#define BIN(name) {#name, "real(real, real); R(T, real); R(real, T); R(T, T)", tm_binary_kernel, &def_##name}
 #define ARITH "int(int, int); real(real, real); vector(vector, vector); row_vector(row_vector, row_vector); " \
   "matrix(matrix, matrix); vector(vector, real); vector(real, vector); row_vector(row_vector, real); " \
   "row_vector(real, row_vector); matrix(matrix, real); matrix(real, matrix)"
@@ -366,14 +367,20 @@ static int log_mix_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out)
   "real(" th ", array[] vector); real(" th ", array[] row_vector); real(" th ", array[,] real)"
 
 const tm_fn tm_fns_scalar[] = {
-  UN(exp), UN(log), UN(log1p), UN(expm1), UN(sqrt), UN(square), UN(inv), UN(fabs),
+  TM_UNARY_FN(exp), TM_UNARY_FN(log), TM_UNARY_FN(log1p), TM_UNARY_FN(expm1), TM_UNARY_FN(sqrt),
+  TM_UNARY_FN(square), TM_UNARY_FN(inv), TM_UNARY_FN(fabs),
   {"abs", TM_SIG_INT_ARRAYS "R(T)", tm_unary_kernel, &def_abs},
-  UN(logit), UN(inv_logit), UN(log_inv_logit), UN(log1m_inv_logit), UN(log1m), UN(log1p_exp),
-  UN(lgamma), UN(digamma), UN(erf), UN(erfc), UN(Phi), UN(Phi_approx),
-  UN(sin), UN(cos), UN(tan), UN(asin), UN(acos), UN(atan),
-  UN(sinh), UN(cosh), UN(tanh), UN(asinh), UN(acosh), UN(atanh),
-  UN(log2), UN(log10), UN(exp2), UN(cbrt), UN(inv_sqrt), UN(inv_square), UN(inv_cloglog),
-  UN(log1m_exp),
+  TM_UNARY_FN(logit), TM_UNARY_FN(inv_logit), TM_UNARY_FN(log_inv_logit), TM_UNARY_FN(log1m_inv_logit),
+  TM_UNARY_FN(log1m), TM_UNARY_FN(log1p_exp),
+  TM_UNARY_FN(lgamma), TM_UNARY_FN(digamma), TM_UNARY_FN(erf), TM_UNARY_FN(erfc), TM_UNARY_FN(Phi),
+  TM_UNARY_FN(Phi_approx),
+  TM_UNARY_FN(sin), TM_UNARY_FN(cos), TM_UNARY_FN(tan), TM_UNARY_FN(asin), TM_UNARY_FN(acos),
+  TM_UNARY_FN(atan),
+  TM_UNARY_FN(sinh), TM_UNARY_FN(cosh), TM_UNARY_FN(tanh), TM_UNARY_FN(asinh), TM_UNARY_FN(acosh),
+  TM_UNARY_FN(atanh),
+  TM_UNARY_FN(log2), TM_UNARY_FN(log10), TM_UNARY_FN(exp2), TM_UNARY_FN(cbrt), TM_UNARY_FN(inv_sqrt),
+  TM_UNARY_FN(inv_square), TM_UNARY_FN(inv_cloglog),
+  TM_UNARY_FN(log1m_exp),
   {"minus", TM_SIG_INT_ARRAYS "R(T)", tm_unary_kernel, &def_minus},
   {"add", ARITH, tm_binary_kernel, &def_add},
   {"subtract", ARITH, tm_binary_kernel, &def_subtract},
@@ -382,7 +389,8 @@ const tm_fn tm_fns_scalar[] = {
   {"divide", "int(int, int); real(real, real); vector(vector, real); row_vector(row_vector, real); "
    "matrix(matrix, real)", tm_binary_kernel, &def_divide},
   {"modulus", "int(int, int)", modulus_kernel, NULL},
-  BIN(pow), BIN(fmin), BIN(fmax), BIN(log_diff_exp), BIN(lbeta), BIN(lchoose),
+  TM_BINARY_FN(pow), TM_BINARY_FN(fmin), TM_BINARY_FN(fmax), TM_BINARY_FN(log_diff_exp), TM_BINARY_FN(lbeta),
+  TM_BINARY_FN(lchoose),
   {"log_sum_exp", "real(real, real); real(vector); real(row_vector); real(matrix); real(array[] real); "
    "R(T, real); R(real, T); R(T, T)",
    lse_kernel, &def_lse2},         /* data: its two-argument form, for plans */

@@ -66,15 +66,14 @@ static int bad_tgamma(double x) { return x == 0 || (x < 0 && floor(x) == x); }
 static int bad_prob(double p) { return !(p >= 0 && p <= 1); }
 static int bad_log_prob(double lp) { return !(lp <= 0); }
 
-#define U(f, df) {f, df, NULL, NULL, NULL, NULL, 0}
-static const tm_unary_def def_floor = U(floor, d_zero), def_ceil = U(ceil, d_zero),
-  def_round = U(round, d_zero), def_trunc = U(trunc, d_zero), def_step = U(f_step, d_zero),
-  def_trigamma = U(f_trigamma, d_trigamma),
+static const tm_unary_def def_floor = TM_PLAIN_UNARY(floor, d_zero), def_ceil = TM_PLAIN_UNARY(ceil, d_zero),
+  def_round = TM_PLAIN_UNARY(round, d_zero), def_trunc = TM_PLAIN_UNARY(trunc, d_zero),
+  def_step = TM_PLAIN_UNARY(f_step, d_zero),
+  def_trigamma = TM_PLAIN_UNARY(f_trigamma, d_trigamma),
   def_tgamma = {f_tgamma, d_tgamma, bad_tgamma, "not be 0 or a negative integer", NULL, NULL, 0},
   def_inv_Phi = {tm_inv_Phi, d_inv_Phi, bad_prob, "be in the interval [0, 1]", NULL, "Probability variable", 0},
   def_log_qf = {tm_std_normal_log_qf, d_log_qf, bad_log_prob, "be less than or equal to 0", NULL,
                 "Log probability variable", 0};
-#undef U
 
 /* ---- binary ---- */
 
@@ -232,12 +231,12 @@ static int i_rising(const char *fn, int x, int n, int *r) {
 }
 
 static const tm_binary_def
-  def_fdim = {f_fdim, d_fdim_x, d_fdim_y, NULL, NULL, 0},
-  def_fmod = {fmod, d_fmod_x, d_fmod_y, NULL, NULL, 0},
-  def_hypot = {hypot, d_hypot_x, d_hypot_y, NULL, NULL, 0},
-  def_atan2 = {atan2, d_atan2_y, d_atan2_x, NULL, NULL, 0},
-  def_lmultiply = {f_lmultiply, d_lmul_x, d_lmul_y, NULL, NULL, 0},
-  def_log_inv_logit_diff = {f_liltd, d_liltd_x, d_liltd_y, NULL, NULL, 0},
+  def_fdim = TM_PLAIN_BINARY(f_fdim, d_fdim_x, d_fdim_y),
+  def_fmod = TM_PLAIN_BINARY(fmod, d_fmod_x, d_fmod_y),
+  def_hypot = TM_PLAIN_BINARY(hypot, d_hypot_x, d_hypot_y),
+  def_atan2 = TM_PLAIN_BINARY(atan2, d_atan2_y, d_atan2_x),
+  def_lmultiply = TM_PLAIN_BINARY(f_lmultiply, d_lmul_x, d_lmul_y),
+  def_log_inv_logit_diff = TM_PLAIN_BINARY(f_liltd, d_liltd_x, d_liltd_y),
   def_beta = {f_beta, d_beta_a, d_beta_b, check_beta, NULL, 0},
   def_lmgamma = {f_lmgamma, d_int_arg, d_lmgamma_x, check_lmgamma, NULL, 0},
   def_log_falling_factorial = {f_lff, d_lff_x, d_lff_n, check_positive_first, NULL, 0},
@@ -355,24 +354,23 @@ static int k_constant(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
 
 /* ---- the table ---- */
 
-#define UN(name) {#name, "R(T)", tm_unary_kernel, &def_##name}
-#define BIN(name) {#name, "real(real, real); R(T, real); R(real, T); R(T, T)", tm_binary_kernel, &def_##name}
-#define INT_REAL(name) {#name, TM_SIG_INT_REAL, tm_binary_kernel, &def_##name}
 #define REAL_INT(name) {#name, TM_SIG_INT_INT TM_SIG_REAL_INT, tm_binary_kernel, &def_##name}
 #define TO_INT(A) A "int(" A "real); " A "int(" A "int); "
 #define CONST(name, v) {#name, "real()", k_constant, &v}
 
 const tm_fn tm_fns_numeric[] = {
-  UN(floor), UN(ceil), UN(round), UN(trunc), UN(trigamma), UN(tgamma), UN(inv_Phi),
+  TM_UNARY_FN(floor), TM_UNARY_FN(ceil), TM_UNARY_FN(round), TM_UNARY_FN(trunc), TM_UNARY_FN(trigamma),
+  TM_UNARY_FN(tgamma), TM_UNARY_FN(inv_Phi),
   {"step", "real(real)", tm_unary_kernel, &def_step},
   {"std_normal_qf", "R(T)", tm_unary_kernel, &def_inv_Phi},
   {"std_normal_log_qf", "R(T)", tm_unary_kernel, &def_log_qf},
-  BIN(fdim), BIN(fmod), BIN(hypot), BIN(atan2), BIN(lmultiply), BIN(log_inv_logit_diff), BIN(beta),
-  BIN(log_falling_factorial), BIN(log_rising_factorial),
-  {"multiply_log", "real(real, real); R(T, real); R(real, T); R(T, T)", tm_binary_kernel, &def_lmultiply},
-  INT_REAL(lmgamma), REAL_INT(falling_factorial), REAL_INT(rising_factorial),
-  INT_REAL(binary_log_loss),
-  BIN(gamma_p), BIN(gamma_q),
+  TM_BINARY_FN(fdim), TM_BINARY_FN(fmod), TM_BINARY_FN(hypot), TM_BINARY_FN(atan2), TM_BINARY_FN(lmultiply),
+  TM_BINARY_FN(log_inv_logit_diff), TM_BINARY_FN(beta),
+  TM_BINARY_FN(log_falling_factorial), TM_BINARY_FN(log_rising_factorial),
+  {"multiply_log", TM_SIG_REAL_REAL, tm_binary_kernel, &def_lmultiply},
+  TM_INT_REAL_FN(lmgamma), REAL_INT(falling_factorial), REAL_INT(rising_factorial),
+  TM_INT_REAL_FN(binary_log_loss),
+  TM_BINARY_FN(gamma_p), TM_BINARY_FN(gamma_q),
   {"inc_beta", "real(real, real, real)", k_inc_beta, NULL},
   {"fma", "real(real, real, real)", k_fma, NULL},
   {"int_step", "int(int); int(real)", k_int_test, &i_codes[I_STEP]},

@@ -253,26 +253,21 @@ static const tm_unary_def
                      "be in the interval [-1/e, 0] ([-0.36787944117144233, 0])", NULL, NULL, 0};
 
 static const tm_binary_def
-  def_bessel_first_kind = {f_bj, d_order, d_bj, NULL, NULL, 0},
+  def_bessel_first_kind = TM_PLAIN_BINARY(f_bj, d_order, d_bj),
   def_bessel_second_kind = {f_by, d_order, d_by, check_positive_x, NULL, 0},
-  def_modified_bessel_first_kind = {f_bi, d_order, d_bi, NULL, NULL, 0},
+  def_modified_bessel_first_kind = TM_PLAIN_BINARY(f_bi, d_order, d_bi),
   def_modified_bessel_second_kind = {f_bk, d_order, d_bk, check_positive_x, NULL, 0},
   def_log_modified_bessel_first_kind = {f_lbi, d_lbi_v, d_lbi_z, check_lbi, NULL, 0},
-  def_owens_t = {tm_owens_t, d_owens_h, d_owens_a, NULL, NULL, 0},
-  def_ldexp = {f_ldexp, d_ldexp, d_order, NULL, NULL, 0};
+  def_owens_t = TM_PLAIN_BINARY(tm_owens_t, d_owens_h, d_owens_a),
+  def_ldexp = TM_PLAIN_BINARY(f_ldexp, d_ldexp, d_order);
 
 /* ---- the table ---- */
 
 const tm_fn tm_fns_special_elem[] = {
-  {"inv_erfc", "R(T)", tm_unary_kernel, &def_inv_erfc},
-  {"lambert_w0", "R(T)", tm_unary_kernel, &def_lambert_w0},
-  {"lambert_wm1", "R(T)", tm_unary_kernel, &def_lambert_wm1},
-  {"bessel_first_kind", TM_SIG_INT_REAL, tm_binary_kernel, &def_bessel_first_kind},
-  {"bessel_second_kind", TM_SIG_INT_REAL, tm_binary_kernel, &def_bessel_second_kind},
-  {"modified_bessel_first_kind", TM_SIG_INT_REAL, tm_binary_kernel, &def_modified_bessel_first_kind},
-  {"modified_bessel_second_kind", TM_SIG_INT_REAL, tm_binary_kernel, &def_modified_bessel_second_kind},
-  {"log_modified_bessel_first_kind", TM_SIG_REAL_REAL, tm_binary_kernel, &def_log_modified_bessel_first_kind},
-  {"owens_t", TM_SIG_REAL_REAL, tm_binary_kernel, &def_owens_t},
+  TM_UNARY_FN(inv_erfc), TM_UNARY_FN(lambert_w0), TM_UNARY_FN(lambert_wm1),
+  TM_INT_REAL_FN(bessel_first_kind), TM_INT_REAL_FN(bessel_second_kind),
+  TM_INT_REAL_FN(modified_bessel_first_kind), TM_INT_REAL_FN(modified_bessel_second_kind),
+  TM_BINARY_FN(log_modified_bessel_first_kind), TM_BINARY_FN(owens_t),
   {"ldexp", TM_SIG_REAL_INT, tm_binary_kernel, &def_ldexp},
   {NULL, NULL, NULL, NULL}
 };
