@@ -114,13 +114,7 @@ static void enter(lt *L, int line, int col) {
 
 /* ---- scope ---- */
 static void scope_push(lt *L, const char *name, tv *tmpl) {
-  if (L->n == L->cap) {
-    int cap = L->cap ? 2 * L->cap : 64;
-    ent *ns = realloc(L->s, (size_t)cap * sizeof *ns);
-    if (!ns) fail(L, 1, 1, "out of memory lowering tuples");
-    L->s = ns;
-    L->cap = cap;
-  }
+  if (ad_grow(&L->s, L->n, &L->cap, sizeof *L->s, 64)) fail(L, 1, 1, "out of memory lowering tuples");
   L->s[L->n].name = name;
   L->s[L->n].tmpl = tmpl;
   L->s[L->n].decl = NULL;
