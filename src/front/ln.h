@@ -335,6 +335,11 @@ void ln_program_free(ln_program *p);
 
 /* Node allocation from the program's pool (zeroed); NULL when out of memory. */
 void *ln_alloc(ln_program *p, size_t n);
+/* Room for element n of *arr (a T **), an array of *cap elements of elem
+** bytes in p's pool: when n reaches *cap, a copy twice as long (`first`
+** when empty) in the pool (the old one stays there until the program is
+** freed).  AD_OK, or AD_EMEMORY with the array as it was. */
+int ln_grow(ln_program *p, void *arr, int n, int *cap, size_t elem, int first);
 char *ln_strdup(ln_program *p, const char *s, size_t n);
 
 /* The tree as an S-expression (malloc'd), for tests and debugging. */

@@ -52,6 +52,17 @@ void *ln_alloc(ln_program *p, size_t n) {
   return r;
 }
 
+int ln_grow(ln_program *p, void *arr, int n, int *cap, size_t elem, int first) {
+  if (n < *cap) return AD_OK;
+  int c = *cap ? 2 * *cap : first;
+  void *q = ln_alloc(p, (size_t)c * elem);
+  if (!q) return AD_EMEMORY;
+  if (n) memcpy(q, *(void **)arr, (size_t)n * elem);
+  *(void **)arr = q;
+  *cap = c;
+  return AD_OK;
+}
+
 char *ln_strdup(ln_program *p, const char *s, size_t n) {
   if (n == SIZE_MAX) return NULL;
   char *r = ln_alloc(p, n + 1);

@@ -98,13 +98,7 @@ static char *subname(lt *L, const char *prefix, int k, const char *suffix) {
 }
 
 static void push(lt *L, vec *v, void *x) {
-  if (v->n == v->cap) {
-    int cap = v->cap ? 2 * v->cap : 8;
-    void **nv = alloc(L, (size_t)cap * sizeof *nv);
-    if (v->n) memcpy(nv, v->v, (size_t)v->n * sizeof *nv);
-    v->v = nv;
-    v->cap = cap;
-  }
+  if (ln_grow(L->p, &v->v, v->n, &v->cap, sizeof *v->v, 8)) fail(L, 1, 1, "out of memory lowering tuples");
   v->v[v->n++] = x;
 }
 
@@ -713,13 +707,8 @@ static void tuple_decl(lt *L, const ln_stmt *s, vec *out, int blk, int top) {
   scope_push(L, d->name, var_tmpl(L, d));
   L->s[L->n - 1].decl = d;
   if (top && blk != LN_BLK_MODEL) {
-    if (L->ntv == L->captv) {
-      int cap = L->captv ? 2 * L->captv : 8;
-      ln_tuple_var *nv = alloc(L, (size_t)cap * sizeof *nv);
-      if (L->ntv) memcpy(nv, L->tvars, (size_t)L->ntv * sizeof *nv);
-      L->tvars = nv;
-      L->captv = cap;
-    }
+    if (ln_grow(L->p, &L->tvars, L->ntv, &L->captv, sizeof *L->tvars, 8))
+      fail(L, 1, 1, "out of memory lowering tuples");
     char sh[1024];
     shape_text(d->tuple, d->type.narr, sh, sizeof sh);
     L->tvars[L->ntv].name = d->name;
