@@ -1055,11 +1055,7 @@ static void low_funcs(lt *L) {
 }
 
 int lt_lower(ln_program *p, char *err, size_t errsize) {
-  lt L;
-  memset(&L, 0, sizeof L);
-  L.p = p;
-  L.err = err;
-  L.errsize = errsize;
+  lt L = { .p = p, .err = err, .errsize = errsize };
   if (setjmp(L.jb)) {
     free(L.s);
     return AD_EINVALID;
