@@ -24,22 +24,19 @@
 
 /* R stores every entry as DL_FUNC whatever its arguments; the detour
 ** through void (*)(void), which gcc's -Wcast-function-type exempts, says
-** that the cast is meant. */
-#define ENTRY(name, n) {#name, (DL_FUNC)(void (*)(void))&name, n}
+** that the cast is meant.  The rows come from the lists of r/r_entries*.h. */
+#define ENTRY(name, nargs, params) {#name, (DL_FUNC)(void (*)(void))&name, nargs},
 static const R_CallMethodDef entries[] = {
-  ENTRY(tp_call, 6),
-  ENTRY(tp_rng, 5),
-  ENTRY(tp_functions, 0),
-  R_ENTRIES_EXTRA
-  R_ENTRIES_PARSE
-  R_ENTRIES_DATA
-  R_ENTRIES_MODEL
-  R_ENTRIES_CHECK
-  R_ENTRIES_SAMPLE
-  R_ENTRIES_THREADS
-  R_ENTRIES_PROF
-  R_ENTRIES_GQ
-  R_ENTRIES_SUMMARY
+  R_ENTRIES_BASE(ENTRY)
+  R_ENTRIES_PARSE(ENTRY)
+  R_ENTRIES_DATA(ENTRY)
+  R_ENTRIES_MODEL(ENTRY)
+  R_ENTRIES_CHECK(ENTRY)
+  R_ENTRIES_SAMPLE(ENTRY)
+  R_ENTRIES_THREADS(ENTRY)
+  R_ENTRIES_PROF(ENTRY)
+  R_ENTRIES_GQ(ENTRY)
+  R_ENTRIES_SUMMARY(ENTRY)
   {NULL, NULL, 0}
 };
 

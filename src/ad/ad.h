@@ -112,6 +112,11 @@ size_t ad_mem_limit(void);                             /* default: half the phys
 void   ad_mem_set_limit(size_t bytes);
 size_t ad_mem_used(void);
 void   ad_mem_format(double bytes, char *buf, size_t size);   /* "1.5 GB" */
+/* Room for element n of the malloc'd array *arr (a T **) of *cap elements
+** of elem bytes: when n reaches *cap the array doubles (to `first` when
+** empty).  AD_OK, or AD_EMEMORY with the array as it was.  Outside the
+** budget: for the small tables (sites, scopes, names) of the layers above. */
+int    ad_grow(void *arr, int n, int *cap, size_t elem, int first);
 /* Keeps msg aside: the next ad_fail(AD_EMEMORY, "...out of memory") on this
 ** thread says msg instead of "out of memory" (ad_error.c). */
 void   ad_fail_budget(const char *msg);

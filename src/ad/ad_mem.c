@@ -14,6 +14,7 @@
 */
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #ifdef _WIN32
 #include <windows.h>
 #else
@@ -78,3 +79,13 @@ int ad_mem_take(size_t bytes, const char *what) {
 }
 
 void ad_mem_give(size_t bytes) { atomic_fetch_sub(&mem_used, bytes); }
+
+int ad_grow(void *arr, int n, int *cap, size_t elem, int first) {
+  if (n < *cap) return AD_OK;
+  int c = *cap ? 2 * *cap : first;
+  void *q = realloc(*(void **)arr, (size_t)c * elem);
+  if (!q) return AD_EMEMORY;
+  *(void **)arr = q;
+  *cap = c;
+  return AD_OK;
+}

@@ -25,6 +25,7 @@
 */
 #include <errno.h>
 #include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -88,6 +89,20 @@ static const char *describe(const jp *J, const char *p, char *buf, size_t size) 
   if (c >= 0x20 && c < 0x7f) snprintf(buf, size, "'%c'", c);
   else snprintf(buf, size, "the byte 0x%02X", c);
   return buf;
+}
+
+/* White space, then the ':' after a member's key; else an error that shows
+** the key (`what` "key", at most prec bytes of it), and the key freed. */
+static int colon_after(jp *J, char *key, const char *what, int prec) {
+  char b[32];
+  skip_ws(J);
+  if (!at_end(J) && *J->p == ':') {
+    J->p++;
+    return AD_OK;
+  }
+  int rc = fail(J, J->p, "expected ':' after the %s \"%.*s\", found %s", what, prec, key, describe(J, J->p, b, sizeof b));
+  free(key);
+  return rc;
 }
 
 static int push(jp *J, double x) {
@@ -485,14 +500,7 @@ static int jtree_read(jp *J, jtree **out, int depth) {
         return fail(J, J->p, "variable '%s': expected a tuple element's number in double quotes (\"1\", \"2\"...), found %s",
                     J->name, describe(J, J->p, b, sizeof b));
       rc = read_string(J, &key, &len);
-      if (rc) return rc;
-      skip_ws(J);
-      if (at_end(J) || *J->p != ':') {
-        rc = fail(J, J->p, "expected ':' after the tuple element \"%.20s\", found %s", key, describe(J, J->p, b, sizeof b));
-        free(key);
-        return rc;
-      }
-      J->p++;
+      if (rc || (rc = colon_after(J, key, "tuple element", 20))) return rc;
     }
     if (t->n == cap) {
       int nc = cap ? 2 * cap : 4;
@@ -658,13 +666,7 @@ static int read_member(jp *J, ld_set *out) {
     free(name);
     return rc;
   }
-  skip_ws(J);
-  if (at_end(J) || *J->p != ':') {
-    rc = fail(J, J->p, "expected ':' after the name \"%s\", found %s", name, describe(J, J->p, b, sizeof b));
-    free(name);
-    return rc;
-  }
-  J->p++;
+  if ((rc = colon_after(J, name, "name", INT_MAX))) return rc;
   skip_ws(J);
   if (is_tuple_value(J)) return read_tuple_member(J, name, out);
   J->name = name;

@@ -37,16 +37,10 @@ int ld_set_add(ld_set *s, ld_value v) {
     free(v.val);
     return v.name ? AD_EINVALID : AD_EMEMORY;
   }
-  if (s->n == s->cap) {
-    int cap = s->cap ? 2 * s->cap : 8;
-    ld_value *nv = realloc(s->v, (size_t)cap * sizeof *nv);
-    if (!nv) {
-      free(v.name);
-      free(v.val);
-      return AD_EMEMORY;
-    }
-    s->v = nv;
-    s->cap = cap;
+  if (ad_grow(&s->v, s->n, &s->cap, sizeof *s->v, 8)) {
+    free(v.name);
+    free(v.val);
+    return AD_EMEMORY;
   }
   s->v[s->n++] = v;
   return AD_OK;

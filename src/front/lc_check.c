@@ -238,12 +238,7 @@ static int count_globals(const ln_program *p) {
 }
 
 int ln_check(ln_program *p, char *err, size_t errsize) {
-  lc_ctx c;
-  memset(&c, 0, sizeof c);
-  c.p = p;
-  c.err = err;
-  c.errsize = errsize;
-  c.line = c.col = 1;
+  lc_ctx c = { .p = p, .err = err, .errsize = errsize, .line = 1, .col = 1 };
   if (err && errsize) err[0] = 0;
   if (!p) {
     if (err && errsize) snprintf(err, errsize, "error: no program to check");

@@ -17,32 +17,6 @@
 #include <string.h>
 #include "lc.h"
 
-typedef struct out { char *s; size_t n, cap; int oom; } out;
-
-#ifdef __GNUC__
-__attribute__((format(AD_PRINTF_FMT, 2, 3)))
-#endif
-static void pr(out *o, const char *fmt, ...) {
-  char tmp[512];
-  va_list ap;
-  va_start(ap, fmt);
-  int k = vsnprintf(tmp, sizeof tmp, fmt, ap);
-  va_end(ap);
-  if (k < 0 || o->oom) return;
-  size_t n = (size_t)k < sizeof tmp ? (size_t)k : sizeof tmp - 1;
-  if (o->n + n + 1 > o->cap) {
-    size_t cap = o->cap ? o->cap : 4096;
-    while (cap < o->n + n + 1) cap *= 2;
-    char *r = realloc(o->s, cap);
-    if (!r) { o->oom = 1; return; }
-    o->s = r;
-    o->cap = cap;
-  }
-  memcpy(o->s + o->n, tmp, n);
-  o->n += n;
-  o->s[o->n] = 0;
-}
-
 static const char *ekind(int k) {
   static const char *const t[] = {"?", "int", "real", "string", "var", "funcref", "call", "binop",
                                   "unop", "cond", "index", "array", "rowvec", "target"};
@@ -55,13 +29,13 @@ static const char *bname(int b) {
   return b >= 0 && b < (int)(sizeof t / sizeof *t) ? t[b] : "?";
 }
 
-static void expr(out *o, const ln_expr *e, int depth);
+static void expr(ln_text *o, const ln_expr *e, int depth);
 
-static void exprs(out *o, ln_expr *const *a, int n, int depth) {
+static void exprs(ln_text *o, ln_expr *const *a, int n, int depth) {
   for (int i = 0; i < n && a; i++) expr(o, a[i], depth);
 }
 
-static void expr(out *o, const ln_expr *e, int depth) {
+static void expr(ln_text *o, const ln_expr *e, int depth) {
   if (!e || depth > LC_MAXDEPTH) return;
   char tb[64], res[200];
   res[0] = 0;
@@ -74,7 +48,7 @@ static void expr(out *o, const ln_expr *e, int depth) {
   if (e->builtin) lc_cat(res, sizeof res, "%sbi:%s", res[0] ? "," : "", bname(e->builtin));
   if (e->propto) lc_cat(res, sizeof res, "%spropto", res[0] ? "," : "");
   const char *name = e->kind == LE_BINOP || e->kind == LE_UNOP ? ln_op_text(e->op) : e->name;
-  pr(o, "E\t%d\t%d\t%s\t%s\t%s\t%d\t%s\n", e->line, e->col, ekind(e->kind), name ? name : "",
+  ln_text_printf(o, "E\t%d\t%d\t%s\t%s\t%s\t%d\t%s\n", e->line, e->col, ekind(e->kind), name ? name : "",
      lc_type_name(e->type, tb, sizeof tb), e->dep, res);
   exprs(o, e->args, e->nargs, depth + 1);
   for (int i = 0; i < e->nidx && e->idx; i++) {
@@ -83,10 +57,10 @@ static void expr(out *o, const ln_expr *e, int depth) {
   }
 }
 
-static void decl(out *o, const ln_decl *d, int depth) {
+static void decl(ln_text *o, const ln_decl *d, int depth) {
   if (!d) return;
   char tb[64];
-  pr(o, "D\t%d\t%d\t%s\t%s\t%s\t%s\t%d\t%d\n", d->line, d->col, d->name ? d->name : "",
+  ln_text_printf(o, "D\t%d\t%d\t%s\t%s\t%s\t%s\t%d\t%d\n", d->line, d->col, d->name ? d->name : "",
      lc_type_name(lc_mk(d->type.base, d->type.narr), tb, sizeof tb), ln_block_name(d->block),
      d->scope == LN_SCOPE_GLOBAL ? "global" : d->scope == LN_SCOPE_LOCAL ? "local" : "?", d->slot, d->dep);
   for (int i = 0; i < d->type.narr && i < TM_MAXARR; i++) expr(o, d->dims[i], depth + 1);
@@ -106,10 +80,10 @@ static const char *skind(int k) {
   return k >= 0 && k < (int)(sizeof t / sizeof *t) ? t[k] : "?";
 }
 
-static void stmt(out *o, const ln_stmt *s, int depth) {
+static void stmt(ln_text *o, const ln_stmt *s, int depth) {
   if (!s || depth > LC_MAXDEPTH) return;
   if (s->fn || s->ufn || s->cdf || s->ccdf)
-    pr(o, "S\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%d\n", s->line, s->col, skind(s->kind),
+    ln_text_printf(o, "S\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%d\n", s->line, s->col, skind(s->kind),
        s->fn ? s->fn->name : "", s->ufn && s->ufn->name ? s->ufn->name : "",
        s->cdf ? s->cdf->name : "", s->ccdf ? s->ccdf->name : "", s->discrete);
   if (s->kind == LS_DECL) decl(o, s->decl, depth + 1);
@@ -124,14 +98,14 @@ static void stmt(out *o, const ln_stmt *s, int depth) {
 }
 
 char *lc_dump(const ln_program *p) {
-  out o = {NULL, 0, 0, 0};
-  pr(&o, "P\t%d", p->nglobals);
-  for (int b = LN_BLK_DATA; b < LN_NBLOCKS; b++) pr(&o, "\t%d", p->nlocals[b]);
-  pr(&o, "\n");
+  ln_text o = { .piece = 512 };
+  ln_text_printf(&o, "P\t%d", p->nglobals);
+  for (int b = LN_BLK_DATA; b < LN_NBLOCKS; b++) ln_text_printf(&o, "\t%d", p->nlocals[b]);
+  ln_text_printf(&o, "\n");
   for (int i = 0; i < p->nfuncs && p->funcs; i++) {
     const ln_func *f = p->funcs[i];
     if (!f) continue;
-    pr(&o, "F\t%s\t%d\t%d\t%d\n", f->name ? f->name : "", f->nparams, f->nslots, f->def ? f->def->line : 0);
+    ln_text_printf(&o, "F\t%s\t%d\t%d\t%d\n", f->name ? f->name : "", f->nparams, f->nslots, f->def ? f->def->line : 0);
     for (int k = 0; k < f->nparams && f->params; k++) decl(&o, f->params[k], 0);
     stmt(&o, f->body, 0);
   }

@@ -154,6 +154,53 @@ static int need(lc_ctx *c, ln_expr *e, int k, int ok, const char *what) {
                   lc_type_name(a->type, tb, sizeof tb));
 }
 
+/* A builtin's argument at its position: the type it must take (int -> real
+** promotes), as its message says it, and whether it must be data: data is
+** NULL when it may depend on parameters, "" when it may not, else the name
+** the message gives it. */
+typedef struct hof_arg { unsigned char base, narr; const char *what, *data; } hof_arg;
+
+/* Arguments 1 .. n-1 of e (args[0], f, is not looked at): every type in
+** order first, then the ones that must be data. */
+static int need_args(lc_ctx *c, ln_expr *e, const hof_arg *args, int n) {
+  int rc;
+  for (int k = 1; k < n; k++)
+    if ((rc = need(c, e, k, lc_assign_cost(lc_mk(args[k].base, args[k].narr), e->args[k]->type) >= 0,
+                   args[k].what)))
+      return rc;
+  for (int k = 1; k < n; k++) {
+    ln_expr *a = e->args[k];
+    if (!args[k].data || !a->dep) continue;
+    if (*args[k].data)
+      return lc_error(c, a->line, a->col, "%s: argument %d (%s) must be data only, but it depends on parameters",
+                      e->name, k + 1, args[k].data);
+    return lc_error(c, a->line, a->col, "%s: argument %d must be data only, but it depends on parameters",
+                    e->name, k + 1);
+  }
+  return AD_OK;
+}
+
+/* One of f's leading parameters: its type and the builtin's argument it
+** comes from (0: the builtin's own value, such as an ODE's t and y). */
+typedef struct hof_param { unsigned char base, narr; int from; } hof_param;
+
+/* What f gets (w): returning ret, the leading parameters `lead`, then the
+** builtin's arguments from `rest` on, as they are. */
+static int f_gets(lc_ctx *c, ln_expr *e, want *w, ln_type ret, const hof_param *lead, int nlead, int rest) {
+  if (nlead + e->nargs - rest > MAXP) return lc_error(c, e->line, e->col, "%s: too many arguments", e->name);
+  w->ret = ret;
+  w->n = 0;
+  for (int k = 0; k < nlead; k++) {
+    w->t[w->n] = lc_mk(lead[k].base, lead[k].narr);
+    w->from[w->n++] = lead[k].from;
+  }
+  for (int k = rest; k < e->nargs; k++) {
+    w->t[w->n] = e->args[k]->type;
+    w->from[w->n++] = k;
+  }
+  return AD_OK;
+}
+
 static int reduce_sum(lc_ctx *c, ln_expr *e, want *w) {
   int rc;
   if (e->nargs < 3)
@@ -163,13 +210,10 @@ static int reduce_sum(lc_ctx *c, ln_expr *e, want *w) {
   if ((rc = need(c, e, 1, lc_is_numeric(x) && x.narr >= 1, "an array (the argument sliced)"))) return rc;
   if ((rc = need(c, e, 2, e->args[2]->type.base == TM_INT && e->args[2]->type.narr == 0,
                  "an int (the grainsize)"))) return rc;
-  if (e->nargs > MAXP) return lc_error(c, e->line, e->col, "%s: too many arguments", e->name);
-  w->ret = lc_mk(TM_REAL, 0);
-  w->n = e->nargs;
-  w->t[0] = x; w->from[0] = 1;
-  w->t[1] = lc_mk(TM_INT, 0); w->from[1] = 0;
-  w->t[2] = lc_mk(TM_INT, 0); w->from[2] = 0;
-  for (int k = 3; k < e->nargs; k++) { w->t[k] = e->args[k]->type; w->from[k] = k; }
+  /* f(slice, start, end, s...) */
+  static const hof_param lead[] = { { TM_REAL, 1, 1 }, { TM_INT, 0, 0 }, { TM_INT, 0, 0 } };
+  if ((rc = f_gets(c, e, w, lc_mk(TM_REAL, 0), lead, 3, 3))) return rc;
+  w->t[0] = x;                  /* the slice has x's own type */
   e->type = lc_mk(TM_REAL, 0);
   return AD_OK;
 }
@@ -180,24 +224,11 @@ static int map_rect(lc_ctx *c, ln_expr *e, want *w) {
     return lc_error(c, e->line, e->col,
                     "map_rect takes 5 arguments: map_rect(f, vector phi, array[] vector theta, "
                     "data array[,] real x_r, data array[,] int x_i)");
-  ln_type *t[5];
-  for (int k = 1; k < 5; k++) t[k] = &e->args[k]->type;
-  if ((rc = need(c, e, 1, t[1]->base == TM_VECTOR && t[1]->narr == 0, "a vector (phi)")) ||
-      (rc = need(c, e, 2, t[2]->base == TM_VECTOR && t[2]->narr == 1, "an array[] vector (theta)")) ||
-      (rc = need(c, e, 3, lc_assign_cost(lc_mk(TM_REAL, 2), *t[3]) >= 0, "an array[,] real (x_r)")) ||
-      (rc = need(c, e, 4, t[4]->base == TM_INT && t[4]->narr == 2, "an array[,] int (x_i)")))
-    return rc;
-  for (int k = 3; k < 5; k++)
-    if (e->args[k]->dep)
-      return lc_error(c, e->args[k]->line, e->args[k]->col,
-                      "map_rect: argument %d (%s) must be data only, but it depends on parameters",
-                      k + 1, k == 3 ? "x_r" : "x_i");
-  w->ret = lc_mk(TM_VECTOR, 0);
-  w->n = 4;
-  w->t[0] = lc_mk(TM_VECTOR, 0); w->from[0] = 1;
-  w->t[1] = lc_mk(TM_VECTOR, 0); w->from[1] = 2;
-  w->t[2] = lc_mk(TM_REAL, 1); w->from[2] = 3;
-  w->t[3] = lc_mk(TM_INT, 1); w->from[3] = 4;
+  static const hof_arg args[] = { { 0 }, { TM_VECTOR, 0, "a vector (phi)", NULL },
+    { TM_VECTOR, 1, "an array[] vector (theta)", NULL }, { TM_REAL, 2, "an array[,] real (x_r)", "x_r" },
+    { TM_INT, 2, "an array[,] int (x_i)", "x_i" } };
+  static const hof_param lead[] = { { TM_VECTOR, 0, 1 }, { TM_VECTOR, 0, 2 }, { TM_REAL, 1, 3 }, { TM_INT, 1, 4 } };
+  if ((rc = need_args(c, e, args, 5)) || (rc = f_gets(c, e, w, lc_mk(TM_VECTOR, 0), lead, 4, 5))) return rc;
   e->type = lc_mk(TM_VECTOR, 0);
   return AD_OK;
 }
@@ -245,26 +276,12 @@ static int ode(lc_ctx *c, ln_expr *e, want *w) {
                     "%s(f, y0, t0, ts, rel_tol, abs_tol, max_num_steps, ...)"
                     : "%s takes a function, the initial state, the initial time, the output times and the "
                     "function's other arguments: %s(f, y0, t0, ts, ...)", e->name, e->name);
-  if ((rc = need(c, e, 1, e->args[1]->type.base == TM_VECTOR && e->args[1]->type.narr == 0, "a vector (y0)")) ||
-      (rc = need(c, e, 2, is_real_scalar(e->args[2]->type), "a real (t0)")) ||
-      (rc = need(c, e, 3, lc_assign_cost(lc_mk(TM_REAL, 1), e->args[3]->type) >= 0, "an array[] real (ts)")))
+  static const hof_arg args[] = { { 0 }, { TM_VECTOR, 0, "a vector (y0)", NULL }, { TM_REAL, 0, "a real (t0)", NULL },
+    { TM_REAL, 1, "an array[] real (ts)", NULL }, { TM_REAL, 0, "a real (rel_tol)", "rel_tol" },
+    { TM_REAL, 0, "a real (abs_tol)", "abs_tol" }, { TM_INT, 0, "an int (max_num_steps)", "max_num_steps" } };
+  static const hof_param lead[] = { { TM_REAL, 0, 0 }, { TM_VECTOR, 0, 0 } };       /* t, y */
+  if ((rc = need_args(c, e, args, tol ? 7 : 4)) || (rc = f_gets(c, e, w, lc_mk(TM_VECTOR, 0), lead, 2, first)))
     return rc;
-  if (tol) {
-    if ((rc = need(c, e, 4, is_real_scalar(e->args[4]->type), "a real (rel_tol)")) ||
-        (rc = need(c, e, 5, is_real_scalar(e->args[5]->type), "a real (abs_tol)")) ||
-        (rc = need(c, e, 6, e->args[6]->type.base == TM_INT && e->args[6]->type.narr == 0, "an int (max_num_steps)")))
-      return rc;
-    for (int k = 4; k < 7; k++)
-      if (e->args[k]->dep)
-        return lc_error(c, e->args[k]->line, e->args[k]->col, "%s: argument %d (%s) must be data only, but it "
-                        "depends on parameters", e->name, k + 1, k == 4 ? "rel_tol" : k == 5 ? "abs_tol" : "max_num_steps");
-  }
-  if (e->nargs - first + 2 > MAXP) return lc_error(c, e->line, e->col, "%s: too many arguments", e->name);
-  w->ret = lc_mk(TM_VECTOR, 0);
-  w->n = e->nargs - first + 2;
-  w->t[0] = lc_mk(TM_REAL, 0); w->from[0] = 0;
-  w->t[1] = lc_mk(TM_VECTOR, 0); w->from[1] = 0;
-  for (int k = first; k < e->nargs; k++) { w->t[k - first + 2] = e->args[k]->type; w->from[k - first + 2] = k; }
   e->type = lc_mk(TM_VECTOR, 1);
   return AD_OK;
 }
@@ -280,28 +297,13 @@ static int dae(lc_ctx *c, ln_expr *e, want *w) {
                     "%s(F, yy0, yp0, t0, ts, rtol, atol, max_num_steps, ...)"
                     : "%s takes a residual function, the initial state, its derivative, the initial time, the output "
                     "times and the function's other arguments: %s(F, yy0, yp0, t0, ts, ...)", e->name, e->name);
-  if ((rc = need(c, e, 1, e->args[1]->type.base == TM_VECTOR && e->args[1]->type.narr == 0, "a vector (yy0)")) ||
-      (rc = need(c, e, 2, e->args[2]->type.base == TM_VECTOR && e->args[2]->type.narr == 0, "a vector (yp0)")) ||
-      (rc = need(c, e, 3, is_real_scalar(e->args[3]->type), "a real (t0)")) ||
-      (rc = need(c, e, 4, lc_assign_cost(lc_mk(TM_REAL, 1), e->args[4]->type) >= 0, "an array[] real (ts)")))
+  static const hof_arg args[] = { { 0 }, { TM_VECTOR, 0, "a vector (yy0)", NULL },
+    { TM_VECTOR, 0, "a vector (yp0)", NULL }, { TM_REAL, 0, "a real (t0)", "t0" },
+    { TM_REAL, 1, "an array[] real (ts)", "ts" }, { TM_REAL, 0, "a real (rtol)", "rtol" },
+    { TM_REAL, 0, "a real (atol)", "atol" }, { TM_INT, 0, "an int (max_num_steps)", "max_num_steps" } };
+  static const hof_param lead[] = { { TM_REAL, 0, 0 }, { TM_VECTOR, 0, 0 }, { TM_VECTOR, 0, 0 } };   /* t, yy, yp */
+  if ((rc = need_args(c, e, args, first)) || (rc = f_gets(c, e, w, lc_mk(TM_VECTOR, 0), lead, 3, first)))
     return rc;
-  if (tol &&
-      ((rc = need(c, e, 5, is_real_scalar(e->args[5]->type), "a real (rtol)")) ||
-       (rc = need(c, e, 6, is_real_scalar(e->args[6]->type), "a real (atol)")) ||
-       (rc = need(c, e, 7, e->args[7]->type.base == TM_INT && e->args[7]->type.narr == 0, "an int (max_num_steps)"))))
-    return rc;
-  static const char *const dname[8] = { "", "", "", "t0", "ts", "rtol", "atol", "max_num_steps" };
-  for (int k = 3; k < first; k++)
-    if (e->args[k]->dep)
-      return lc_error(c, e->args[k]->line, e->args[k]->col, "%s: argument %d (%s) must be data only, but it "
-                      "depends on parameters", e->name, k + 1, dname[k]);
-  if (e->nargs - first + 3 > MAXP) return lc_error(c, e->line, e->col, "%s: too many arguments", e->name);
-  w->ret = lc_mk(TM_VECTOR, 0);
-  w->n = e->nargs - first + 3;
-  w->t[0] = lc_mk(TM_REAL, 0); w->from[0] = 0;
-  w->t[1] = lc_mk(TM_VECTOR, 0); w->from[1] = 0;
-  w->t[2] = lc_mk(TM_VECTOR, 0); w->from[2] = 0;
-  for (int k = first; k < e->nargs; k++) { w->t[k - first + 3] = e->args[k]->type; w->from[k - first + 3] = k; }
   e->type = lc_mk(TM_VECTOR, 1);
   return AD_OK;
 }
@@ -314,31 +316,17 @@ static int ode_old(lc_ctx *c, ln_expr *e, want *w) {
   if (e->nargs != 7 && e->nargs != 10)
     return lc_error(c, e->line, e->col, "%s takes 7 arguments, or 10 with the tolerances: %s(f, y0, t0, ts, theta, "
                     "x_r, x_i[, rel_tol, abs_tol, max_num_steps])", e->name, e->name);
-  ln_type r1 = lc_mk(TM_REAL, 1);
-  if ((rc = need(c, e, 1, lc_assign_cost(r1, e->args[1]->type) >= 0, "an array[] real (y0)")) ||
-      (rc = need(c, e, 2, is_real_scalar(e->args[2]->type), "a real (t0)")) ||
-      (rc = need(c, e, 3, lc_assign_cost(r1, e->args[3]->type) >= 0, "an array[] real (ts)")) ||
-      (rc = need(c, e, 4, lc_assign_cost(r1, e->args[4]->type) >= 0, "an array[] real (theta)")) ||
-      (rc = need(c, e, 5, lc_assign_cost(r1, e->args[5]->type) >= 0, "an array[] real (x_r)")) ||
-      (rc = need(c, e, 6, e->args[6]->type.base == TM_INT && e->args[6]->type.narr == 1, "an array[] int (x_i)")))
+  /* Stan declares the older forms' max_num_steps real (an int promotes) */
+  static const hof_arg args[] = { { 0 }, { TM_REAL, 1, "an array[] real (y0)", NULL },
+    { TM_REAL, 0, "a real (t0)", NULL }, { TM_REAL, 1, "an array[] real (ts)", NULL },
+    { TM_REAL, 1, "an array[] real (theta)", NULL }, { TM_REAL, 1, "an array[] real (x_r)", "" },
+    { TM_INT, 1, "an array[] int (x_i)", "" }, { TM_REAL, 0, "a real (rel_tol)", "" },
+    { TM_REAL, 0, "a real (abs_tol)", "" }, { TM_REAL, 0, "an int (max_num_steps)", "" } };
+  /* t, y, theta, x_r, x_i */
+  static const hof_param lead[] = { { TM_REAL, 0, 0 }, { TM_REAL, 1, 0 }, { TM_REAL, 1, 4 }, { TM_REAL, 1, 5 },
+                                    { TM_INT, 1, 6 } };
+  if ((rc = need_args(c, e, args, e->nargs)) || (rc = f_gets(c, e, w, lc_mk(TM_REAL, 1), lead, 5, e->nargs)))
     return rc;
-  if (e->nargs == 10 &&
-      ((rc = need(c, e, 7, is_real_scalar(e->args[7]->type), "a real (rel_tol)")) ||
-       (rc = need(c, e, 8, is_real_scalar(e->args[8]->type), "a real (abs_tol)")) ||
-       /* Stan declares the older forms' max_num_steps real (an int promotes) */
-       (rc = need(c, e, 9, is_real_scalar(e->args[9]->type), "an int (max_num_steps)"))))
-    return rc;
-  for (int k = 5; k < e->nargs; k++)    /* x_r, x_i and the tolerances */
-    if (e->args[k]->dep)
-      return lc_error(c, e->args[k]->line, e->args[k]->col, "%s: argument %d must be data only, but it depends "
-                      "on parameters", e->name, k + 1);
-  w->ret = r1;
-  w->n = 5;
-  w->t[0] = lc_mk(TM_REAL, 0); w->from[0] = 0;
-  w->t[1] = r1; w->from[1] = 0;
-  w->t[2] = r1; w->from[2] = 4;
-  w->t[3] = r1; w->from[3] = 5;
-  w->t[4] = lc_mk(TM_INT, 1); w->from[4] = 6;
   e->type = lc_mk(TM_REAL, 2);
   return AD_OK;
 }
@@ -351,23 +339,12 @@ static int solve(lc_ctx *c, ln_expr *e, want *w) {
     return lc_error(c, e->line, e->col, tol ? "%s takes a function, the initial guess, two tolerances, the maximum "
                     "number of steps and the function's other arguments" : "%s takes a function, the initial "
                     "guess and the function's other arguments: %s(f, y_guess, ...)", e->name, e->name);
-  if ((rc = need(c, e, 1, e->args[1]->type.base == TM_VECTOR && e->args[1]->type.narr == 0, "a vector (the guess)")))
+  static const hof_arg args[] = { { 0 }, { TM_VECTOR, 0, "a vector (the guess)", NULL },
+    { TM_REAL, 0, "a real (a tolerance)", "" }, { TM_REAL, 0, "a real (a tolerance)", "" },
+    { TM_INT, 0, "an int (max_num_steps)", "" } };
+  static const hof_param lead[] = { { TM_VECTOR, 0, 0 } };      /* y */
+  if ((rc = need_args(c, e, args, first)) || (rc = f_gets(c, e, w, lc_mk(TM_VECTOR, 0), lead, 1, first)))
     return rc;
-  if (tol) {
-    if ((rc = need(c, e, 2, is_real_scalar(e->args[2]->type), "a real (a tolerance)")) ||
-        (rc = need(c, e, 3, is_real_scalar(e->args[3]->type), "a real (a tolerance)")) ||
-        (rc = need(c, e, 4, e->args[4]->type.base == TM_INT && e->args[4]->type.narr == 0, "an int (max_num_steps)")))
-      return rc;
-    for (int k = 2; k < 5; k++)
-      if (e->args[k]->dep)
-        return lc_error(c, e->args[k]->line, e->args[k]->col, "%s: argument %d must be data only, but it depends "
-                        "on parameters", e->name, k + 1);
-  }
-  if (e->nargs - first + 1 > MAXP) return lc_error(c, e->line, e->col, "%s: too many arguments", e->name);
-  w->ret = lc_mk(TM_VECTOR, 0);
-  w->n = e->nargs - first + 1;
-  w->t[0] = lc_mk(TM_VECTOR, 0); w->from[0] = 0;
-  for (int k = first; k < e->nargs; k++) { w->t[k - first + 1] = e->args[k]->type; w->from[k - first + 1] = k; }
   e->type = lc_mk(TM_VECTOR, 0);
   return AD_OK;
 }
@@ -379,26 +356,15 @@ static int solve_old(lc_ctx *c, ln_expr *e, want *w) {
   if (e->nargs != 5 && e->nargs != 8)
     return lc_error(c, e->line, e->col, "%s takes 5 arguments, or 8 with the tolerances: %s(f, y_guess, theta, "
                     "x_r, x_i[, rel_tol, f_tol, max_steps])", e->name, e->name);
-  if ((rc = need(c, e, 1, e->args[1]->type.base == TM_VECTOR && e->args[1]->type.narr == 0, "a vector (the guess)")) ||
-      (rc = need(c, e, 2, e->args[2]->type.base == TM_VECTOR && e->args[2]->type.narr == 0, "a vector (theta)")) ||
-      (rc = need(c, e, 3, lc_assign_cost(lc_mk(TM_REAL, 1), e->args[3]->type) >= 0, "an array[] real (x_r)")) ||
-      (rc = need(c, e, 4, e->args[4]->type.base == TM_INT && e->args[4]->type.narr == 1, "an array[] int (x_i)")))
+  /* max_steps takes a real, as the older ODE forms' max_num_steps */
+  static const hof_arg args[] = { { 0 }, { TM_VECTOR, 0, "a vector (the guess)", NULL },
+    { TM_VECTOR, 0, "a vector (theta)", NULL }, { TM_REAL, 1, "an array[] real (x_r)", "" },
+    { TM_INT, 1, "an array[] int (x_i)", "" }, { TM_REAL, 0, "a real (rel_tol)", "" },
+    { TM_REAL, 0, "a real (f_tol)", "" }, { TM_REAL, 0, "an int (max_steps)", "" } };
+  /* y, theta, x_r, x_i */
+  static const hof_param lead[] = { { TM_VECTOR, 0, 0 }, { TM_VECTOR, 0, 2 }, { TM_REAL, 1, 3 }, { TM_INT, 1, 4 } };
+  if ((rc = need_args(c, e, args, e->nargs)) || (rc = f_gets(c, e, w, lc_mk(TM_VECTOR, 0), lead, 4, e->nargs)))
     return rc;
-  if (e->nargs == 8 &&
-      ((rc = need(c, e, 5, is_real_scalar(e->args[5]->type), "a real (rel_tol)")) ||
-       (rc = need(c, e, 6, is_real_scalar(e->args[6]->type), "a real (f_tol)")) ||
-       (rc = need(c, e, 7, is_real_scalar(e->args[7]->type), "an int (max_steps)"))))
-    return rc;
-  for (int k = 3; k < e->nargs; k++)
-    if (e->args[k]->dep)
-      return lc_error(c, e->args[k]->line, e->args[k]->col, "%s: argument %d must be data only, but it depends "
-                      "on parameters", e->name, k + 1);
-  w->ret = lc_mk(TM_VECTOR, 0);
-  w->n = 4;
-  w->t[0] = lc_mk(TM_VECTOR, 0); w->from[0] = 0;
-  w->t[1] = lc_mk(TM_VECTOR, 0); w->from[1] = 2;
-  w->t[2] = lc_mk(TM_REAL, 1); w->from[2] = 3;
-  w->t[3] = lc_mk(TM_INT, 1); w->from[3] = 4;
   e->type = lc_mk(TM_VECTOR, 0);
   return AD_OK;
 }
@@ -413,25 +379,12 @@ static int integrate_v(lc_ctx *c, ln_expr *e, want *w) {
                     "tolerances, the maximum depth and the function's other arguments: %s(f, a, b, rel_tol, "
                     "abs_tol, max_depth, ...)" : "%s takes a function, the limits and the function's other "
                     "arguments: %s(f, a, b, ...)", e->name, e->name);
-  if ((rc = need(c, e, 1, is_real_scalar(e->args[1]->type), "a real (the lower limit)")) ||
-      (rc = need(c, e, 2, is_real_scalar(e->args[2]->type), "a real (the upper limit)")))
+  static const hof_arg args[] = { { 0 }, { TM_REAL, 0, "a real (the lower limit)", NULL },
+    { TM_REAL, 0, "a real (the upper limit)", NULL }, { TM_REAL, 0, "a real (the relative tolerance)", "" },
+    { TM_REAL, 0, "a real (the absolute tolerance)", "" }, { TM_INT, 0, "an int (max_depth)", "" } };
+  static const hof_param lead[] = { { TM_REAL, 0, 0 }, { TM_REAL, 0, 0 } };         /* x, xc */
+  if ((rc = need_args(c, e, args, first)) || (rc = f_gets(c, e, w, lc_mk(TM_REAL, 0), lead, 2, first)))
     return rc;
-  if (tol) {
-    if ((rc = need(c, e, 3, is_real_scalar(e->args[3]->type), "a real (the relative tolerance)")) ||
-        (rc = need(c, e, 4, is_real_scalar(e->args[4]->type), "a real (the absolute tolerance)")) ||
-        (rc = need(c, e, 5, e->args[5]->type.base == TM_INT && e->args[5]->type.narr == 0, "an int (max_depth)")))
-      return rc;
-    for (int k = 3; k < 6; k++)
-      if (e->args[k]->dep)
-        return lc_error(c, e->args[k]->line, e->args[k]->col, "%s: argument %d must be data only, but it depends "
-                        "on parameters", e->name, k + 1);
-  }
-  if (e->nargs - first + 2 > MAXP) return lc_error(c, e->line, e->col, "%s: too many arguments", e->name);
-  w->ret = lc_mk(TM_REAL, 0);
-  w->n = e->nargs - first + 2;
-  w->t[0] = lc_mk(TM_REAL, 0); w->from[0] = 0;
-  w->t[1] = lc_mk(TM_REAL, 0); w->from[1] = 0;
-  for (int k = first; k < e->nargs; k++) { w->t[k - first + 2] = e->args[k]->type; w->from[k - first + 2] = k; }
   e->type = lc_mk(TM_REAL, 0);
   return AD_OK;
 }
@@ -441,26 +394,15 @@ static int integrate_1d(lc_ctx *c, ln_expr *e, want *w) {
   if (e->nargs != 6 && e->nargs != 7)
     return lc_error(c, e->line, e->col, "integrate_1d takes 6 arguments, or 7 with the relative tolerance: "
                     "integrate_1d(f, a, b, theta, x_r, x_i[, relative_tolerance])");
-  ln_type r1 = lc_mk(TM_REAL, 1);
-  if ((rc = need(c, e, 1, is_real_scalar(e->args[1]->type), "a real (the lower limit)")) ||
-      (rc = need(c, e, 2, is_real_scalar(e->args[2]->type), "a real (the upper limit)")) ||
-      (rc = need(c, e, 3, lc_assign_cost(r1, e->args[3]->type) >= 0, "an array[] real (theta)")) ||
-      (rc = need(c, e, 4, lc_assign_cost(r1, e->args[4]->type) >= 0, "an array[] real (x_r)")) ||
-      (rc = need(c, e, 5, e->args[5]->type.base == TM_INT && e->args[5]->type.narr == 1, "an array[] int (x_i)")))
+  static const hof_arg args[] = { { 0 }, { TM_REAL, 0, "a real (the lower limit)", NULL },
+    { TM_REAL, 0, "a real (the upper limit)", NULL }, { TM_REAL, 1, "an array[] real (theta)", NULL },
+    { TM_REAL, 1, "an array[] real (x_r)", "" }, { TM_INT, 1, "an array[] int (x_i)", "" },
+    { TM_REAL, 0, "a real (the relative tolerance)", "" } };
+  /* x, xc, theta, x_r, x_i */
+  static const hof_param lead[] = { { TM_REAL, 0, 0 }, { TM_REAL, 0, 0 }, { TM_REAL, 1, 3 }, { TM_REAL, 1, 4 },
+                                    { TM_INT, 1, 5 } };
+  if ((rc = need_args(c, e, args, e->nargs)) || (rc = f_gets(c, e, w, lc_mk(TM_REAL, 0), lead, 5, e->nargs)))
     return rc;
-  if (e->nargs == 7 && (rc = need(c, e, 6, is_real_scalar(e->args[6]->type), "a real (the relative tolerance)")))
-    return rc;
-  for (int k = 4; k < e->nargs; k++)
-    if (e->args[k]->dep)
-      return lc_error(c, e->args[k]->line, e->args[k]->col, "integrate_1d: argument %d must be data only, but it "
-                      "depends on parameters", k + 1);
-  w->ret = lc_mk(TM_REAL, 0);
-  w->n = 5;
-  w->t[0] = lc_mk(TM_REAL, 0); w->from[0] = 0;
-  w->t[1] = lc_mk(TM_REAL, 0); w->from[1] = 0;
-  w->t[2] = r1; w->from[2] = 3;
-  w->t[3] = r1; w->from[3] = 4;
-  w->t[4] = lc_mk(TM_INT, 1); w->from[4] = 5;
   e->type = lc_mk(TM_REAL, 0);
   return AD_OK;
 }

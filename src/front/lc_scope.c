@@ -82,13 +82,8 @@ int lc_declare(lc_ctx *c, ln_decl *d, int ro) {
   if (lc_ends_with(d->name, "_lupdf") || lc_ends_with(d->name, "_lupmf"))
     return lc_error(c, d->line, d->col,
                     "identifier '%s' has a _lupdf/_lupmf suffix, which only functions may have", d->name);
-  if (sc->nsyms == sc->cap) {
-    int cap = sc->cap ? 2 * sc->cap : 64;
-    lc_sym *s = realloc(sc->syms, (size_t)cap * sizeof *s);
-    if (!s) return lc_error(c, d->line, d->col, "out of memory checking the program");
-    sc->syms = s;
-    sc->cap = cap;
-  }
+  if (ad_grow(&sc->syms, sc->nsyms, &sc->cap, sizeof *sc->syms, 64))
+    return lc_error(c, d->line, d->col, "out of memory checking the program");
   unsigned h = hash_name(d->name);
   lc_sym *s = &sc->syms[sc->nsyms];
   s->name = d->name;

@@ -335,10 +335,27 @@ void ln_program_free(ln_program *p);
 
 /* Node allocation from the program's pool (zeroed); NULL when out of memory. */
 void *ln_alloc(ln_program *p, size_t n);
+/* Room for element n of *arr (a T **), an array of *cap elements of elem
+** bytes in p's pool: when n reaches *cap, a copy twice as long (`first`
+** when empty) in the pool (the old one stays there until the program is
+** freed).  AD_OK, or AD_EMEMORY with the array as it was. */
+int ln_grow(ln_program *p, void *arr, int n, int *cap, size_t elem, int first);
 char *ln_strdup(ln_program *p, const char *s, size_t n);
 
 /* The tree as an S-expression (malloc'd), for tests and debugging. */
 char *ln_dump(const ln_program *p);
+/* Text that grows, for the dumps (ln_dump, lc_dump): s (malloc'd) is
+** NUL-terminated once anything was added; oom is set, and the rest
+** dropped, when memory runs out.  ln_text_printf cuts each piece it formats
+** at piece - 1 bytes (at most 511): 256 for ln_dump, 512 for lc_dump. */
+typedef struct ln_text { char *s; size_t n, cap, piece; int oom; } ln_text;
+void ln_text_put(ln_text *b, const char *s, size_t n);
+void ln_text_puts(ln_text *b, const char *s);
+void ln_text_printf(ln_text *b, const char *fmt, ...)
+#ifdef __GNUC__
+  __attribute__((format(AD_PRINTF_FMT, 2, 3)))
+#endif
+  ;
 char *ln_type_text(ln_type t, char *buf, size_t size);  /* "array[,] vector", "real" */
 /* Stan's name of a base type ("row_vector", "void", "function"), or NULL for
 ** LN_ERRTYPE and unknown bases, which each caller words its own way. */

@@ -52,6 +52,17 @@ void *ln_alloc(ln_program *p, size_t n) {
   return r;
 }
 
+int ln_grow(ln_program *p, void *arr, int n, int *cap, size_t elem, int first) {
+  if (n < *cap) return AD_OK;
+  int c = *cap ? 2 * *cap : first;
+  void *q = ln_alloc(p, (size_t)c * elem);
+  if (!q) return AD_EMEMORY;
+  if (n) memcpy(q, *(void **)arr, (size_t)n * elem);
+  *(void **)arr = q;
+  *cap = c;
+  return AD_OK;
+}
+
 char *ln_strdup(ln_program *p, const char *s, size_t n) {
   if (n == SIZE_MAX) return NULL;
   char *r = ln_alloc(p, n + 1);
@@ -136,13 +147,7 @@ char *ln_type_text(ln_type t, char *buf, size_t size) {
 }
 
 /* ---- dump ---- */
-typedef struct dbuf {
-  char *s;
-  size_t n, cap;
-  int oom;
-} dbuf;
-
-static void put(dbuf *b, const char *s, size_t n) {
+void ln_text_put(ln_text *b, const char *s, size_t n) {
   if (b->oom) return;
   if (b->n + n + 1 > b->cap) {
     size_t cap = b->cap ? b->cap : 1024;
@@ -156,273 +161,271 @@ static void put(dbuf *b, const char *s, size_t n) {
   b->s[b->n] = '\0';
 }
 
-static void puts_(dbuf *b, const char *s) { put(b, s, strlen(s)); }
+void ln_text_puts(ln_text *b, const char *s) { ln_text_put(b, s, strlen(s)); }
 
-#ifdef __GNUC__
-__attribute__((format(AD_PRINTF_FMT, 2, 3)))
-#endif
-static void putf(dbuf *b, const char *fmt, ...) {
-  char tmp[256];
+void ln_text_printf(ln_text *b, const char *fmt, ...) {
+  char tmp[512];
+  size_t size = b->piece && b->piece < sizeof tmp ? b->piece : sizeof tmp;
   va_list ap;
   va_start(ap, fmt);
-  int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+  int n = vsnprintf(tmp, size, fmt, ap);
   va_end(ap);
   if (n < 0) return;
-  put(b, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
+  ln_text_put(b, tmp, (size_t)n < size ? (size_t)n : size - 1);
 }
 
 /* A string literal, quoted, with bytes outside printable ASCII escaped. */
-static void put_quoted(dbuf *b, const char *s) {
-  puts_(b, "\"");
+static void put_quoted(ln_text *b, const char *s) {
+  ln_text_puts(b, "\"");
   for (; s && *s; s++) {
     unsigned char c = (unsigned char)*s;
-    if (c == '"' || c == '\\') putf(b, "\\%c", c);
-    else if (c >= 0x20 && c < 0x7f) put(b, (const char *)&c, 1);
-    else putf(b, "\\x%02X", c);
+    if (c == '"' || c == '\\') ln_text_printf(b, "\\%c", c);
+    else if (c >= 0x20 && c < 0x7f) ln_text_put(b, (const char *)&c, 1);
+    else ln_text_printf(b, "\\x%02X", c);
   }
-  puts_(b, "\"");
+  ln_text_puts(b, "\"");
 }
 
-static void dump_type(dbuf *b, ln_type t) {
+static void dump_type(ln_text *b, ln_type t) {
   char tb[64];
   ln_type_text(t, tb, sizeof tb);
   if (t.narr) put_quoted(b, tb);
-  else puts_(b, tb);
+  else ln_text_puts(b, tb);
 }
 
-static void dump_expr(dbuf *b, const ln_expr *e);
+static void dump_expr(ln_text *b, const ln_expr *e);
 
-static void dump_opt(dbuf *b, const ln_expr *e) {
+static void dump_opt(ln_text *b, const ln_expr *e) {
   if (e) dump_expr(b, e);
-  else puts_(b, "_");
+  else ln_text_puts(b, "_");
 }
 
-static void dump_args(dbuf *b, ln_expr *const *args, int n) {
-  for (int i = 0; i < n; i++) { puts_(b, " "); dump_expr(b, args[i]); }
+static void dump_args(ln_text *b, ln_expr *const *args, int n) {
+  for (int i = 0; i < n; i++) { ln_text_puts(b, " "); dump_expr(b, args[i]); }
 }
 
-static void dump_expr(dbuf *b, const ln_expr *e) {
-  if (!e) { puts_(b, "_"); return; }
+static void dump_expr(ln_text *b, const ln_expr *e) {
+  if (!e) { ln_text_puts(b, "_"); return; }
   switch (e->kind) {
-  case LE_INT: putf(b, "(int %d)", e->ival); break;
-  case LE_REAL: puts_(b, "(real "); puts_(b, e->name ? e->name : "?"); puts_(b, ")"); break;
-  case LE_STRING: puts_(b, "(string "); put_quoted(b, e->name); puts_(b, ")"); break;
-  case LE_VAR: case LE_FUNCREF: putf(b, "(var %s)", e->name); break;
+  case LE_INT: ln_text_printf(b, "(int %d)", e->ival); break;
+  case LE_REAL: ln_text_puts(b, "(real "); ln_text_puts(b, e->name ? e->name : "?"); ln_text_puts(b, ")"); break;
+  case LE_STRING: ln_text_puts(b, "(string "); put_quoted(b, e->name); ln_text_puts(b, ")"); break;
+  case LE_VAR: case LE_FUNCREF: ln_text_printf(b, "(var %s)", e->name); break;
   case LE_CALL:
-    putf(b, "(call %s", e->name);
+    ln_text_printf(b, "(call %s", e->name);
     for (int i = 0; i < e->nargs; i++) {
-      puts_(b, " ");
+      ln_text_puts(b, " ");
       dump_expr(b, e->args[i]);
-      if (i == 0 && e->bar) puts_(b, " |");
+      if (i == 0 && e->bar) ln_text_puts(b, " |");
     }
-    puts_(b, ")");
+    ln_text_puts(b, ")");
     break;
   case LE_BINOP:
-    putf(b, "(binop %s ", ln_op_text(e->op));
-    dump_expr(b, e->args[0]); puts_(b, " "); dump_expr(b, e->args[1]);
-    puts_(b, ")");
+    ln_text_printf(b, "(binop %s ", ln_op_text(e->op));
+    dump_expr(b, e->args[0]); ln_text_puts(b, " "); dump_expr(b, e->args[1]);
+    ln_text_puts(b, ")");
     break;
   case LE_UNOP:
-    putf(b, "(%s ", e->op == LN_OP_TRANSPOSE ? "transpose" : "unop");
-    if (e->op != LN_OP_TRANSPOSE) putf(b, "%s ", ln_op_text(e->op));
+    ln_text_printf(b, "(%s ", e->op == LN_OP_TRANSPOSE ? "transpose" : "unop");
+    if (e->op != LN_OP_TRANSPOSE) ln_text_printf(b, "%s ", ln_op_text(e->op));
     dump_expr(b, e->args[0]);
-    puts_(b, ")");
+    ln_text_puts(b, ")");
     break;
   case LE_COND:
-    puts_(b, "(cond ");
-    dump_expr(b, e->args[0]); puts_(b, " ");
-    dump_expr(b, e->args[1]); puts_(b, " ");
-    dump_expr(b, e->args[2]); puts_(b, ")");
+    ln_text_puts(b, "(cond ");
+    dump_expr(b, e->args[0]); ln_text_puts(b, " ");
+    dump_expr(b, e->args[1]); ln_text_puts(b, " ");
+    dump_expr(b, e->args[2]); ln_text_puts(b, ")");
     break;
   case LE_INDEX:
-    puts_(b, "(index ");
+    ln_text_puts(b, "(index ");
     dump_expr(b, e->args[0]);
     for (int i = 0; i < e->nidx; i++) {
       const ln_index *x = &e->idx[i];
       switch (x->kind) {
-      case LI_SINGLE: puts_(b, " (single "); dump_expr(b, x->a); break;
-      case LI_MULTI: puts_(b, " (multi "); dump_expr(b, x->a); break;
-      case LI_ALL: puts_(b, " (all"); break;
-      case LI_RANGE: puts_(b, " (range "); dump_expr(b, x->a); puts_(b, " "); dump_expr(b, x->b); break;
-      case LI_FROM: puts_(b, " (from "); dump_expr(b, x->a); break;
-      case LI_TO: puts_(b, " (to "); dump_expr(b, x->b ? x->b : x->a); break;
-      default: puts_(b, " (?"); break;
+      case LI_SINGLE: ln_text_puts(b, " (single "); dump_expr(b, x->a); break;
+      case LI_MULTI: ln_text_puts(b, " (multi "); dump_expr(b, x->a); break;
+      case LI_ALL: ln_text_puts(b, " (all"); break;
+      case LI_RANGE: ln_text_puts(b, " (range "); dump_expr(b, x->a); ln_text_puts(b, " "); dump_expr(b, x->b); break;
+      case LI_FROM: ln_text_puts(b, " (from "); dump_expr(b, x->a); break;
+      case LI_TO: ln_text_puts(b, " (to "); dump_expr(b, x->b ? x->b : x->a); break;
+      default: ln_text_puts(b, " (?"); break;
       }
-      puts_(b, ")");
+      ln_text_puts(b, ")");
     }
-    puts_(b, ")");
+    ln_text_puts(b, ")");
     break;
-  case LE_ARRAY: puts_(b, "(array"); dump_args(b, e->args, e->nargs); puts_(b, ")"); break;
-  case LE_ROWVEC: puts_(b, "(rowvec"); dump_args(b, e->args, e->nargs); puts_(b, ")"); break;
-  case LE_TARGET: puts_(b, "(target)"); break;
-  case LE_TUPLE: puts_(b, "(tuple"); dump_args(b, e->args, e->nargs); puts_(b, ")"); break;
-  case LE_TPROJ: puts_(b, "(proj "); dump_expr(b, e->args[0]); putf(b, " %d)", e->ival); break;
-  default: putf(b, "(? %d)", e->kind); break;
+  case LE_ARRAY: ln_text_puts(b, "(array"); dump_args(b, e->args, e->nargs); ln_text_puts(b, ")"); break;
+  case LE_ROWVEC: ln_text_puts(b, "(rowvec"); dump_args(b, e->args, e->nargs); ln_text_puts(b, ")"); break;
+  case LE_TARGET: ln_text_puts(b, "(target)"); break;
+  case LE_TUPLE: ln_text_puts(b, "(tuple"); dump_args(b, e->args, e->nargs); ln_text_puts(b, ")"); break;
+  case LE_TPROJ: ln_text_puts(b, "(proj "); dump_expr(b, e->args[0]); ln_text_printf(b, " %d)", e->ival); break;
+  default: ln_text_printf(b, "(? %d)", e->kind); break;
   }
 }
 
-static void indent(dbuf *b, int depth) {
-  puts_(b, "\n");
-  for (int i = 0; i < depth; i++) puts_(b, "  ");
+static void indent(ln_text *b, int depth) {
+  ln_text_puts(b, "\n");
+  for (int i = 0; i < depth; i++) ln_text_puts(b, "  ");
 }
 
-static void dump_decl(dbuf *b, const ln_decl *d, int is_arg) {
-  puts_(b, is_arg ? "(arg " : "(decl ");
-  if (is_arg && d->type.data_only) puts_(b, "data ");
+static void dump_decl(ln_text *b, const ln_decl *d, int is_arg) {
+  ln_text_puts(b, is_arg ? "(arg " : "(decl ");
+  if (is_arg && d->type.data_only) ln_text_puts(b, "data ");
   dump_type(b, d->type);
-  putf(b, " %s", d->name ? d->name : "?");
+  ln_text_printf(b, " %s", d->name ? d->name : "?");
   if (is_arg) {
     if (d->tuple) {
-      puts_(b, " (elements");
-      for (int i = 0; i < d->tuple->n; i++) { puts_(b, " "); dump_decl(b, d->tuple->elem[i], 1); }
-      puts_(b, ")");
+      ln_text_puts(b, " (elements");
+      for (int i = 0; i < d->tuple->n; i++) { ln_text_puts(b, " "); dump_decl(b, d->tuple->elem[i], 1); }
+      ln_text_puts(b, ")");
     }
-    puts_(b, ")");
+    ln_text_puts(b, ")");
     return;
   }
   if (d->type.narr) {
-    puts_(b, " (dims");
-    for (int i = 0; i < d->type.narr && i < TM_MAXARR; i++) { puts_(b, " "); dump_opt(b, d->dims[i]); }
-    puts_(b, ")");
+    ln_text_puts(b, " (dims");
+    for (int i = 0; i < d->type.narr && i < TM_MAXARR; i++) { ln_text_puts(b, " "); dump_opt(b, d->dims[i]); }
+    ln_text_puts(b, ")");
   }
   if (d->size1) {
-    puts_(b, " (size ");
+    ln_text_puts(b, " (size ");
     dump_expr(b, d->size1);
-    if (d->size2) { puts_(b, " "); dump_expr(b, d->size2); }
-    puts_(b, ")");
+    if (d->size2) { ln_text_puts(b, " "); dump_expr(b, d->size2); }
+    ln_text_puts(b, ")");
   }
-  if (d->transform) putf(b, " (transform %s)", d->transform);
-  if (d->lower) { puts_(b, " (lower "); dump_expr(b, d->lower); puts_(b, ")"); }
-  if (d->upper) { puts_(b, " (upper "); dump_expr(b, d->upper); puts_(b, ")"); }
-  if (d->offset) { puts_(b, " (offset "); dump_expr(b, d->offset); puts_(b, ")"); }
-  if (d->multiplier) { puts_(b, " (multiplier "); dump_expr(b, d->multiplier); puts_(b, ")"); }
-  if (d->init) { puts_(b, " (init "); dump_expr(b, d->init); puts_(b, ")"); }
-  if (d->old_syntax) puts_(b, " old-syntax");
+  if (d->transform) ln_text_printf(b, " (transform %s)", d->transform);
+  if (d->lower) { ln_text_puts(b, " (lower "); dump_expr(b, d->lower); ln_text_puts(b, ")"); }
+  if (d->upper) { ln_text_puts(b, " (upper "); dump_expr(b, d->upper); ln_text_puts(b, ")"); }
+  if (d->offset) { ln_text_puts(b, " (offset "); dump_expr(b, d->offset); ln_text_puts(b, ")"); }
+  if (d->multiplier) { ln_text_puts(b, " (multiplier "); dump_expr(b, d->multiplier); ln_text_puts(b, ")"); }
+  if (d->init) { ln_text_puts(b, " (init "); dump_expr(b, d->init); ln_text_puts(b, ")"); }
+  if (d->old_syntax) ln_text_puts(b, " old-syntax");
   if (d->tuple) {
-    puts_(b, " (elements");
-    for (int i = 0; i < d->tuple->n; i++) { puts_(b, " "); dump_decl(b, d->tuple->elem[i], 0); }
-    puts_(b, ")");
+    ln_text_puts(b, " (elements");
+    for (int i = 0; i < d->tuple->n; i++) { ln_text_puts(b, " "); dump_decl(b, d->tuple->elem[i], 0); }
+    ln_text_puts(b, ")");
   }
-  puts_(b, ")");
+  ln_text_puts(b, ")");
 }
 
-static void dump_stmt(dbuf *b, const ln_stmt *s, int depth);
+static void dump_stmt(ln_text *b, const ln_stmt *s, int depth);
 
-static void dump_body(dbuf *b, ln_stmt *const *body, int n, int depth) {
+static void dump_body(ln_text *b, ln_stmt *const *body, int n, int depth) {
   for (int i = 0; i < n; i++) { indent(b, depth); dump_stmt(b, body[i], depth); }
 }
 
-static void dump_stmt(dbuf *b, const ln_stmt *s, int depth) {
-  if (!s) { puts_(b, "_"); return; }
+static void dump_stmt(ln_text *b, const ln_stmt *s, int depth) {
+  if (!s) { ln_text_puts(b, "_"); return; }
   switch (s->kind) {
   case LS_DECL: dump_decl(b, s->decl, 0); break;
   case LS_ASSIGN:
-    putf(b, "(assign %s= ", s->op ? ln_op_text(s->op) : "");
-    dump_expr(b, s->lhs); puts_(b, " "); dump_expr(b, s->e); puts_(b, ")");
+    ln_text_printf(b, "(assign %s= ", s->op ? ln_op_text(s->op) : "");
+    dump_expr(b, s->lhs); ln_text_puts(b, " "); dump_expr(b, s->e); ln_text_puts(b, ")");
     break;
   case LS_TILDE:
-    puts_(b, "(tilde ");
+    ln_text_puts(b, "(tilde ");
     dump_expr(b, s->e);
-    putf(b, " %s", s->name);
+    ln_text_printf(b, " %s", s->name);
     dump_args(b, s->args, s->nargs);
     if (s->trunc) {
-      puts_(b, " (T "); dump_opt(b, s->lo); puts_(b, " "); dump_opt(b, s->hi); puts_(b, ")");
+      ln_text_puts(b, " (T "); dump_opt(b, s->lo); ln_text_puts(b, " "); dump_opt(b, s->hi); ln_text_puts(b, ")");
     }
-    puts_(b, ")");
+    ln_text_puts(b, ")");
     break;
-  case LS_TARGET: puts_(b, "(target+= "); dump_expr(b, s->e); puts_(b, ")"); break;
-  case LS_JACOBIAN: puts_(b, "(jacobian+= "); dump_expr(b, s->e); puts_(b, ")"); break;
+  case LS_TARGET: ln_text_puts(b, "(target+= "); dump_expr(b, s->e); ln_text_puts(b, ")"); break;
+  case LS_JACOBIAN: ln_text_puts(b, "(jacobian+= "); dump_expr(b, s->e); ln_text_puts(b, ")"); break;
   case LS_FOR:
-    putf(b, "(for %s ", s->name);
-    dump_expr(b, s->lo); puts_(b, " "); dump_expr(b, s->hi);
+    ln_text_printf(b, "(for %s ", s->name);
+    dump_expr(b, s->lo); ln_text_puts(b, " "); dump_expr(b, s->hi);
     dump_body(b, s->body, s->nbody, depth + 1);
-    puts_(b, ")");
+    ln_text_puts(b, ")");
     break;
   case LS_FOREACH:
-    putf(b, "(foreach %s ", s->name);
+    ln_text_printf(b, "(foreach %s ", s->name);
     dump_expr(b, s->e);
     dump_body(b, s->body, s->nbody, depth + 1);
-    puts_(b, ")");
+    ln_text_puts(b, ")");
     break;
   case LS_WHILE:
-    puts_(b, "(while ");
+    ln_text_puts(b, "(while ");
     dump_expr(b, s->e);
     dump_body(b, s->body, s->nbody, depth + 1);
-    puts_(b, ")");
+    ln_text_puts(b, ")");
     break;
   case LS_IF:
-    puts_(b, "(if ");
+    ln_text_puts(b, "(if ");
     dump_expr(b, s->e);
     dump_body(b, s->body, s->nbody, depth + 1);
     if (s->els) {
       indent(b, depth + 1);
-      puts_(b, "(else");
+      ln_text_puts(b, "(else");
       indent(b, depth + 2);
       dump_stmt(b, s->els, depth + 2);
-      puts_(b, ")");
+      ln_text_puts(b, ")");
     }
-    puts_(b, ")");
+    ln_text_puts(b, ")");
     break;
-  case LS_BREAK: puts_(b, "(break)"); break;
-  case LS_CONTINUE: puts_(b, "(continue)"); break;
+  case LS_BREAK: ln_text_puts(b, "(break)"); break;
+  case LS_CONTINUE: ln_text_puts(b, "(continue)"); break;
   case LS_RETURN:
-    puts_(b, "(return");
-    if (s->e) { puts_(b, " "); dump_expr(b, s->e); }
-    puts_(b, ")");
+    ln_text_puts(b, "(return");
+    if (s->e) { ln_text_puts(b, " "); dump_expr(b, s->e); }
+    ln_text_puts(b, ")");
     break;
   case LS_BLOCK:
-    puts_(b, "(block");
+    ln_text_puts(b, "(block");
     dump_body(b, s->body, s->nbody, depth + 1);
-    puts_(b, ")");
+    ln_text_puts(b, ")");
     break;
   case LS_PRINT: case LS_REJECT: case LS_FATAL:
-    puts_(b, s->kind == LS_PRINT ? "(print" : s->kind == LS_REJECT ? "(reject" : "(fatal_error");
+    ln_text_puts(b, s->kind == LS_PRINT ? "(print" : s->kind == LS_REJECT ? "(reject" : "(fatal_error");
     dump_args(b, s->args, s->nargs);
-    puts_(b, ")");
+    ln_text_puts(b, ")");
     break;
   case LS_PROFILE:
-    puts_(b, "(profile ");
+    ln_text_puts(b, "(profile ");
     put_quoted(b, s->name);
     dump_body(b, s->body, s->nbody, depth + 1);
-    puts_(b, ")");
+    ln_text_puts(b, ")");
     break;
-  case LS_CALL: puts_(b, "(call-stmt "); dump_expr(b, s->e); puts_(b, ")"); break;
-  case LS_EMPTY: puts_(b, "(empty)"); break;
-  default: putf(b, "(? %d)", s->kind); break;
+  case LS_CALL: ln_text_puts(b, "(call-stmt "); dump_expr(b, s->e); ln_text_puts(b, ")"); break;
+  case LS_EMPTY: ln_text_puts(b, "(empty)"); break;
+  default: ln_text_printf(b, "(? %d)", s->kind); break;
   }
 }
 
-static void dump_func(dbuf *b, const ln_func *f) {
-  puts_(b, "(function ");
+static void dump_func(ln_text *b, const ln_func *f) {
+  ln_text_puts(b, "(function ");
   dump_type(b, f->ret);
   if (f->ret_tuple) {
-    puts_(b, " (elements");
-    for (int i = 0; i < f->ret_tuple->n; i++) { puts_(b, " "); dump_decl(b, f->ret_tuple->elem[i], 1); }
-    puts_(b, ")");
+    ln_text_puts(b, " (elements");
+    for (int i = 0; i < f->ret_tuple->n; i++) { ln_text_puts(b, " "); dump_decl(b, f->ret_tuple->elem[i], 1); }
+    ln_text_puts(b, ")");
   }
-  putf(b, " %s (", f->name ? f->name : "?");
+  ln_text_printf(b, " %s (", f->name ? f->name : "?");
   for (int i = 0; i < f->nparams; i++) {
-    if (i) puts_(b, " ");
+    if (i) ln_text_puts(b, " ");
     dump_decl(b, f->params[i], 1);
   }
-  puts_(b, ")");
+  ln_text_puts(b, ")");
   if (f->body) {
     indent(b, 3);
     dump_stmt(b, f->body, 3);
   } else {
-    puts_(b, " forward");
+    ln_text_puts(b, " forward");
   }
-  puts_(b, ")");
+  ln_text_puts(b, ")");
 }
 
 char *ln_dump(const ln_program *p) {
-  dbuf b = {NULL, 0, 0, 0};
-  puts_(&b, "(program");
+  ln_text b = { .piece = 256 };
+  ln_text_puts(&b, "(program");
   if (p) {
     if (p->block[LN_BLK_FUNCTIONS] || p->nfuncs) {
-      puts_(&b, "\n  (functions");
+      ln_text_puts(&b, "\n  (functions");
       for (int i = 0; i < p->nfuncs; i++) { indent(&b, 2); dump_func(&b, p->funcs[i]); }
-      puts_(&b, ")");
+      ln_text_puts(&b, ")");
     }
     for (int k = LN_BLK_DATA; k < LN_NBLOCKS; k++) {
       const ln_stmt *blk = p->block[k];
@@ -430,12 +433,12 @@ char *ln_dump(const ln_program *p) {
       char name[32];
       snprintf(name, sizeof name, "%s", ln_block_name(k));
       for (char *c = name; *c; c++) if (*c == ' ') *c = '_';
-      putf(&b, "\n  (%s", name);
+      ln_text_printf(&b, "\n  (%s", name);
       dump_body(&b, blk->body, blk->nbody, 2);
-      puts_(&b, ")");
+      ln_text_puts(&b, ")");
     }
   }
-  puts_(&b, ")\n");
+  ln_text_puts(&b, ")\n");
   if (b.oom) { free(b.s); return NULL; }
   return b.s;
 }

@@ -140,14 +140,9 @@ char *lp_text(lp *P, const lx_token *t) {
 }
 
 void lp_push(lp *P, lp_vec *v, void *x) {
-  if (v->n == v->cap) {
-    if (v->cap > (1 << 28)) lp_error_at(P, lp_cur(P)->line, lp_cur(P)->col, "too many items");
-    int cap = v->cap ? 2 * v->cap : 8;
-    void **nv = lp_alloc(P, (size_t)cap * sizeof *nv);
-    if (v->n) memcpy(nv, v->v, (size_t)v->n * sizeof *nv);
-    v->v = nv;
-    v->cap = cap;
-  }
+  if (v->n == v->cap && v->cap > (1 << 28)) lp_error_at(P, lp_cur(P)->line, lp_cur(P)->col, "too many items");
+  if (ln_grow(P->p, &v->v, v->n, &v->cap, sizeof *v->v, 8))
+    lp_error_at(P, lp_cur(P)->line, lp_cur(P)->col, "out of memory");
   v->v[v->n++] = x;
 }
 

@@ -260,18 +260,13 @@ ln_stmt *lp_stmt(lp *P, int blk) {
     ln_stmt *b = lp_braced(P, LP_DECL_LOCAL, blk);
     s->body = b->body;
     s->nbody = b->nbody;
-  } else if (lp_is_word(P, "target") && lp_peek(P, 1)->kind == LX_PLUSEQ) {
-    s = lp_new_stmt(P, LS_TARGET, t);
+  } else if ((lp_is_word(P, "target") || lp_is_word(P, "jacobian")) && lp_peek(P, 1)->kind == LX_PLUSEQ) {
+    int target = lp_is_word(P, "target");       /* target += e or jacobian += e */
+    s = lp_new_stmt(P, target ? LS_TARGET : LS_JACOBIAN, t);
     lp_next(P);
     lp_next(P);
     s->e = lp_expr(P);
-    lp_semi(P, "'target +='");
-  } else if (lp_is_word(P, "jacobian") && lp_peek(P, 1)->kind == LX_PLUSEQ) {
-    s = lp_new_stmt(P, LS_JACOBIAN, t);
-    lp_next(P);
-    lp_next(P);
-    s->e = lp_expr(P);
-    lp_semi(P, "'jacobian +='");
+    lp_semi(P, target ? "'target +='" : "'jacobian +='");
   } else if (lp_is_word(P, "else")) {
     lp_error_at(P, t->line, t->col, "'else' without a matching 'if'");
   } else if (lp_at_type(P)) {

@@ -98,13 +98,7 @@ static char *subname(lt *L, const char *prefix, int k, const char *suffix) {
 }
 
 static void push(lt *L, vec *v, void *x) {
-  if (v->n == v->cap) {
-    int cap = v->cap ? 2 * v->cap : 8;
-    void **nv = alloc(L, (size_t)cap * sizeof *nv);
-    if (v->n) memcpy(nv, v->v, (size_t)v->n * sizeof *nv);
-    v->v = nv;
-    v->cap = cap;
-  }
+  if (ln_grow(L->p, &v->v, v->n, &v->cap, sizeof *v->v, 8)) fail(L, 1, 1, "out of memory lowering tuples");
   v->v[v->n++] = x;
 }
 
@@ -114,13 +108,7 @@ static void enter(lt *L, int line, int col) {
 
 /* ---- scope ---- */
 static void scope_push(lt *L, const char *name, tv *tmpl) {
-  if (L->n == L->cap) {
-    int cap = L->cap ? 2 * L->cap : 64;
-    ent *ns = realloc(L->s, (size_t)cap * sizeof *ns);
-    if (!ns) fail(L, 1, 1, "out of memory lowering tuples");
-    L->s = ns;
-    L->cap = cap;
-  }
+  if (ad_grow(&L->s, L->n, &L->cap, sizeof *L->s, 64)) fail(L, 1, 1, "out of memory lowering tuples");
   L->s[L->n].name = name;
   L->s[L->n].tmpl = tmpl;
   L->s[L->n].decl = NULL;
@@ -719,13 +707,8 @@ static void tuple_decl(lt *L, const ln_stmt *s, vec *out, int blk, int top) {
   scope_push(L, d->name, var_tmpl(L, d));
   L->s[L->n - 1].decl = d;
   if (top && blk != LN_BLK_MODEL) {
-    if (L->ntv == L->captv) {
-      int cap = L->captv ? 2 * L->captv : 8;
-      ln_tuple_var *nv = alloc(L, (size_t)cap * sizeof *nv);
-      if (L->ntv) memcpy(nv, L->tvars, (size_t)L->ntv * sizeof *nv);
-      L->tvars = nv;
-      L->captv = cap;
-    }
+    if (ln_grow(L->p, &L->tvars, L->ntv, &L->captv, sizeof *L->tvars, 8))
+      fail(L, 1, 1, "out of memory lowering tuples");
     char sh[1024];
     shape_text(d->tuple, d->type.narr, sh, sizeof sh);
     L->tvars[L->ntv].name = d->name;
@@ -1072,11 +1055,7 @@ static void low_funcs(lt *L) {
 }
 
 int lt_lower(ln_program *p, char *err, size_t errsize) {
-  lt L;
-  memset(&L, 0, sizeof L);
-  L.p = p;
-  L.err = err;
-  L.errsize = errsize;
+  lt L = { .p = p, .err = err, .errsize = errsize };
   if (setjmp(L.jb)) {
     free(L.s);
     return AD_EINVALID;

@@ -89,13 +89,7 @@ static int find_by_content(pf_table *t, const char *name, int phase) {
 }
 
 static int add(pf_table *t, const char *name, int phase, const char *outer) {
-  if (t->n == t->cap) {
-    int cap = t->cap ? 2 * t->cap : 8;
-    pf_entry *e = realloc(t->e, (size_t)cap * sizeof *e);
-    if (!e) return -1;
-    t->e = e;
-    t->cap = cap;
-  }
+  if (ad_grow(&t->e, t->n, &t->cap, sizeof *t->e, 8)) return -1;
   size_t len = strlen(name);
   char *copy = malloc(len + 1);
   if (!copy) return -1;

@@ -89,6 +89,13 @@ static SEXP named(int n, const char **names, const double *vals) {
   return r;
 }
 
+/* A scoped stack for a scenario, or an R error. */
+static ad_stack *scoped_new(void) {
+  ad_stack *s = ad_scoped_new();
+  if (!s) error("%s", ad_errmsg());
+  return s;
+}
+
 #define CHECK(expr) do { int rc_ = (expr); if (rc_) { ad_stack_recover(main_stack); error("%s", ad_errmsg()); } } while (0)
 
 SEXP tp_ad_selftest(SEXP which_) {
@@ -100,8 +107,7 @@ SEXP tp_ad_selftest(SEXP which_) {
     /* Nodes recorded inside execute land on the scoped stack only. */
     ad_var x, y;
     CHECK(ad_leaf(3.0, &x));
-    ad_stack *s = ad_scoped_new();
-    if (!s) error("%s", ad_errmsg());
+    ad_stack *s = scoped_new();
     job j = {.in = x};
     int rc = ad_scoped_execute(s, job_square, &j);
     double restored = ad_active == main_stack;
@@ -122,8 +128,7 @@ SEXP tp_ad_selftest(SEXP which_) {
     CHECK(ad_leaf(2.0, &x));
     CHECK(ad_leaf(3.0, &three));
     CHECK(mul(x, three, &a));
-    ad_stack *s = ad_scoped_new();
-    if (!s) error("%s", ad_errmsg());
+    ad_stack *s = scoped_new();
     job j = {.in = a};
     CHECK(ad_scoped_execute(s, job_square, &j));
     double before = (double)main_stack->nchain;
@@ -140,8 +145,7 @@ SEXP tp_ad_selftest(SEXP which_) {
 
   if (strcmp(which, "recover") == 0) {
     /* Recording the same work after recover reuses the memory. */
-    ad_stack *s = ad_scoped_new();
-    if (!s) error("%s", ad_errmsg());
+    ad_stack *s = scoped_new();
     ad_var x;
     CHECK(ad_leaf(1.5, &x));
     job j = {.in = x};
@@ -160,8 +164,7 @@ SEXP tp_ad_selftest(SEXP which_) {
   }
 
   if (strcmp(which, "reenter") == 0) {
-    ad_stack *s = ad_scoped_new();
-    if (!s) error("%s", ad_errmsg());
+    ad_stack *s = scoped_new();
     ad_var x;
     CHECK(ad_leaf(1.0, &x));
     job j = {.in = x, .self = s};
@@ -177,8 +180,7 @@ SEXP tp_ad_selftest(SEXP which_) {
   }
 
   if (strcmp(which, "failure") == 0) {
-    ad_stack *s = ad_scoped_new();
-    if (!s) error("%s", ad_errmsg());
+    ad_stack *s = scoped_new();
     int rc = ad_scoped_execute(s, job_fail, NULL);
     double vals[] = {rc, ad_active == main_stack, s->executing};
     const char *names[] = {"status", "restored", "still_executing"};
@@ -203,8 +205,7 @@ SEXP tp_ad_selftest(SEXP which_) {
     ad_var x, g, y;
     CHECK(ad_leaf(1.7, &x));
     double outer_before = (double)main_stack->nchain;
-    ad_stack *s = ad_scoped_new();
-    if (!s) error("%s", ad_errmsg());
+    ad_stack *s = scoped_new();
     job j = {.x0 = *x.val};
     CHECK(ad_scoped_execute(s, job_nested_cube, &j));
     double gval = j.value, dg = j.deriv;
@@ -226,8 +227,7 @@ SEXP tp_ad_selftest(SEXP which_) {
     ad_var x1, x2, s12;
     CHECK(ad_leaf(1.25, &x1));
     CHECK(ad_leaf(-0.5, &x2));
-    ad_stack *s1 = ad_scoped_new(), *s2 = ad_scoped_new();
-    if (!s1 || !s2) error("%s", ad_errmsg());
+    ad_stack *s1 = scoped_new(), *s2 = scoped_new();
     job j1 = {.in = x1, .self = s1}, j2 = {.in = x2, .self = s2};
     pthread_t t1, t2;
     if (pthread_create(&t1, NULL, thread_main, &j1)) error("cannot start a thread");
@@ -288,8 +288,7 @@ SEXP tp_ad_memory(SEXP n_) {
   int n = asInteger(n_);
   ad_stack *main_stack = ad_active;
   ad_stack_recover(main_stack);
-  ad_stack *scoped = ad_scoped_new();
-  if (!scoped) error("%s", ad_errmsg());
+  ad_stack *scoped = scoped_new();
   double g = 0, after10[2] = {0, 0}, after_n[2] = {0, 0};
   for (int i = 1; i <= n; i++) {
     int rc = one_gradient(main_stack, scoped, &g);

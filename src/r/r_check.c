@@ -9,6 +9,7 @@
 #include "../front/lc.h"
 #include "r_convert.h"
 #include "r_entries_check.h"
+#include "r_entries_parse.h"
 
 SEXP tp_check(SEXP code, SEXP filename) {
   const char *src = translateCharUTF8(rc_string_arg(code, "code"));
@@ -21,28 +22,10 @@ SEXP tp_check(SEXP code, SEXP filename) {
     ln_program_free(p);
     rc_raise_msg(err, "tapestry_semantic_error");
   }
-  char *dump = ln_dump(p), *checked = lc_dump(p);
-  if (!dump || !checked) {
-    free(dump);
-    free(checked);
+  char *checked = lc_dump(p);
+  if (!checked) {
     ln_program_free(p);
     error("tapestry: out of memory");
   }
-  SEXP res = PROTECT(allocVector(VECSXP, 3));
-  SEXP names = PROTECT(allocVector(STRSXP, 3));
-  SET_STRING_ELT(names, 0, mkChar("dump"));
-  SET_STRING_ELT(names, 1, mkChar("warnings"));
-  SET_STRING_ELT(names, 2, mkChar("checked"));
-  setAttrib(res, R_NamesSymbol, names);
-  SEXP d = PROTECT(mkCharCE(dump, CE_UTF8));
-  free(dump);
-  SEXP k = PROTECT(rc_lines(checked));
-  free(checked);
-  SEXP w = PROTECT(rc_lines(p->warnings));
-  ln_program_free(p);
-  SET_VECTOR_ELT(res, 0, ScalarString(d));
-  SET_VECTOR_ELT(res, 1, w);
-  SET_VECTOR_ELT(res, 2, k);
-  UNPROTECT(5);
-  return res;
+  return rp_program_text(p, checked);
 }

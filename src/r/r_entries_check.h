@@ -1,8 +1,8 @@
-/* r_entries_check.h -- .Call entry points of src/r/r_check.c, as ENTRY(name, nargs), */
+/* r_entries_check.h -- .Call entry points of src/r/r_check.c, one row each (see r_entries.h) */
 #ifndef R_ENTRIES_CHECK_H
 #define R_ENTRIES_CHECK_H
-#include <Rinternals.h>
-SEXP tp_check(SEXP code, SEXP filename);
-#define R_ENTRIES_CHECK \
-  ENTRY(tp_check, 2),
+#include "r_entries.h"
+#define R_ENTRIES_CHECK(X) \
+  X(tp_check, 2, (SEXP code, SEXP filename))
+R_ENTRIES_CHECK(R_ENTRY_DECLARE)
 #endif

@@ -1,10 +1,9 @@
-/* r_entries_gq.h -- .Call entry points of src/r/r_gq.c, as ENTRY(name, nargs), */
+/* r_entries_gq.h -- .Call entry points of src/r/r_gq.c, one row each (see r_entries.h) */
 #ifndef R_ENTRIES_GQ_H
 #define R_ENTRIES_GQ_H
-#include <Rinternals.h>
-SEXP tp_gq(SEXP ctx, SEXP upars, SEXP chain_id, SEXP seed, SEXP warmup);
-SEXP tp_log_prob_full(SEXP ctx, SEXP upars, SEXP jacobian);
-#define R_ENTRIES_GQ \
-  ENTRY(tp_gq, 5), \
-  ENTRY(tp_log_prob_full, 3),
+#include "r_entries.h"
+#define R_ENTRIES_GQ(X) \
+  X(tp_gq, 5, (SEXP ctx, SEXP upars, SEXP chain_id, SEXP seed, SEXP warmup)) \
+  X(tp_log_prob_full, 3, (SEXP ctx, SEXP upars, SEXP jacobian))
+R_ENTRIES_GQ(R_ENTRY_DECLARE)
 #endif

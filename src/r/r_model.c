@@ -65,23 +65,26 @@ static void ctx_finalize(SEXP x) {
   free(m);
 }
 
-static rm_prog *prog_of(SEXP x) {
-  if (TYPEOF(x) != EXTPTRSXP || R_ExternalPtrTag(x) != install("tapestry_program"))
-    rc_raise_msg("not a tapestry program", "tapestry_argument_error");
-  rm_prog *m = R_ExternalPtrAddr(x);
-  if (!m)
-    rc_raise_msg("the program's memory is gone (was the model saved and loaded again?): "
-          "create it again with tapestry_model()", "tapestry_argument_error");
+/* The C object behind x, an external pointer tagged `tag`; the message
+** not_one when x is no such pointer, gone when its memory is (R saved and
+** loaded it). */
+static void *object_of(SEXP x, const char *tag, const char *not_one, const char *gone) {
+  if (TYPEOF(x) != EXTPTRSXP || R_ExternalPtrTag(x) != install(tag)) rc_raise_msg(not_one, "tapestry_argument_error");
+  void *m = R_ExternalPtrAddr(x);
+  if (!m) rc_raise_msg(gone, "tapestry_argument_error");
   return m;
 }
 
+static rm_prog *prog_of(SEXP x) {
+  return object_of(x, "tapestry_program", "not a tapestry program",
+                   "the program's memory is gone (was the model saved and loaded again?): "
+                   "create it again with tapestry_model()");
+}
+
 const li_ctx *rm_ctx_of(SEXP x) {
-  if (TYPEOF(x) != EXTPTRSXP || R_ExternalPtrTag(x) != install("tapestry_context"))
-    rc_raise_msg("not a tapestry data context", "tapestry_argument_error");
-  rm_ctx *m = R_ExternalPtrAddr(x);
-  if (!m)
-    rc_raise_msg("the context's memory is gone (was it saved and loaded again?): "
-          "bind the data again with $bind()", "tapestry_argument_error");
+  const rm_ctx *m = object_of(x, "tapestry_context", "not a tapestry data context",
+                              "the context's memory is gone (was it saved and loaded again?): "
+                              "bind the data again with $bind()");
   return m->c;
 }
 

@@ -20,23 +20,33 @@ SEXP tp_parse(SEXP code, SEXP filename) {
   char err[4096];
   ln_program *p = ln_parse(fname, src, len, err, sizeof err);
   if (!p) rc_raise_msg(err, "tapestry_syntax_error");   /* err is a local buffer */
+  return rp_program_text(p, NULL);
+}
+
+SEXP rp_program_text(ln_program *p, char *checked) {
   char *dump = ln_dump(p);
   if (!dump) {
+    free(checked);
     ln_program_free(p);
     error("tapestry: out of memory");
   }
-  SEXP res = PROTECT(allocVector(VECSXP, 2));
-  SEXP names = PROTECT(allocVector(STRSXP, 2));
+  int n = checked ? 3 : 2;
+  SEXP res = PROTECT(allocVector(VECSXP, n));
+  SEXP names = PROTECT(allocVector(STRSXP, n));
   SET_STRING_ELT(names, 0, mkChar("dump"));
   SET_STRING_ELT(names, 1, mkChar("warnings"));
+  if (checked) SET_STRING_ELT(names, 2, mkChar("checked"));
   setAttrib(res, R_NamesSymbol, names);
   /* Each C buffer is freed as soon as R holds a copy of it. */
   SEXP d = PROTECT(mkCharCE(dump, CE_UTF8));
   free(dump);
-  SEXP w = PROTECT(rc_lines(p->warnings));
-  ln_program_free(p);
   SET_VECTOR_ELT(res, 0, ScalarString(d));
-  SET_VECTOR_ELT(res, 1, w);
-  UNPROTECT(4);
+  if (checked) {
+    SET_VECTOR_ELT(res, 2, rc_lines(checked));
+    free(checked);
+  }
+  SET_VECTOR_ELT(res, 1, rc_lines(p->warnings));
+  ln_program_free(p);
+  UNPROTECT(3);
   return res;
 }

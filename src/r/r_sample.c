@@ -216,13 +216,7 @@ static void upar_name(const cross *x, int j, char *buf, size_t size) {
 }
 
 static decision *new_decision(cross *x) {
-  if (x->ndec == x->capdec) {
-    int cap = x->capdec ? 2 * x->capdec : 16;
-    decision *d = realloc(x->dec, (size_t)cap * sizeof *d);
-    if (!d) return NULL;
-    x->dec = d;
-    x->capdec = cap;
-  }
+  if (ad_grow(&x->dec, x->ndec, &x->capdec, sizeof *x->dec, 16)) return NULL;
   decision *d = &x->dec[x->ndec++];
   memset(d, 0, sizeof *d);
   return d;

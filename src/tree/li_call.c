@@ -64,27 +64,20 @@ int li_eval_args(li_run *r, ln_expr *const *a, int n, tm_v *out) {
   return AD_OK;
 }
 
+/* Each higher-order builtin's runner, by its LN_BI_ code (the checker's
+** resolution; the older and _tol forms share their newer form's runner). */
+typedef int (*li_builtin_run)(li_run *r, const ln_expr *e, tm_v *out);
+static const li_builtin_run builtin_runs[] = {
+  [LN_BI_REDUCE_SUM] = li_reduce_sum, [LN_BI_REDUCE_SUM_STATIC] = li_reduce_sum,
+  [LN_BI_MAP_RECT] = li_map_rect, [LN_BI_PARALLEL_MAP] = li_parallel_map,
+  [LN_BI_ODE] = li_ode, [LN_BI_ODE_OLD] = li_ode, [LN_BI_DAE] = li_dae,
+  [LN_BI_SOLVE] = li_solve, [LN_BI_SOLVE_OLD] = li_solve,
+  [LN_BI_INTEGRATE] = li_integrate_1d, [LN_BI_INTEGRATE_V] = li_integrate_1d,
+};
+
 int li_call_builtin(li_run *r, const ln_expr *e, tm_v *out) {
-  switch (e->builtin) {
-  case LN_BI_REDUCE_SUM:
-  case LN_BI_REDUCE_SUM_STATIC:
-    return li_reduce_sum(r, e, out);
-  case LN_BI_MAP_RECT:
-    return li_map_rect(r, e, out);
-  case LN_BI_PARALLEL_MAP:
-    return li_parallel_map(r, e, out);
-  case LN_BI_ODE:
-  case LN_BI_ODE_OLD:
-    return li_ode(r, e, out);
-  case LN_BI_DAE:
-    return li_dae(r, e, out);
-  case LN_BI_SOLVE:
-  case LN_BI_SOLVE_OLD:
-    return li_solve(r, e, out);
-  case LN_BI_INTEGRATE:
-  case LN_BI_INTEGRATE_V:
-    return li_integrate_1d(r, e, out);
-  default:
-    return li_fail_at(r, AD_EINVALID, "unknown builtin");
-  }
+  int b = e->builtin;
+  li_builtin_run run = b >= 0 && (size_t)b < sizeof builtin_runs / sizeof *builtin_runs ? builtin_runs[b] : NULL;
+  if (!run) return li_fail_at(r, AD_EINVALID, "unknown builtin");
+  return run(r, e, out);
 }

@@ -183,11 +183,7 @@ int li_dae_core(li_run *r, const ln_expr *e, tm_v *a, tm_v *out) {
     rtol = tm_get(&a[4], 0);
     atol = tm_get(&a[5], 0);
     steps = a[6].ival[0];
-    if (!(rtol > 0) || !isfinite(rtol))
-      return li_fail_at(r, AD_EDOMAIN, "%s: relative_tolerance is %g, but must be positive and finite", fn, rtol);
-    if (!(atol > 0) || !isfinite(atol))
-      return li_fail_at(r, AD_EDOMAIN, "%s: absolute_tolerance is %g, but must be positive and finite", fn, atol);
-    if (steps <= 0) return li_fail_at(r, AD_EDOMAIN, "%s: max_num_steps is %ld, but must be positive", fn, steps);
+    if ((rc = li_check_controls(r, fn, rtol, atol, steps))) return rc;
   }
   int N = (int)tm_numel(yy0), T = (int)tm_numel(ts);
   if (N == 0) return li_fail_at(r, AD_EDOMAIN, "%s: initial state has size 0, but must have a non-zero size", fn);
@@ -204,10 +200,7 @@ int li_dae_core(li_run *r, const ln_expr *e, tm_v *a, tm_v *out) {
   for (int k = 0; k < nx; k++)
     if ((rc = li_check_finite(r, fn, "DAE parameters and data", &x[k]))) return rc;
 
-  dae_sys s;
-  memset(&s, 0, sizeof s);
-  s.name = fn;
-  s.N = N;
+  dae_sys s = { .name = fn, .N = N };
   tm_v fargs[LI_NESTED_MAXARGS];
   int fad[LI_NESTED_MAXARGS] = { 0 }, *xad = fad + 3;
   fargs[0] = tm_real_view(&s.t, NULL);
@@ -218,15 +211,13 @@ int li_dae_core(li_run *r, const ln_expr *e, tm_v *a, tm_v *out) {
   if (!yp_mark) return ad_fail(AD_EMEMORY, "out of memory");
   fargs[2] = tm_vector_view(NULL, yp_mark, N);
   fad[2] = 1;
-  for (int k = 0; k < nx; k++) fargs[k + 3] = x[k];
+  int P = li_nested_inputs(r, fargs, fad, 3, x, nx);
   s.fn = (li_nested_fn){ r, e->args[0]->ufn, fargs, nx + 3, 1, N, fad, fn, "the residual function", "the state", NULL };
   int ad = r->ad;
   int yy_ad = ad && yy0->adj != NULL;
   /* y(t) is determined by yy0's differential components: consistent
      initial conditions make d y(t) / d yp0 zero, and yp0 gets no columns */
   s.nfix = yy_ad ? N : 0;
-  for (int k = 0; k < nx; k++) xad[k] = ad && x[k].adj != NULL;
-  int P = (int)li_collect_adjoints(x, xad, nx, NULL);
   s.M = s.nfix + P;
   if ((size_t)N * (size_t)(1 + s.M) > 0x7fffffff) return li_fail_at(r, AD_EINVALID, "%s: too many sensitivities", fn);
   int n = N * (1 + s.M);

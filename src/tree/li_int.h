@@ -212,6 +212,14 @@ int li_check_finite(li_run *r, const char *fn, const char *what, const tm_v *v);
 /* The ODE and DAE solvers' output times: ts's values into *tsv (arena),
 ** checked sorted and after t0 (*t0v), with Stan's messages. */
 int li_check_times(li_run *r, const char *fn, const tm_v *t0, const tm_v *ts, double *t0v, double **tsv);
+/* Stan's checks of an ODE or DAE solver's relative and absolute tolerances
+** (positive and finite) and max_num_steps (positive). */
+int li_check_controls(li_run *r, const char *fn, double rtol, double atol, long steps);
+/* A solver's user function's arguments after its own first `lead` ones
+** (the caller's): the builtin's other arguments x, ad[lead + k] saying
+** whether x[k] has derivatives on this evaluation; returns how many values
+** those have (the columns of f's J_p). */
+int li_nested_inputs(const li_run *r, tm_v *args, int *ad, int lead, tm_v *x, int nx);
 /* 1 for the _tol forms of the solvers (their name ends in _tol). */
 int li_is_tol_form(const char *name);
 /* A solver's max_num_steps argument v: an int, or in Stan's older forms

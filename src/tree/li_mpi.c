@@ -123,13 +123,7 @@ int li_mpi_mr_begin(const li_ctx *c, const void *site, const ln_func *f, const t
   while (k < st->n && st->s0[k].key != site) k++;
   int send_data = k == st->n;
   if (send_data) {
-    if (st->n == st->cap) {
-      int cap = st->cap ? 2 * st->cap : 8;
-      site0 *ns = realloc(st->s0, (size_t)cap * sizeof *ns);
-      if (!ns) return ad_fail(AD_EMEMORY, "out of memory");
-      st->s0 = ns;
-      st->cap = cap;
-    }
+    if (ad_grow(&st->s0, st->n, &st->cap, sizeof *st->s0, 8)) return ad_fail(AD_EMEMORY, "out of memory");
   } else {
     const site0 *s = &st->s0[k];
     if (s->J != J || s->nxr != nxr || s->nxi != nxi)
@@ -247,13 +241,7 @@ int li_mpi_mr_end(li_mpi_call *call, li_mr_job *jobs) {
 static site1 *worker_site(mpi_state *st, int k) {
   if (k < st->n) return &st->s1[k];
   if (k != st->n) return NULL;      /* sites arrive in order */
-  if (st->n == st->cap) {
-    int cap = st->cap ? 2 * st->cap : 8;
-    site1 *ns = realloc(st->s1, (size_t)cap * sizeof *ns);
-    if (!ns) return NULL;
-    st->s1 = ns;
-    st->cap = cap;
-  }
+  if (ad_grow(&st->s1, st->n, &st->cap, sizeof *st->s1, 8)) return NULL;
   site1 *s = &st->s1[st->n++];
   memset(s, 0, sizeof *s);
   return s;

@@ -41,6 +41,23 @@ int li_check_finite(li_run *r, const char *fn, const char *what, const tm_v *v) 
   return AD_OK;
 }
 
+int li_check_controls(li_run *r, const char *fn, double rtol, double atol, long steps) {
+  if (!(rtol > 0) || !isfinite(rtol))
+    return li_fail_at(r, AD_EDOMAIN, "%s: relative_tolerance is %g, but must be positive and finite", fn, rtol);
+  if (!(atol > 0) || !isfinite(atol))
+    return li_fail_at(r, AD_EDOMAIN, "%s: absolute_tolerance is %g, but must be positive and finite", fn, atol);
+  if (steps <= 0) return li_fail_at(r, AD_EDOMAIN, "%s: max_num_steps is %ld, but must be positive", fn, steps);
+  return AD_OK;
+}
+
+int li_nested_inputs(const li_run *r, tm_v *args, int *ad, int lead, tm_v *x, int nx) {
+  for (int k = 0; k < nx; k++) {
+    args[lead + k] = x[k];
+    ad[lead + k] = r->ad && x[k].adj != NULL;
+  }
+  return (int)li_collect_adjoints(x, ad + lead, nx, NULL);
+}
+
 int li_check_times(li_run *r, const char *fn, const tm_v *t0, const tm_v *ts, double *t0v, double **tsv) {
   size_t T = tm_numel(ts);
   double *v = ad_alloc_doubles(T ? T : 1);

@@ -282,9 +282,7 @@ int li_ode_core(li_run *r, const ln_expr *e, tm_v *a, tm_v *out) {
     rtol = tm_get(&tv[0], 0);
     atol = tm_get(&tv[1], 0);
     steps = li_max_steps_arg(&tv[2], old);
-    if (!(rtol > 0) || !isfinite(rtol)) return li_fail_at(r, AD_EDOMAIN, "%s: relative_tolerance is %g, but must be positive and finite", fn, rtol);
-    if (!(atol > 0) || !isfinite(atol)) return li_fail_at(r, AD_EDOMAIN, "%s: absolute_tolerance is %g, but must be positive and finite", fn, atol);
-    if (steps <= 0) return li_fail_at(r, AD_EDOMAIN, "%s: max_num_steps is %ld, but must be positive", fn, steps);
+    if ((rc = li_check_controls(r, fn, rtol, atol, steps))) return rc;
   }
   int N = (int)tm_numel(y0), T = (int)tm_numel(ts);
   if (N == 0) return li_fail_at(r, AD_EDOMAIN, "%s: initial state has size 0, but must have a non-zero size", fn);
@@ -299,23 +297,18 @@ int li_ode_core(li_run *r, const ln_expr *e, tm_v *a, tm_v *out) {
 
   /* f's arguments: t, y (pointed at each point's values), x...; the
      inputs with derivatives among x */
-  ode_sys s;
-  memset(&s, 0, sizeof s);
-  s.name = fn;
-  s.N = N;
+  ode_sys s = { .name = fn, .N = N };
   tm_v fargs[LI_NESTED_MAXARGS];
   int fad[LI_NESTED_MAXARGS] = { 0 }, *xad = fad + 2;
   fargs[0] = tm_real_view(&s.t, NULL);
   fargs[1] = old ? li_array_view(tm_real_view(NULL, NULL), 1, N, 0) : tm_vector_view(NULL, NULL, N);
-  for (int k = 0; k < nx; k++) fargs[k + 2] = x[k];
+  int P = li_nested_inputs(r, fargs, fad, 2, x, nx);
   s.fn = (li_nested_fn){ r, e->args[0]->ufn, fargs, nx + 2, 1, N, fad, fn, "the ODE function", "the state", NULL };
   int ad = r->ad;
   /* an initial time with derivatives needs y0's sensitivities too:
      d y(t) / d t0 = -S_y0(t) f(t0, y0) */
   int y0_ad = ad && y0->adj != NULL, t0_ad = ad && t0->adj != NULL;
   s.ny0 = y0_ad || t0_ad ? N : 0;
-  for (int k = 0; k < nx; k++) xad[k] = ad && x[k].adj != NULL;
-  int P = (int)li_collect_adjoints(x, xad, nx, NULL);
   s.M = s.ny0 + P;
   int ts_ad = ad && ts->adj != NULL;
   if ((size_t)N * (size_t)(1 + s.M) > 0x7fffffff) return li_fail_at(r, AD_EINVALID, "%s: too many sensitivities", fn);

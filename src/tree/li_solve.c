@@ -146,19 +146,12 @@ int li_solve_core(li_run *r, const ln_expr *e, tm_v *a, tm_v *out) {
 
   /* f's arguments: y (pointed at each point's values), x...; the inputs
      with derivatives among x */
-  alg_sys s;
-  memset(&s, 0, sizeof s);
-  s.name = fn;
-  s.N = N;
+  alg_sys s = { .name = fn, .N = N };
   tm_v fargs[LI_NESTED_MAXARGS];
   int fad[LI_NESTED_MAXARGS] = { 0 }, *xad = fad + 1;
   fargs[0] = tm_vector_view(NULL, NULL, N);
-  for (int k = 0; k < nx; k++) {
-    fargs[k + 1] = x[k];
-    xad[k] = r->ad && x[k].adj != NULL;
-  }
+  int P = li_nested_inputs(r, fargs, fad, 1, x, nx);
   s.fn = (li_nested_fn){ r, e->args[0]->ufn, fargs, nx + 1, 0, N, fad, fn, "the algebraic system", "the guess", NULL };
-  int P = (int)li_collect_adjoints(x, xad, nx, NULL);
   double *y = ad_alloc_doubles((size_t)N), *fy = ad_alloc_doubles((size_t)N);
   if (!y || !fy || !(s.jac = ad_scoped_new())) return ad_fail(AD_EMEMORY, "out of memory");
   for (int i = 0; i < N; i++) y[i] = tm_get(guess, (size_t)i);
