@@ -10,28 +10,9 @@
 #include "../tm_tables.h"
 #include "../tm_special.h"
 
-static const tm_fn *const modules[] = {
-  tm_fns_scalar, tm_fns_container, tm_fns_matrix,
-  tm_fns_numeric,
-  tm_fns_build, tm_fns_sort, tm_fns_matrix_ops, tm_fns_solve, tm_fns_eigen,
-  tm_fns_gp, tm_fns_glm, tm_fns_transform,
-  tm_fns_wishart, tm_fns_multi_normal, tm_fns_multi_student_t, tm_fns_multi_gp, tm_fns_lkj,
-  tm_fns_dirichlet, tm_fns_dlm,
-  tm_fns_hmm, tm_fns_sparse, tm_fns_matfun,
-  tm_fns_special_elem, tm_fns_hyper, tm_fns_vecfn,
-  tm_fns_normal, tm_fns_student_t, tm_fns_cauchy, tm_fns_double_exponential, tm_fns_logistic,
-  tm_fns_lognormal, tm_fns_exponential, tm_fns_gamma, tm_fns_inv_gamma, tm_fns_weibull,
-  tm_fns_beta, tm_fns_uniform, tm_fns_gumbel, tm_fns_pareto, tm_fns_pareto_type_2, tm_fns_frechet,
-  tm_fns_rayleigh, tm_fns_chi_square, tm_fns_inv_chi_square, tm_fns_scaled_inv_chi_square,
-  tm_fns_skew_normal, tm_fns_exp_mod_normal, tm_fns_von_mises, tm_fns_skew_double_exponential,
-  tm_fns_loglogistic,
-  tm_fns_wiener,
-  tm_fns_bernoulli, tm_fns_binomial, tm_fns_poisson, tm_fns_neg_binomial,
-  tm_fns_beta_binomial, tm_fns_beta_neg_binomial, tm_fns_discrete_range,
-  tm_fns_yule_simon, tm_fns_categorical, tm_fns_ordered, tm_fns_multinomial,
-  tm_fns_hypergeometric, tm_fns_dirichlet_multinomial,
-  tm_fns_complex, tm_fns_complex_mat, tm_fns_complex_cont, tm_fns_complex_eigen,
-};
+#define TM_MODULE_TABLE(name) tm_fns_##name,
+static const tm_fn *const modules[] = { TM_MODULES(TM_MODULE_TABLE) };
+#undef TM_MODULE_TABLE
 
 static tm_fn *table;
 static int ntable;
