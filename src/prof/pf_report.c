@@ -22,6 +22,20 @@ static int sorted_tables(const pf_registry *g, pf_table ***out) {
   return n;
 }
 
+/* Both flattenings start alike: the tables in thread order, and room for
+** count items of size bytes (at least one, so malloc never sees 0).  NULL
+** when either fails, with the message set and nothing kept. */
+static void *flat_begin(const pf_registry *g, size_t count, size_t size, const char *nomem,
+                        pf_table ***tabs, int *nt) {
+  *nt = sorted_tables(g, tabs);
+  void *items = *nt < 0 ? NULL : malloc((count ? count : 1) * size);
+  if (!items) {
+    if (*nt >= 0) free(*tabs);
+    ad_fail(AD_EMEMORY, "%s", nomem);
+  }
+  return items;
+}
+
 int pf_nrows(const pf_registry *g) {
   int n = 0;
   if (g) for (const pf_table *t = g->tables; t; t = t->next) n += t->n;
@@ -33,13 +47,9 @@ int pf_rows(const pf_registry *g, pf_row **rows, int *n) {
   *n = 0;
   if (!g) return AD_OK;
   pf_table **tabs;
-  int nt = sorted_tables(g, &tabs);
-  int total = pf_nrows(g);
-  pf_row *r = nt < 0 ? NULL : malloc((size_t)(total ? total : 1) * sizeof *r);
-  if (!r) {
-    if (nt >= 0) free(tabs);
-    return ad_fail(AD_EMEMORY, "out of memory reading the profiles");
-  }
+  int nt;
+  pf_row *r = flat_begin(g, (size_t)pf_nrows(g), sizeof *r, "out of memory reading the profiles", &tabs, &nt);
+  if (!r) return AD_EMEMORY;
   int k = 0;
   for (int i = 0; i < nt; i++) {
     const pf_table *t = tabs[i];
@@ -69,19 +79,15 @@ int pf_events(const pf_registry *g, pf_event **ev, size_t *n, size_t *dropped) {
   *n = 0;
   *dropped = 0;
   if (!g) return AD_OK;
-  pf_table **tabs;
-  int nt = sorted_tables(g, &tabs);
-  if (nt < 0) return ad_fail(AD_EMEMORY, "out of memory reading the profile trace");
   size_t total = 0, lost = 0;
-  for (int i = 0; i < nt; i++) {
-    total += tabs[i]->nev;
-    lost += tabs[i]->dropped;
+  for (const pf_table *t = g->tables; t; t = t->next) {
+    total += t->nev;
+    lost += t->dropped;
   }
-  pf_event *v = malloc((total ? total : 1) * sizeof *v);
-  if (!v) {
-    free(tabs);
-    return ad_fail(AD_EMEMORY, "out of memory reading the profile trace");
-  }
+  pf_table **tabs;
+  int nt;
+  pf_event *v = flat_begin(g, total, sizeof *v, "out of memory reading the profile trace", &tabs, &nt);
+  if (!v) return AD_EMEMORY;
   size_t k = 0;
   for (int i = 0; i < nt; i++) {
     const pf_table *t = tabs[i];
