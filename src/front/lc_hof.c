@@ -201,6 +201,17 @@ static int f_gets(lc_ctx *c, ln_expr *e, want *w, ln_type ret, const hof_param *
   return AD_OK;
 }
 
+/* The end of most builtins' checks: arguments 1 .. nargs-1 as args says,
+** what f gets (returning fret, the leading parameters, then the builtin's
+** arguments from rest on), and the call's own type. */
+static int check_call(lc_ctx *c, ln_expr *e, want *w, const hof_arg *args, int nargs, ln_type fret,
+                      const hof_param *lead, int nlead, int rest, ln_type type) {
+  int rc;
+  if ((rc = need_args(c, e, args, nargs)) || (rc = f_gets(c, e, w, fret, lead, nlead, rest))) return rc;
+  e->type = type;
+  return AD_OK;
+}
+
 static int reduce_sum(lc_ctx *c, ln_expr *e, want *w) {
   int rc;
   if (e->nargs < 3)
@@ -219,7 +230,6 @@ static int reduce_sum(lc_ctx *c, ln_expr *e, want *w) {
 }
 
 static int map_rect(lc_ctx *c, ln_expr *e, want *w) {
-  int rc;
   if (e->nargs != 5)
     return lc_error(c, e->line, e->col,
                     "map_rect takes 5 arguments: map_rect(f, vector phi, array[] vector theta, "
@@ -228,9 +238,7 @@ static int map_rect(lc_ctx *c, ln_expr *e, want *w) {
     { TM_VECTOR, 1, "an array[] vector (theta)", NULL }, { TM_REAL, 2, "an array[,] real (x_r)", "x_r" },
     { TM_INT, 2, "an array[,] int (x_i)", "x_i" } };
   static const hof_param lead[] = { { TM_VECTOR, 0, 1 }, { TM_VECTOR, 0, 2 }, { TM_REAL, 1, 3 }, { TM_INT, 1, 4 } };
-  if ((rc = need_args(c, e, args, 5)) || (rc = f_gets(c, e, w, lc_mk(TM_VECTOR, 0), lead, 4, 5))) return rc;
-  e->type = lc_mk(TM_VECTOR, 0);
-  return AD_OK;
+  return check_call(c, e, w, args, 5, lc_mk(TM_VECTOR, 0), lead, 4, 5, lc_mk(TM_VECTOR, 0));
 }
 
 static int is_real_scalar(ln_type t) { return (t.base == TM_REAL || t.base == TM_INT) && t.narr == 0; }
@@ -280,17 +288,14 @@ static int ode(lc_ctx *c, ln_expr *e, want *w) {
     { TM_REAL, 1, "an array[] real (ts)", NULL }, { TM_REAL, 0, "a real (rel_tol)", "rel_tol" },
     { TM_REAL, 0, "a real (abs_tol)", "abs_tol" }, { TM_INT, 0, "an int (max_num_steps)", "max_num_steps" } };
   static const hof_param lead[] = { { TM_REAL, 0, 0 }, { TM_VECTOR, 0, 0 } };       /* t, y */
-  if ((rc = need_args(c, e, args, tol ? 7 : 4)) || (rc = f_gets(c, e, w, lc_mk(TM_VECTOR, 0), lead, 2, first)))
-    return rc;
-  e->type = lc_mk(TM_VECTOR, 1);
-  return AD_OK;
+  return check_call(c, e, w, args, tol ? 7 : 4, lc_mk(TM_VECTOR, 0), lead, 2, first, lc_mk(TM_VECTOR, 1));
 }
 
 /* dae(F, vector yy0, vector yp0, data real t0, data array[] real ts, ...)
 ** and dae_tol(F, yy0, yp0, t0, ts, data real rtol, data real atol, data int
 ** max_num_steps, ...): F gets t, yy, yp and the rest. */
 static int dae(lc_ctx *c, ln_expr *e, want *w) {
-  int rc, tol = lc_ends_with(e->name, "_tol"), first = tol ? 8 : 5;
+  int tol = lc_ends_with(e->name, "_tol"), first = tol ? 8 : 5;
   if (e->nargs < first)
     return lc_error(c, e->line, e->col, tol ? "%s takes a residual function, the initial state, its derivative, the "
                     "initial time, the output times, rtol, atol, max_num_steps and the function's other arguments: "
@@ -302,17 +307,13 @@ static int dae(lc_ctx *c, ln_expr *e, want *w) {
     { TM_REAL, 1, "an array[] real (ts)", "ts" }, { TM_REAL, 0, "a real (rtol)", "rtol" },
     { TM_REAL, 0, "a real (atol)", "atol" }, { TM_INT, 0, "an int (max_num_steps)", "max_num_steps" } };
   static const hof_param lead[] = { { TM_REAL, 0, 0 }, { TM_VECTOR, 0, 0 }, { TM_VECTOR, 0, 0 } };   /* t, yy, yp */
-  if ((rc = need_args(c, e, args, first)) || (rc = f_gets(c, e, w, lc_mk(TM_VECTOR, 0), lead, 3, first)))
-    return rc;
-  e->type = lc_mk(TM_VECTOR, 1);
-  return AD_OK;
+  return check_call(c, e, w, args, first, lc_mk(TM_VECTOR, 0), lead, 3, first, lc_mk(TM_VECTOR, 1));
 }
 
 /* integrate_ode_*: (f, array[] real y0, real t0, array[] real ts, array[]
 ** real theta, data array[] real x_r, data array[] int x_i[, rel_tol,
 ** abs_tol, max_num_steps]) */
 static int ode_old(lc_ctx *c, ln_expr *e, want *w) {
-  int rc;
   if (e->nargs != 7 && e->nargs != 10)
     return lc_error(c, e->line, e->col, "%s takes 7 arguments, or 10 with the tolerances: %s(f, y0, t0, ts, theta, "
                     "x_r, x_i[, rel_tol, abs_tol, max_num_steps])", e->name, e->name);
@@ -325,16 +326,13 @@ static int ode_old(lc_ctx *c, ln_expr *e, want *w) {
   /* t, y, theta, x_r, x_i */
   static const hof_param lead[] = { { TM_REAL, 0, 0 }, { TM_REAL, 1, 0 }, { TM_REAL, 1, 4 }, { TM_REAL, 1, 5 },
                                     { TM_INT, 1, 6 } };
-  if ((rc = need_args(c, e, args, e->nargs)) || (rc = f_gets(c, e, w, lc_mk(TM_REAL, 1), lead, 5, e->nargs)))
-    return rc;
-  e->type = lc_mk(TM_REAL, 2);
-  return AD_OK;
+  return check_call(c, e, w, args, e->nargs, lc_mk(TM_REAL, 1), lead, 5, e->nargs, lc_mk(TM_REAL, 2));
 }
 
 /* solve_*: (f, vector y_guess[, tol1, tol2, max_steps], ...): f gets y and
 ** the rest. */
 static int solve(lc_ctx *c, ln_expr *e, want *w) {
-  int rc, tol = lc_ends_with(e->name, "_tol"), first = tol ? 5 : 2;
+  int tol = lc_ends_with(e->name, "_tol"), first = tol ? 5 : 2;
   if (e->nargs < first)
     return lc_error(c, e->line, e->col, tol ? "%s takes a function, the initial guess, two tolerances, the maximum "
                     "number of steps and the function's other arguments" : "%s takes a function, the initial "
@@ -343,16 +341,12 @@ static int solve(lc_ctx *c, ln_expr *e, want *w) {
     { TM_REAL, 0, "a real (a tolerance)", "" }, { TM_REAL, 0, "a real (a tolerance)", "" },
     { TM_INT, 0, "an int (max_num_steps)", "" } };
   static const hof_param lead[] = { { TM_VECTOR, 0, 0 } };      /* y */
-  if ((rc = need_args(c, e, args, first)) || (rc = f_gets(c, e, w, lc_mk(TM_VECTOR, 0), lead, 1, first)))
-    return rc;
-  e->type = lc_mk(TM_VECTOR, 0);
-  return AD_OK;
+  return check_call(c, e, w, args, first, lc_mk(TM_VECTOR, 0), lead, 1, first, lc_mk(TM_VECTOR, 0));
 }
 
 /* algebra_solver(_newton)(f, vector y_guess, vector theta, data array[] real
 ** x_r, data array[] int x_i[, rel_tol, f_tol, max_steps]) */
 static int solve_old(lc_ctx *c, ln_expr *e, want *w) {
-  int rc;
   if (e->nargs != 5 && e->nargs != 8)
     return lc_error(c, e->line, e->col, "%s takes 5 arguments, or 8 with the tolerances: %s(f, y_guess, theta, "
                     "x_r, x_i[, rel_tol, f_tol, max_steps])", e->name, e->name);
@@ -363,17 +357,14 @@ static int solve_old(lc_ctx *c, ln_expr *e, want *w) {
     { TM_REAL, 0, "a real (f_tol)", "" }, { TM_REAL, 0, "an int (max_steps)", "" } };
   /* y, theta, x_r, x_i */
   static const hof_param lead[] = { { TM_VECTOR, 0, 0 }, { TM_VECTOR, 0, 2 }, { TM_REAL, 1, 3 }, { TM_INT, 1, 4 } };
-  if ((rc = need_args(c, e, args, e->nargs)) || (rc = f_gets(c, e, w, lc_mk(TM_VECTOR, 0), lead, 4, e->nargs)))
-    return rc;
-  e->type = lc_mk(TM_VECTOR, 0);
-  return AD_OK;
+  return check_call(c, e, w, args, e->nargs, lc_mk(TM_VECTOR, 0), lead, 4, e->nargs, lc_mk(TM_VECTOR, 0));
 }
 
 /* integrate_1d_gauss_kronrod, integrate_1d_double_exponential: (f, a, b[,
 ** data real rel_tol, data real abs_tol, data int max_depth], ...): f gets x,
 ** xc and the rest. */
 static int integrate_v(lc_ctx *c, ln_expr *e, want *w) {
-  int rc, tol = lc_ends_with(e->name, "_tol"), first = tol ? 6 : 3;
+  int tol = lc_ends_with(e->name, "_tol"), first = tol ? 6 : 3;
   if (e->nargs < first)
     return lc_error(c, e->line, e->col, tol ? "%s takes a function, the limits, the relative and absolute "
                     "tolerances, the maximum depth and the function's other arguments: %s(f, a, b, rel_tol, "
@@ -383,14 +374,10 @@ static int integrate_v(lc_ctx *c, ln_expr *e, want *w) {
     { TM_REAL, 0, "a real (the upper limit)", NULL }, { TM_REAL, 0, "a real (the relative tolerance)", "" },
     { TM_REAL, 0, "a real (the absolute tolerance)", "" }, { TM_INT, 0, "an int (max_depth)", "" } };
   static const hof_param lead[] = { { TM_REAL, 0, 0 }, { TM_REAL, 0, 0 } };         /* x, xc */
-  if ((rc = need_args(c, e, args, first)) || (rc = f_gets(c, e, w, lc_mk(TM_REAL, 0), lead, 2, first)))
-    return rc;
-  e->type = lc_mk(TM_REAL, 0);
-  return AD_OK;
+  return check_call(c, e, w, args, first, lc_mk(TM_REAL, 0), lead, 2, first, lc_mk(TM_REAL, 0));
 }
 
 static int integrate_1d(lc_ctx *c, ln_expr *e, want *w) {
-  int rc;
   if (e->nargs != 6 && e->nargs != 7)
     return lc_error(c, e->line, e->col, "integrate_1d takes 6 arguments, or 7 with the relative tolerance: "
                     "integrate_1d(f, a, b, theta, x_r, x_i[, relative_tolerance])");
@@ -401,10 +388,7 @@ static int integrate_1d(lc_ctx *c, ln_expr *e, want *w) {
   /* x, xc, theta, x_r, x_i */
   static const hof_param lead[] = { { TM_REAL, 0, 0 }, { TM_REAL, 0, 0 }, { TM_REAL, 1, 3 }, { TM_REAL, 1, 4 },
                                     { TM_INT, 1, 5 } };
-  if ((rc = need_args(c, e, args, e->nargs)) || (rc = f_gets(c, e, w, lc_mk(TM_REAL, 0), lead, 5, e->nargs)))
-    return rc;
-  e->type = lc_mk(TM_REAL, 0);
-  return AD_OK;
+  return check_call(c, e, w, args, e->nargs, lc_mk(TM_REAL, 0), lead, 5, e->nargs, lc_mk(TM_REAL, 0));
 }
 
 /* ---- parallel_map ----

@@ -81,6 +81,7 @@ tm_v tm_elem(const tm_v *v, int i);
 /* New values in the active arena; ad != 0 allocates zeroed adjoints. */
 int tm_new_real(tm_v *out, int ad);
 int tm_new_int(tm_v *out);
+int tm_new_int_array(tm_v *out, int n);                 /* array[n] int */
 int tm_new_vector(tm_v *out, int n, int ad);
 int tm_new_row_vector(tm_v *out, int n, int ad);
 int tm_new_matrix(tm_v *out, int rows, int cols, int ad);

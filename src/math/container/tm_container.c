@@ -829,12 +829,7 @@ int tm_k_dims(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   for (int i = 0; i < x->narr; i++) d[n++] = x->dim[i];
   if (x->base >= TM_VECTOR && x->base <= TM_MATRIX) { d[n++] = x->rows; d[n++] = x->cols; }
   else if (x->base >= TM_CVECTOR && x->base <= TM_CMATRIX) { d[n++] = x->rows; d[n++] = x->cols; }
-  memset(out, 0, sizeof *out);
-  out->base = TM_INT;
-  out->narr = 1;
-  out->dim[0] = n;
-  out->rows = out->cols = 1;
-  if (!(out->ival = ad_alloc((size_t)(n ? n : 1) * sizeof(int)))) return nomem(c);
+  if (tm_new_int_array(out, n)) return nomem(c);
   memcpy(out->ival, d, (size_t)n * sizeof(int));
   return AD_OK;
 }

@@ -82,12 +82,7 @@ static int k_sort_indices(const tm_call *c, const tm_v *a, int nargs, tm_v *out)
   size_t n = tm_numel(&a[0]), *idx;
   int rc;
   if ((rc = sorted_index(c, &a[0], c->fn->data != NULL, &idx))) return rc;
-  memset(out, 0, sizeof *out);
-  out->base = TM_INT;
-  out->narr = 1;
-  out->dim[0] = (int)n;
-  out->rows = out->cols = 1;
-  if (!(out->ival = ad_alloc((n ? n : 1) * sizeof(int)))) return nomem(c);
+  if (tm_new_int_array(out, (int)n)) return nomem(c);
   for (size_t i = 0; i < n; i++) out->ival[i] = (int)idx[i] + 1;
   return AD_OK;
 }

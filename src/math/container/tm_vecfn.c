@@ -31,15 +31,7 @@ typedef struct {
 
 static void ew_chain(ad_node *self) {
   ew_node *e = (ew_node *)self;
-  for (int j = 0; j < e->k; j++) {
-    if (e->scalar[j]) {
-      double s = 0;
-      for (size_t i = 0; i < e->n; i++) s += e->oadj[i] * e->d[j][i];
-      e->adj[j][0] += s;
-    } else {
-      for (size_t i = 0; i < e->n; i++) e->adj[j][i] += e->oadj[i] * e->d[j][i];
-    }
-  }
+  for (int j = 0; j < e->k; j++) tm_add_partials(e->adj[j], e->scalar[j], e->oadj, e->d[j], e->n);
 }
 
 /* fma(x, y, z) = x * y + z with any of them a vector, row vector or matrix

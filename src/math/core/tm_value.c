@@ -61,6 +61,14 @@ int tm_new_int(tm_v *out) {
   return out->ival ? AD_OK : AD_EMEMORY;
 }
 
+int tm_new_int_array(tm_v *out, int n) {
+  *out = blank(TM_INT);
+  out->narr = 1;
+  out->dim[0] = n;
+  out->ival = ad_alloc((size_t)(n ? n : 1) * sizeof(int));
+  return out->ival ? AD_OK : AD_EMEMORY;
+}
+
 int tm_new_like(tm_v *out, const tm_v *shape, int ad) {
   int base = shape->base == TM_INT ? TM_REAL : shape->base;
   int rc = new_real_shape(out, base, shape->rows, shape->cols, 0);

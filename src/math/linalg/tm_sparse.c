@@ -19,15 +19,6 @@
 
 static int nomem(const tm_call *c) { return ad_fail(AD_EMEMORY, "%s: out of memory", c->fn->name); }
 
-static int int_array(const tm_call *c, tm_v *out, int n) {
-  memset(out, 0, sizeof *out);
-  out->base = TM_INT;
-  out->narr = 1;
-  out->dim[0] = n;
-  out->rows = out->cols = 1;
-  return (out->ival = ad_alloc((size_t)(n ? n : 1) * sizeof(int))) ? AD_OK : nomem(c);
-}
-
 static int is_matrix(const tm_v *v) { return v->narr == 0 && v->base == TM_MATRIX; }
 
 /* ---- csr_extract_w, csr_extract_v, csr_extract_u of a dense matrix ---- */
@@ -37,7 +28,7 @@ static int k_csr_extract(const tm_call *c, const tm_v *a, int nargs, tm_v *out) 
   int what = (int)(*(const char *)c->fn->data - '0');
   if (nargs != 1 || !is_matrix(&a[0])) return tm_no_overload(c, a, nargs);
   const tm_v *A = &a[0];
-  int m = A->rows, n = A->cols, nnz = 0, rc;
+  int m = A->rows, n = A->cols, nnz = 0;
   for (size_t i = 0; i < (size_t)m * n; i++) nnz += A->val[i] != 0;
   if (what == EX_W) {
     size_t *idx = tm_pick_index((size_t)nnz);
@@ -48,7 +39,7 @@ static int k_csr_extract(const tm_call *c, const tm_v *a, int nargs, tm_v *out) 
         if (AT(A->val, m, i, j) != 0) idx[k++] = (size_t)j * m + i;
     return tm_pick(out, A, idx, (size_t)nnz);
   }
-  if ((rc = int_array(c, out, what == EX_V ? nnz : m + 1))) return rc;
+  if (tm_new_int_array(out, what == EX_V ? nnz : m + 1)) return nomem(c);
   int k = 0;
   for (int i = 0; i < m; i++) {
     if (what == EX_U) out->ival[i] = k + 1;
