@@ -15,6 +15,27 @@
 #include "tm_rng_def.h"
 #include "tm_rng_dist.h"
 
+/* The defs of a location-scale family (y, mu, sigma) with Stan's checks in
+** its order: y by the kind y_check, mu finite, sigma positive and finite.
+** late: the def's late_checks. */
+#define LOC_SCALE_DENS_DEF(y_check, late, body) \
+  {3, {Y, LOC, SCALE}, {{0, y_check}, {1, CK_FINITE}, {2, CK_POS_FINITE}}, late, body, 0}
+#define LOC_SCALE_CDF_DEF(y_check, f) \
+  {3, 0, {Y, LOC, SCALE}, {{0, y_check}, {1, CK_FINITE}, {2, CK_POS_FINITE}}, f, NULL}
+
+#define LOC_SCALE_RNG_DEF(rng_name, draw) \
+  {rng_name, 2, 0, draw, {LOC, SCALE}, {CK_FINITE, CK_POS_FINITE}}
+
+/* The same for a family of y with a shape and a scale (or inverse scale)
+** parameter, each positive and finite: name1 and name2 are Stan's names of
+** the two in the family's order (pareto's is scale, shape). */
+#define SHAPE_SCALE_DENS_DEF(name1, name2, y_check, body) \
+  {3, {Y, name1, name2}, {{0, y_check}, {1, CK_POS_FINITE}, {2, CK_POS_FINITE}}, 0, body, 0}
+#define SHAPE_SCALE_CDF_DEF(name1, name2, y_check, f) \
+  {3, 0, {Y, name1, name2}, {{0, y_check}, {1, CK_POS_FINITE}, {2, CK_POS_FINITE}}, f, NULL}
+#define SHAPE_SCALE_RNG_DEF(rng_name, draw, name1, name2) \
+  {rng_name, 2, 0, draw, {name1, name2}, {CK_POS_FINITE, CK_POS_FINITE}}
+
 /* The table tm_fns_<name> of a family with the usual five functions:
 ** <name>_lpdf (the tm_dens_def dens_<name>), _lcdf, _lccdf and _cdf (the
 ** cdf_def d_<name>), all with signature sig, and <name>_rng (the rng_def

@@ -7,14 +7,14 @@
 /* frechet(y | alpha, sigma) = alpha / sigma (y / sigma)^(-1 - alpha) exp(-(y / sigma)^-alpha) */
 static int frechet_body(tm_dens *D, double *logp) {
   double lp = 0;
-  int k_a = tm_dens_keep(D, B(1)), k_as = tm_dens_keep(D, B(1) | B(2)), k_ya = tm_dens_keep(D, B(0) | B(1));
-  int k_all = tm_dens_keep(D, 7u);
+  int k_a = tm_dens_keep(D, B(1)), k_all = tm_dens_keep(D, 7u);
+  pair_keep keep = keep_pairs(D);
   for (size_t j = 0; j < D->n; j++) {
     double y = X(D, 0, j), a = X(D, 1, j), s = X(D, 2, j), ly = log(y), ls = log(s);
     double p = pow(s / y, a);
     if (k_a) lp += log(a);
-    if (k_as) lp += a * ls;
-    if (k_ya) lp -= (1 + a) * ly;
+    if (keep.ab) lp += a * ls;
+    if (keep.ya) lp -= (1 + a) * ly;
     if (k_all) lp -= p;
     tm_dens_add(D, 0, j, (a * p - 1 - a) / y);
     tm_dens_add(D, 1, j, 1 / a + (ls - ly) * (1 - p));
@@ -24,8 +24,7 @@ static int frechet_body(tm_dens *D, double *logp) {
   return AD_OK;
 }
 
-static const tm_dens_def dens_frechet = {3, {Y, SHAPE, SCALE},
-  {{0, CK_POS}, {1, CK_POS_FINITE}, {2, CK_POS_FINITE}}, 0, frechet_body, 0};
+static const tm_dens_def dens_frechet = SHAPE_SCALE_DENS_DEF(SHAPE, SCALE, CK_POS, frechet_body);
 
 /* frechet: F = exp(-u), u = (sigma / y)^alpha */
 static double frechet_e(const double *x, int upper, double *d) {
@@ -42,15 +41,13 @@ static double frechet_e(const double *x, int upper, double *d) {
   return v;
 }
 
-static const cdf_def d_frechet = {3, 0, {Y, SHAPE, SCALE},
-  {{0, CK_POS}, {1, CK_POS_FINITE}, {2, CK_POS_FINITE}}, frechet_e, NULL};
+static const cdf_def d_frechet = SHAPE_SCALE_CDF_DEF(SHAPE, SCALE, CK_POS, frechet_e);
 
 static int draw_frechet(tm_rng *r, const double *p, double *x) {
   *x = p[1] * pow(tm_rd_exponential(r), -1.0 / p[0]);
   return 0;
 }
 
-static const rng_def D_frechet = {"frechet_rng", 2, 0, draw_frechet,
-  {"Shape parameter", SCALE}, {CK_POS_FINITE, CK_POS_FINITE}};
+static const rng_def D_frechet = SHAPE_SCALE_RNG_DEF("frechet_rng", draw_frechet, "Shape parameter", SCALE);
 
 CONT_FAMILY_TABLE(frechet, SIG3, R2)
