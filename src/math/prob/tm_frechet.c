@@ -30,14 +30,10 @@ static const tm_dens_def dens_frechet = SHAPE_SCALE_DENS_DEF(SHAPE, SCALE, CK_PO
 static double frechet_e(const double *x, int upper, double *d) {
   double y = x[0], al = x[1], s = x[2];
   if (y == 0) return upper ? 0 : -INFINITY;
-  double u = pow(s / y, al), v, g;
+  double r = s / y, u = pow(r, al), v, g;
   if (upper) { v = tm_log1m_exp(-u); g = u == 0 ? 0 : isinf(u) ? 0 : 1 / expm1(u); }
   else { v = -u; g = -1; }
-  if (g != 0 && isfinite(u)) {
-    d[0] = -g * al * u / y;
-    d[1] = g * u * log(s / y);
-    d[2] = g * al * u / s;
-  }
+  power_ratio_partials(g, -1, al, u, r, y, s, d);
   return v;
 }
 

@@ -31,12 +31,8 @@ static const tm_dens_def dens_weibull = SHAPE_SCALE_DENS_DEF(SHAPE, SCALE, CK_FI
 static double weibull_e(const double *x, int upper, double *d) {
   double y = x[0], al = x[1], s = x[2];
   if (y == 0) return upper ? 0 : -INFINITY;
-  double u = pow(y / s, al), g, v = one_minus_exp(u, upper, &g);
-  if (g != 0 && isfinite(u)) {
-    d[0] = g * al * u / y;
-    d[1] = g * u * log(y / s);
-    d[2] = -g * al * u / s;
-  }
+  double r = y / s, u = pow(r, al), g, v = one_minus_exp(u, upper, &g);
+  power_ratio_partials(g, 1, al, u, r, y, s, d);
   return v;
 }
 
