@@ -36,11 +36,9 @@ static double cauchy_e(const double *x, int upper, double *d) {
 
 static const cdf_def d_cauchy = LOC_SCALE_CDF_DEF(CK_NOT_NAN, cauchy_e);
 
-static int draw_cauchy(tm_rng *r, const double *p, double *x) {
-  *x = p[0] + p[1] * tan(TM_PI * (tm_rng_uniform(r) - 0.5));
-  return 0;
-}
+/* the standard Cauchy by inversion */
+static double std_cauchy(tm_rng *r) { return tan(TM_PI * (tm_rng_uniform(r) - 0.5)); }
 
-static const rng_def D_cauchy = LOC_SCALE_RNG_DEF("cauchy_rng", draw_cauchy);
+LOC_SCALE_RNG(cauchy, std_cauchy)
 
 CONT_FAMILY_TABLE(cauchy, SIG3, R2)

@@ -26,6 +26,16 @@
 #define LOC_SCALE_RNG_DEF(rng_name, draw) \
   {rng_name, 2, 0, draw, {LOC, SCALE}, {CK_FINITE, CK_POS_FINITE}}
 
+/* The _rng of a location-scale family: mu + sigma times a draw of the
+** family's standard form (mu 0, sigma 1) by std_draw(r); defines draw_<name>
+** and the rng_def D_<name> that CONT_FAMILY_TABLE names. */
+#define LOC_SCALE_RNG(name, std_draw) \
+  static int draw_##name(tm_rng *r, const double *p, double *x) { \
+    *x = p[0] + p[1] * std_draw(r); \
+    return 0; \
+  } \
+  static const rng_def D_##name = LOC_SCALE_RNG_DEF(#name "_rng", draw_##name);
+
 /* The same for a family of y with a shape and a scale (or inverse scale)
 ** parameter, each positive and finite: name1 and name2 are Stan's names of
 ** the two in the family's order (pareto's is scale, shape). */

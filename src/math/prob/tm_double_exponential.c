@@ -42,13 +42,12 @@ static double double_exponential_e(const double *x, int upper, double *d) {
 
 static const cdf_def d_double_exponential = LOC_SCALE_CDF_DEF(CK_NOT_NAN, double_exponential_e);
 
-/* an exponential with a random sign */
-static int draw_double_exponential(tm_rng *r, const double *p, double *x) {
+/* the standard double exponential: an exponential with a random sign */
+static double std_double_exponential(tm_rng *r) {
   double e = tm_rd_exponential(r);
-  *x = p[0] + p[1] * (tm_rng_next(r) >> 63 ? e : -e);
-  return 0;
+  return tm_rng_next(r) >> 63 ? e : -e;
 }
 
-static const rng_def D_double_exponential = LOC_SCALE_RNG_DEF("double_exponential_rng", draw_double_exponential);
+LOC_SCALE_RNG(double_exponential, std_double_exponential)
 
 CONT_FAMILY_TABLE(double_exponential, SIG3, R2)

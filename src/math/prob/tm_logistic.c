@@ -37,12 +37,12 @@ static double logistic_e(const double *x, int upper, double *d) {
 
 static const cdf_def d_logistic = LOC_SCALE_CDF_DEF(CK_NOT_NAN, logistic_e);
 
-static int draw_logistic(tm_rng *r, const double *p, double *x) {
+/* the standard logistic: the logit of a uniform */
+static double std_logistic(tm_rng *r) {
   double u = tm_rng_uniform(r);
-  *x = p[0] + p[1] * (log(u) - log1p(-u));
-  return 0;
+  return log(u) - log1p(-u);
 }
 
-static const rng_def D_logistic = LOC_SCALE_RNG_DEF("logistic_rng", draw_logistic);
+LOC_SCALE_RNG(logistic, std_logistic)
 
 CONT_FAMILY_TABLE(logistic, SIG3, R2)
