@@ -36,6 +36,17 @@
   } \
   static const rng_def D_##name = LOC_SCALE_RNG_DEF(#name "_rng", draw_##name);
 
+/* The _rng of a power-ratio family (weibull: sign 1, frechet: -1; their
+** cdfs' power_ratio_partials): u = (y / sigma)^(sign alpha) is a standard
+** exponential E, so y = sigma E^(sign / alpha), by inversion.  Defines
+** draw_<name> and the rng_def D_<name> (a shape alpha, a scale sigma). */
+#define POWER_RATIO_RNG(name, sign) \
+  static int draw_##name(tm_rng *r, const double *p, double *x) { \
+    *x = p[1] * pow(tm_rd_exponential(r), (sign) / p[0]); \
+    return 0; \
+  } \
+  static const rng_def D_##name = SHAPE_SCALE_RNG_DEF(#name "_rng", draw_##name, SHAPE, SCALE);
+
 /* The same for a family of y with a shape and a scale (or inverse scale)
 ** parameter, each positive and finite: name1 and name2 are Stan's names of
 ** the two in the family's order (pareto's is scale, shape). */

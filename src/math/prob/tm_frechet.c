@@ -30,20 +30,15 @@ static const tm_dens_def dens_frechet = SHAPE_SCALE_DENS_DEF(SHAPE, SCALE, CK_PO
 static double frechet_e(const double *x, int upper, double *d) {
   double y = x[0], al = x[1], s = x[2];
   if (y == 0) return upper ? 0 : -INFINITY;
-  double r = s / y, u = pow(r, al), v, g;
-  if (upper) { v = tm_log1m_exp(-u); g = u == 0 ? 0 : isinf(u) ? 0 : 1 / expm1(u); }
-  else { v = -u; g = -1; }
+  /* F = exp(-u) is 1 - F of the 1 - exp(-u) families */
+  double r = s / y, u = pow(r, al), g, v = one_minus_exp(u, !upper, &g);
+  if (upper && u == 0) g = 0;  /* log(1 - F) = -inf: no partials */
   power_ratio_partials(g, -1, al, u, r, y, s, d);
   return v;
 }
 
 static const cdf_def d_frechet = SHAPE_SCALE_CDF_DEF(SHAPE, SCALE, CK_POS, frechet_e);
 
-static int draw_frechet(tm_rng *r, const double *p, double *x) {
-  *x = p[1] * pow(tm_rd_exponential(r), -1.0 / p[0]);
-  return 0;
-}
-
-static const rng_def D_frechet = SHAPE_SCALE_RNG_DEF("frechet_rng", draw_frechet, "Shape parameter", SCALE);
+POWER_RATIO_RNG(frechet, -1.0)
 
 CONT_FAMILY_TABLE(frechet, SIG3, R2)

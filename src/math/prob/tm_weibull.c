@@ -38,11 +38,6 @@ static double weibull_e(const double *x, int upper, double *d) {
 
 static const cdf_def d_weibull = SHAPE_SCALE_CDF_DEF(SHAPE, SCALE, CK_NONNEG, weibull_e);
 
-static int draw_weibull(tm_rng *r, const double *p, double *x) {
-  *x = p[1] * pow(tm_rd_exponential(r), 1.0 / p[0]);
-  return 0;
-}
-
-static const rng_def D_weibull = SHAPE_SCALE_RNG_DEF("weibull_rng", draw_weibull, "Shape parameter", SCALE);
+POWER_RATIO_RNG(weibull, 1.0)
 
 CONT_FAMILY_TABLE(weibull, SIG3, R2)
