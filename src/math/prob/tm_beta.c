@@ -8,17 +8,15 @@
 
 /* beta(y | alpha, beta) */
 static int beta_body(tm_dens *D, double *logp) {
-  double lp = 0, *dga = NULL, *dgb = NULL;
-  if (ad(D, 1) && !(dga = per_elem(D, 1, digamma_fn))) return AD_EMEMORY;
-  if (ad(D, 2) && !(dgb = per_elem(D, 2, digamma_fn))) return AD_EMEMORY;
-  int keep_ya = tm_dens_keep(D, B(0) | B(1)), keep_yb = tm_dens_keep(D, B(0) | B(2));
-  int keep_ab = tm_dens_keep(D, B(1) | B(2));
+  double lp = 0, *dga, *dgb;
+  if (ad_digamma(D, 1, &dga) || ad_digamma(D, 2, &dgb)) return AD_EMEMORY;
+  pair_keep keep = keep_pairs(D);
   for (size_t j = 0; j < D->n; j++) {
     double y = at(D, 0, j), a = at(D, 1, j), b = at(D, 2, j);
     double log_y = log(y), log1m_y = tm_log1m(y);
-    if (keep_ya) lp += (a - 1) * log_y;
-    if (keep_yb) lp += (b - 1) * log1m_y;
-    if (keep_ab) lp += tm_lgamma(a + b);
+    if (keep.ya) lp += (a - 1) * log_y;
+    if (keep.yb) lp += (b - 1) * log1m_y;
+    if (keep.ab) lp += tm_lgamma(a + b);
     tm_dens_add(D, 0, j, (a - 1) / y + (b - 1) / (y - 1));
     if (dga || dgb) {
       double dab = tm_digamma(a + b);

@@ -18,13 +18,12 @@ static int cauchy_body(tm_dens *D, double *logp) {
     tm_dens_add(D, 2, j, (d2 - s2) / s / (s2 + d2));
   }
   if (tm_dens_keep(D, 0)) lp -= TM_LOG_PI * (double)D->n;
-  if (tm_dens_keep(D, B(2))) add_unary(D, 2, neg_log, &lp);
+  add_neg_log_scale(D, &lp);
   *logp = lp;
   return AD_OK;
 }
 
-static const tm_dens_def dens_cauchy = {3, {Y, LOC, SCALE},
-  {{0, CK_NOT_NAN}, {1, CK_FINITE}, {2, CK_POS_FINITE}}, 1, cauchy_body, 0};
+static const tm_dens_def dens_cauchy = LOC_SCALE_DENS_DEF(CK_NOT_NAN, 1, cauchy_body);
 
 /* F = atan2(1, -z) / pi: 1/2 + atan(z) / pi without its cancellation for z << 0 */
 static double cauchy_e(const double *x, int upper, double *d) {
@@ -35,14 +34,11 @@ static double cauchy_e(const double *x, int upper, double *d) {
   return log(p);
 }
 
-static const cdf_def d_cauchy = {3, 0, {Y, LOC, SCALE},
-  {{0, CK_NOT_NAN}, {1, CK_FINITE}, {2, CK_POS_FINITE}}, cauchy_e, NULL};
+static const cdf_def d_cauchy = LOC_SCALE_CDF_DEF(CK_NOT_NAN, cauchy_e);
 
-static int draw_cauchy(tm_rng *r, const double *p, double *x) {
-  *x = p[0] + p[1] * tan(TM_PI * (tm_rng_uniform(r) - 0.5));
-  return 0;
-}
+/* the standard Cauchy by inversion */
+static double std_cauchy(tm_rng *r) { return tan(TM_PI * (tm_rng_uniform(r) - 0.5)); }
 
-static const rng_def D_cauchy = {"cauchy_rng", 2, 0, draw_cauchy, {LOC, SCALE}, {CK_FINITE, CK_POS_FINITE}};
+LOC_SCALE_RNG(cauchy, std_cauchy)
 
 CONT_FAMILY_TABLE(cauchy, SIG3, R2)

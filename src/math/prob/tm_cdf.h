@@ -70,6 +70,23 @@ static inline double one_minus_exp(double u, int upper, double *g) {
   return tm_log1m_exp(-u);
 }
 
+/* ---- power families: F a function of u = r^alpha, r = y / sigma (weibull)
+** or sigma / y (frechet) ---- */
+
+/* The partials through u of a value with d(value)/du = g: sign is 1 for
+** r = y / sigma, -1 for r = sigma / y (du/dy = sign alpha u / y, du/dsigma
+** its negative times y / sigma, du/dalpha = u log r).  None where g is 0 or
+** u infinite. */
+static inline void power_ratio_partials(double g, double sign, double al, double u, double r, double y,
+                                        double s, double *d) {
+  if (g != 0 && isfinite(u)) {
+    double g_y = sign * g;
+    d[0] = g_y * al * u / y;
+    d[1] = g * u * log(r);
+    d[2] = -g_y * al * u / s;
+  }
+}
+
 /* ---- the incomplete gamma families: F = P(a, t) or Q(a, t) ---- */
 
 /* log P(a, t) (lower = 1) or log Q(a, t) of the cdf, given which of them

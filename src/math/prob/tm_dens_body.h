@@ -49,10 +49,39 @@ static inline int any_below(const tm_dens *D, int i, double lo, int or_equal) {
   return 0;
 }
 
+/* Stan's LOG_ZERO, with zero partials, for a y outside the support (after
+** any_below): a body's early return. */
+static inline int log_zero(double *logp) {
+  *logp = -INFINITY;
+  return AD_OK;
+}
+
 /* the g of add_unary and per_elem */
 static inline double neg_log(double x) { return -log(x); }
 static inline double neg_lgamma(double x) { return -tm_lgamma(x); }
 static inline double log_fn(double x) { return log(x); }
 static inline double digamma_fn(double x) { return tm_digamma(x); }
+
+/* The digamma of argument i per element when it is autodiff (the partial of
+** its -lgamma term), else NULL, in *dg; AD_EMEMORY when out of memory. */
+static inline int ad_digamma(const tm_dens *D, int i, double **dg) {
+  *dg = NULL;
+  if (ad(D, i) && !(*dg = per_elem(D, i, digamma_fn))) return AD_EMEMORY;
+  return AD_OK;
+}
+
+/* Which terms of a density of three arguments (y, then two parameters a and
+** b) tm_dens_keep keeps, by the two arguments each term depends on. */
+typedef struct pair_keep { int ya, yb, ab; } pair_keep;
+static inline pair_keep keep_pairs(const tm_dens *D) {
+  pair_keep k = {tm_dens_keep(D, B(0) | B(1)), tm_dens_keep(D, B(0) | B(2)), tm_dens_keep(D, B(1) | B(2))};
+  return k;
+}
+
+/* The -log(sigma) term of a location-scale density (sigma is argument 2):
+** once per element of sigma, when kept. */
+static inline void add_neg_log_scale(tm_dens *D, double *logp) {
+  if (tm_dens_keep(D, B(2))) add_unary(D, 2, neg_log, logp);
+}
 
 #endif

@@ -18,13 +18,12 @@ static int double_exponential_body(tm_dens *D, double *logp) {
     tm_dens_add(D, 2, j, inv_s * (sd - 1));
   }
   if (tm_dens_keep(D, 0)) lp -= TM_LOG_2 * (double)D->n;
-  if (tm_dens_keep(D, B(2))) add_unary(D, 2, neg_log, &lp);
+  add_neg_log_scale(D, &lp);
   *logp = lp;
   return AD_OK;
 }
 
-static const tm_dens_def dens_double_exponential = {3, {Y, LOC, SCALE},
-  {{0, CK_FINITE}, {1, CK_FINITE}, {2, CK_POS_FINITE}}, 1, double_exponential_body, 0};
+static const tm_dens_def dens_double_exponential = LOC_SCALE_DENS_DEF(CK_FINITE, 1, double_exponential_body);
 
 /* F = exp(z) / 2 below mu, 1 - exp(-z) / 2 above */
 static double double_exponential_e(const double *x, int upper, double *d) {
@@ -41,17 +40,14 @@ static double double_exponential_e(const double *x, int upper, double *d) {
   return v;
 }
 
-static const cdf_def d_double_exponential = {3, 0, {Y, LOC, SCALE},
-  {{0, CK_NOT_NAN}, {1, CK_FINITE}, {2, CK_POS_FINITE}}, double_exponential_e, NULL};
+static const cdf_def d_double_exponential = LOC_SCALE_CDF_DEF(CK_NOT_NAN, double_exponential_e);
 
-/* an exponential with a random sign */
-static int draw_double_exponential(tm_rng *r, const double *p, double *x) {
+/* the standard double exponential: an exponential with a random sign */
+static double std_double_exponential(tm_rng *r) {
   double e = tm_rd_exponential(r);
-  *x = p[0] + p[1] * (tm_rng_next(r) >> 63 ? e : -e);
-  return 0;
+  return tm_rng_next(r) >> 63 ? e : -e;
 }
 
-static const rng_def D_double_exponential = {"double_exponential_rng", 2, 0, draw_double_exponential,
-  {LOC, SCALE}, {CK_FINITE, CK_POS_FINITE}};
+LOC_SCALE_RNG(double_exponential, std_double_exponential)
 
 CONT_FAMILY_TABLE(double_exponential, SIG3, R2)

@@ -7,14 +7,14 @@
 /* frechet(y | alpha, sigma) = alpha / sigma (y / sigma)^(-1 - alpha) exp(-(y / sigma)^-alpha) */
 static int frechet_body(tm_dens *D, double *logp) {
   double lp = 0;
-  int k_a = tm_dens_keep(D, B(1)), k_as = tm_dens_keep(D, B(1) | B(2)), k_ya = tm_dens_keep(D, B(0) | B(1));
-  int k_all = tm_dens_keep(D, 7u);
+  int k_a = tm_dens_keep(D, B(1)), k_all = tm_dens_keep(D, 7u);
+  pair_keep keep = keep_pairs(D);
   for (size_t j = 0; j < D->n; j++) {
     double y = X(D, 0, j), a = X(D, 1, j), s = X(D, 2, j), ly = log(y), ls = log(s);
     double p = pow(s / y, a);
     if (k_a) lp += log(a);
-    if (k_as) lp += a * ls;
-    if (k_ya) lp -= (1 + a) * ly;
+    if (keep.ab) lp += a * ls;
+    if (keep.ya) lp -= (1 + a) * ly;
     if (k_all) lp -= p;
     tm_dens_add(D, 0, j, (a * p - 1 - a) / y);
     tm_dens_add(D, 1, j, 1 / a + (ls - ly) * (1 - p));
@@ -24,33 +24,21 @@ static int frechet_body(tm_dens *D, double *logp) {
   return AD_OK;
 }
 
-static const tm_dens_def dens_frechet = {3, {Y, SHAPE, SCALE},
-  {{0, CK_POS}, {1, CK_POS_FINITE}, {2, CK_POS_FINITE}}, 0, frechet_body, 0};
+static const tm_dens_def dens_frechet = SHAPE_SCALE_DENS_DEF(SHAPE, SCALE, CK_POS, frechet_body);
 
 /* frechet: F = exp(-u), u = (sigma / y)^alpha */
 static double frechet_e(const double *x, int upper, double *d) {
   double y = x[0], al = x[1], s = x[2];
   if (y == 0) return upper ? 0 : -INFINITY;
-  double u = pow(s / y, al), v, g;
-  if (upper) { v = tm_log1m_exp(-u); g = u == 0 ? 0 : isinf(u) ? 0 : 1 / expm1(u); }
-  else { v = -u; g = -1; }
-  if (g != 0 && isfinite(u)) {
-    d[0] = -g * al * u / y;
-    d[1] = g * u * log(s / y);
-    d[2] = g * al * u / s;
-  }
+  /* F = exp(-u) is 1 - F of the 1 - exp(-u) families */
+  double r = s / y, u = pow(r, al), g, v = one_minus_exp(u, !upper, &g);
+  if (upper && u == 0) g = 0;  /* log(1 - F) = -inf: no partials */
+  power_ratio_partials(g, -1, al, u, r, y, s, d);
   return v;
 }
 
-static const cdf_def d_frechet = {3, 0, {Y, SHAPE, SCALE},
-  {{0, CK_POS}, {1, CK_POS_FINITE}, {2, CK_POS_FINITE}}, frechet_e, NULL};
+static const cdf_def d_frechet = SHAPE_SCALE_CDF_DEF(SHAPE, SCALE, CK_POS, frechet_e);
 
-static int draw_frechet(tm_rng *r, const double *p, double *x) {
-  *x = p[1] * pow(tm_rd_exponential(r), -1.0 / p[0]);
-  return 0;
-}
-
-static const rng_def D_frechet = {"frechet_rng", 2, 0, draw_frechet,
-  {"Shape parameter", SCALE}, {CK_POS_FINITE, CK_POS_FINITE}};
+POWER_RATIO_RNG(frechet, -1.0)
 
 CONT_FAMILY_TABLE(frechet, SIG3, R2)

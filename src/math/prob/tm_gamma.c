@@ -6,17 +6,16 @@
 
 /* gamma(y | alpha, beta); y < 0 gives LOG_ZERO as in Stan */
 static int gamma_body(tm_dens *D, double *logp) {
-  if (any_below(D, 0, 0, 0)) { *logp = -INFINITY; return AD_OK; }
-  double lp = 0, *dg = NULL;
-  if (ad(D, 1) && !(dg = per_elem(D, 1, digamma_fn))) return AD_EMEMORY;
-  int keep_ab = tm_dens_keep(D, B(1) | B(2)), keep_ya = tm_dens_keep(D, B(0) | B(1));
-  int keep_yb = tm_dens_keep(D, B(0) | B(2));
+  if (any_below(D, 0, 0, 0)) return log_zero(logp);
+  double lp = 0, *dg;
+  if (ad_digamma(D, 1, &dg)) return AD_EMEMORY;
+  pair_keep keep = keep_pairs(D);
   for (size_t j = 0; j < D->n; j++) {
     double y = at(D, 0, j), a = at(D, 1, j), b = at(D, 2, j);
     double log_y = log(y), log_b = log(b);
-    if (keep_ab) lp += a * log_b;
-    if (keep_ya) lp += (a - 1) * log_y;
-    if (keep_yb) lp -= b * y;
+    if (keep.ab) lp += a * log_b;
+    if (keep.ya) lp += (a - 1) * log_y;
+    if (keep.yb) lp -= b * y;
     tm_dens_add(D, 0, j, (a - 1) / y - b);
     if (dg) tm_dens_add(D, 1, j, log_b + log_y - dg[idx(D, 1, j)]);
     tm_dens_add(D, 2, j, a / b - y);
@@ -26,8 +25,7 @@ static int gamma_body(tm_dens *D, double *logp) {
   return AD_OK;
 }
 
-static const tm_dens_def dens_gamma = {3, {Y, SHAPE, "Inverse scale parameter"},
-  {{0, CK_NOT_NAN}, {1, CK_POS_FINITE}, {2, CK_POS_FINITE}}, 0, gamma_body, 0};
+static const tm_dens_def dens_gamma = SHAPE_SCALE_DENS_DEF(SHAPE, "Inverse scale parameter", CK_NOT_NAN, gamma_body);
 
 /* gamma(y | alpha, beta): P(alpha, beta y) */
 static double gamma_e(const double *x, int upper, double *d) {
@@ -39,13 +37,10 @@ static double gamma_e(const double *x, int upper, double *d) {
   return v;
 }
 
-static const cdf_def d_gamma = {3, 0, {Y, SHAPE, "Inverse scale parameter"},
-  {{0, CK_NONNEG}, {1, CK_POS_FINITE}, {2, CK_POS_FINITE}},
-  gamma_e, NULL};
+static const cdf_def d_gamma = SHAPE_SCALE_CDF_DEF(SHAPE, "Inverse scale parameter", CK_NONNEG, gamma_e);
 
 static int draw_gamma(tm_rng *r, const double *p, double *x) { *x = tm_rd_gamma(r, p[0]) / p[1]; return 0; }
 
-static const rng_def D_gamma = {"gamma_rng", 2, 0, draw_gamma,
-  {"Shape parameter", "Inverse scale parameter"}, {CK_POS_FINITE, CK_POS_FINITE}};
+static const rng_def D_gamma = SHAPE_SCALE_RNG_DEF("gamma_rng", draw_gamma, "Shape parameter", "Inverse scale parameter");
 
 CONT_FAMILY_TABLE(gamma, SIG3, R2)

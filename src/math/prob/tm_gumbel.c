@@ -41,6 +41,6 @@ static const cdf_def d_gumbel = {3, 0, {Y, LOC, SCALE},
 
 static int draw_gumbel(tm_rng *r, const double *p, double *x) { *x = p[0] - p[1] * log(tm_rd_exponential(r)); return 0; }
 
-static const rng_def D_gumbel = {"gumbel_rng", 2, 0, draw_gumbel, {LOC, SCALE}, {CK_FINITE, CK_POS_FINITE}};
+static const rng_def D_gumbel = LOC_SCALE_RNG_DEF("gumbel_rng", draw_gumbel);
 
 CONT_FAMILY_TABLE(gumbel, SIG3, R2)

@@ -6,7 +6,7 @@
 
 /* inv_chi_square(y | nu) = 2^(-nu/2) / Gamma(nu/2) y^(-nu/2 - 1) exp(-1 / (2y)); y <= 0 gives log(0) */
 static int inv_chi_square_body(tm_dens *D, double *logp) {
-  if (any_below(D, 0, 0, 1)) { *logp = -INFINITY; return AD_OK; }
+  if (any_below(D, 0, 0, 1)) return log_zero(logp);
   double lp = 0;
   int k_n = tm_dens_keep(D, B(1)), k_yn = tm_dens_keep(D, 3u), k_y = tm_dens_keep(D, B(0));
   for (size_t j = 0; j < D->n; j++) {

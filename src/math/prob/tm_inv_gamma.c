@@ -6,17 +6,16 @@
 
 /* inv_gamma(y | alpha, beta); y <= 0 gives LOG_ZERO as in Stan */
 static int inv_gamma_body(tm_dens *D, double *logp) {
-  if (any_below(D, 0, 0, 1)) { *logp = -INFINITY; return AD_OK; }
-  double lp = 0, *dg = NULL;
-  if (ad(D, 1) && !(dg = per_elem(D, 1, digamma_fn))) return AD_EMEMORY;
-  int keep_ab = tm_dens_keep(D, B(1) | B(2)), keep_ya = tm_dens_keep(D, B(0) | B(1));
-  int keep_yb = tm_dens_keep(D, B(0) | B(2));
+  if (any_below(D, 0, 0, 1)) return log_zero(logp);
+  double lp = 0, *dg;
+  if (ad_digamma(D, 1, &dg)) return AD_EMEMORY;
+  pair_keep keep = keep_pairs(D);
   for (size_t j = 0; j < D->n; j++) {
     double y = at(D, 0, j), a = at(D, 1, j), b = at(D, 2, j);
     double log_y = log(y), inv_y = 1 / y, log_b = log(b);
-    if (keep_ab) lp += a * log_b;
-    if (keep_ya) lp -= (a + 1) * log_y;
-    if (keep_yb) lp -= b * inv_y;
+    if (keep.ab) lp += a * log_b;
+    if (keep.ya) lp -= (a + 1) * log_y;
+    if (keep.yb) lp -= b * inv_y;
     tm_dens_add(D, 0, j, (b * inv_y - a - 1) * inv_y);
     if (dg) tm_dens_add(D, 1, j, log_b - dg[idx(D, 1, j)] - log_y);
     tm_dens_add(D, 2, j, a / b - inv_y);
@@ -26,8 +25,7 @@ static int inv_gamma_body(tm_dens *D, double *logp) {
   return AD_OK;
 }
 
-static const tm_dens_def dens_inv_gamma = {3, {Y, SHAPE, SCALE},
-  {{0, CK_NOT_NAN}, {1, CK_POS_FINITE}, {2, CK_POS_FINITE}}, 0, inv_gamma_body, 0};
+static const tm_dens_def dens_inv_gamma = SHAPE_SCALE_DENS_DEF(SHAPE, SCALE, CK_NOT_NAN, inv_gamma_body);
 
 /* inv_gamma(y | alpha, beta): Q(alpha, beta / y) */
 static double inv_gamma_e(const double *x, int upper, double *d) {
@@ -40,12 +38,10 @@ static double inv_gamma_e(const double *x, int upper, double *d) {
   return v;
 }
 
-static const cdf_def d_inv_gamma = {3, 0, {Y, SHAPE, SCALE},
-  {{0, CK_NONNEG}, {1, CK_POS_FINITE}, {2, CK_POS_FINITE}}, inv_gamma_e, NULL};
+static const cdf_def d_inv_gamma = SHAPE_SCALE_CDF_DEF(SHAPE, SCALE, CK_NONNEG, inv_gamma_e);
 
 static int draw_inv_gamma(tm_rng *r, const double *p, double *x) { *x = p[1] / tm_rd_gamma(r, p[0]); return 0; }
 
-static const rng_def D_inv_gamma = {"inv_gamma_rng", 2, 0, draw_inv_gamma,
-  {"Shape parameter", SCALE}, {CK_POS_FINITE, CK_POS_FINITE}};
+static const rng_def D_inv_gamma = SHAPE_SCALE_RNG_DEF("inv_gamma_rng", draw_inv_gamma, "Shape parameter", SCALE);
 
 CONT_FAMILY_TABLE(inv_gamma, SIG3, R2)

@@ -18,13 +18,12 @@ static int logistic_body(tm_dens *D, double *logp) {
     tm_dens_add(D, 1, j, -dy);
     tm_dens_add(D, 2, j, (-dy * d - 1) * inv_s);
   }
-  if (tm_dens_keep(D, B(2))) add_unary(D, 2, neg_log, &lp);
+  add_neg_log_scale(D, &lp);
   *logp = lp;
   return AD_OK;
 }
 
-static const tm_dens_def dens_logistic = {3, {Y, LOC, SCALE},
-  {{0, CK_FINITE}, {1, CK_FINITE}, {2, CK_POS_FINITE}}, 0, logistic_body, 0};
+static const tm_dens_def dens_logistic = LOC_SCALE_DENS_DEF(CK_FINITE, 0, logistic_body);
 
 static double logistic_e(const double *x, int upper, double *d) {
   double z = (x[0] - x[1]) / x[2];
@@ -36,15 +35,14 @@ static double logistic_e(const double *x, int upper, double *d) {
   return tm_log_inv_logit(z);
 }
 
-static const cdf_def d_logistic = {3, 0, {Y, LOC, SCALE},
-  {{0, CK_NOT_NAN}, {1, CK_FINITE}, {2, CK_POS_FINITE}}, logistic_e, NULL};
+static const cdf_def d_logistic = LOC_SCALE_CDF_DEF(CK_NOT_NAN, logistic_e);
 
-static int draw_logistic(tm_rng *r, const double *p, double *x) {
+/* the standard logistic: the logit of a uniform */
+static double std_logistic(tm_rng *r) {
   double u = tm_rng_uniform(r);
-  *x = p[0] + p[1] * (log(u) - log1p(-u));
-  return 0;
+  return log(u) - log1p(-u);
 }
 
-static const rng_def D_logistic = {"logistic_rng", 2, 0, draw_logistic, {LOC, SCALE}, {CK_FINITE, CK_POS_FINITE}};
+LOC_SCALE_RNG(logistic, std_logistic)
 
 CONT_FAMILY_TABLE(logistic, SIG3, R2)

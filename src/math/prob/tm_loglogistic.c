@@ -21,9 +21,7 @@ static int loglogistic_body(tm_dens *D, double *logp) {
   return AD_OK;
 }
 
-static const tm_dens_def dens_loglogistic = {3, {Y, SCALE, SHAPE},
-  {{0, CK_POS_FINITE}, {1, CK_POS_FINITE}, {2, CK_POS_FINITE}}, 0,
-  loglogistic_body, 0};
+static const tm_dens_def dens_loglogistic = SHAPE_SCALE_DENS_DEF(SCALE, SHAPE, CK_POS_FINITE, loglogistic_body);
 
 /* ---- loglogistic(y | alpha, beta): F = inv_logit(beta (log y - log alpha)) ---- */
 
@@ -38,9 +36,7 @@ static double loglogistic_e(const double *x, int upper, double *d) {
   return upper ? tm_log1m_inv_logit(r) : tm_log_inv_logit(r);
 }
 
-static const cdf_def d_loglogistic = {3, 0, {Y, SCALE, SHAPE},
-  {{0, CK_NONNEG}, {1, CK_POS_FINITE}, {2, CK_POS_FINITE}},
-  loglogistic_e, NULL};
+static const cdf_def d_loglogistic = SHAPE_SCALE_CDF_DEF(SCALE, SHAPE, CK_NONNEG, loglogistic_e);
 static const cdf_fn f_loglogistic_cdf = {&d_loglogistic, M_CDF};
 
 static int draw_loglogistic(tm_rng *r, const double *p, double *x) {
@@ -49,8 +45,7 @@ static int draw_loglogistic(tm_rng *r, const double *p, double *x) {
   return 0;
 }
 
-static const rng_def D_loglogistic = {"loglogistic_rng", 2, 0, draw_loglogistic,
-  {SCALE, "Shape parameter"}, {CK_POS_FINITE, CK_POS_FINITE}};
+static const rng_def D_loglogistic = SHAPE_SCALE_RNG_DEF("loglogistic_rng", draw_loglogistic, SCALE, "Shape parameter");
 
 const tm_fn tm_fns_loglogistic[] = {
   {"loglogistic_lpdf", "real(reals, reals, reals)", tm_dens_def_kernel, &dens_loglogistic},

@@ -8,7 +8,7 @@
 ** Stan 2.21 does (include_summand<propto>), which the reference values of
 ** the shared models were computed with. */
 static int lognormal_body(tm_dens *D, double *logp) {
-  if (any_below(D, 0, 0, 1)) { *logp = -INFINITY; return AD_OK; }
+  if (any_below(D, 0, 0, 1)) return log_zero(logp);
   double lp = D->propto ? 0.0 : -TM_LOG_SQRT_2PI * (double)D->n;
   for (size_t j = 0; j < D->n; j++) {
     double y = at(D, 0, j), inv_s = 1 / at(D, 2, j);
@@ -19,14 +19,13 @@ static int lognormal_body(tm_dens *D, double *logp) {
     tm_dens_add(D, 1, j, t);
     tm_dens_add(D, 2, j, (t * lm - 1) * inv_s);
   }
-  if (tm_dens_keep(D, B(2))) add_unary(D, 2, neg_log, &lp);
+  add_neg_log_scale(D, &lp);
   if (tm_dens_keep(D, B(0))) add_unary(D, 0, neg_log, &lp);
   *logp = lp;
   return AD_OK;
 }
 
-static const tm_dens_def dens_lognormal = {3, {Y, LOC, SCALE},
-  {{0, CK_NONNEG}, {1, CK_FINITE}, {2, CK_POS_FINITE}}, 0, lognormal_body, 0};
+static const tm_dens_def dens_lognormal = LOC_SCALE_DENS_DEF(CK_NONNEG, 0, lognormal_body);
 
 static double lognormal_e(const double *x, int upper, double *d) {
   double y = x[0];
@@ -37,11 +36,10 @@ static double lognormal_e(const double *x, int upper, double *d) {
   return v;
 }
 
-static const cdf_def d_lognormal = {3, 0, {Y, LOC, SCALE},
-  {{0, CK_NONNEG}, {1, CK_FINITE}, {2, CK_POS_FINITE}}, lognormal_e, NULL};
+static const cdf_def d_lognormal = LOC_SCALE_CDF_DEF(CK_NONNEG, lognormal_e);
 
 static int draw_lognormal(tm_rng *r, const double *p, double *x) { *x = exp(p[0] + p[1] * tm_rng_normal(r)); return 0; }
 
-static const rng_def D_lognormal = {"lognormal_rng", 2, 0, draw_lognormal, {LOC, SCALE}, {CK_FINITE, CK_POS_FINITE}};
+static const rng_def D_lognormal = LOC_SCALE_RNG_DEF("lognormal_rng", draw_lognormal);
 
 CONT_FAMILY_TABLE(lognormal, SIG3, R2)

@@ -79,11 +79,9 @@ static const cdf_def d_std_normal = {1, 0, {Y}, {{0, CK_NOT_NAN}}, std_normal_e,
 MODES(normal)
 MODES(std_normal)
 
-static int draw_normal(tm_rng *r, const double *p, double *x) { *x = p[0] + p[1] * tm_rng_normal(r); return 0; }
+LOC_SCALE_RNG(normal, tm_rng_normal)
 
 static int draw_std_normal(tm_rng *r, const double *p, double *x) { (void)p; *x = tm_rng_normal(r); return 0; }
-
-static const rng_def D_normal = {"normal_rng", 2, 0, draw_normal, {LOC, SCALE}, {CK_FINITE, CK_POS_FINITE}};
 static const rng_def D_std_normal = {"std_normal_rng", 0, 0, draw_std_normal, {NULL}, {CK_NONE}};
 
 const tm_fn tm_fns_normal[] = {

@@ -7,7 +7,7 @@
 /* pareto(y | y_min, alpha) = alpha y_min^alpha / y^(alpha + 1), y >= y_min */
 static int pareto_body(tm_dens *D, double *logp) {
   for (size_t j = 0; j < D->n; j++)
-    if (X(D, 0, j) < X(D, 1, j)) { *logp = -INFINITY; return AD_OK; }
+    if (X(D, 0, j) < X(D, 1, j)) return log_zero(logp);
   double lp = 0;
   int k_a = tm_dens_keep(D, B(2)), k_ma = tm_dens_keep(D, B(1) | B(2)), k_ya = tm_dens_keep(D, B(0) | B(2));
   for (size_t j = 0; j < D->n; j++) {
@@ -23,8 +23,7 @@ static int pareto_body(tm_dens *D, double *logp) {
   return AD_OK;
 }
 
-static const tm_dens_def dens_pareto = {3, {Y, SCALE, SHAPE},
-  {{0, CK_NOT_NAN}, {1, CK_POS_FINITE}, {2, CK_POS_FINITE}}, 0, pareto_body, 0};
+static const tm_dens_def dens_pareto = SHAPE_SCALE_DENS_DEF(SCALE, SHAPE, CK_NOT_NAN, pareto_body);
 
 /* 1 - F = (y_min / y)^alpha above y_min */
 static double pareto_e(const double *x, int upper, double *d) {
@@ -42,12 +41,10 @@ static double pareto_e(const double *x, int upper, double *d) {
   return v;
 }
 
-static const cdf_def d_pareto = {3, 0, {Y, SCALE, SHAPE},
-  {{0, CK_NONNEG}, {1, CK_POS_FINITE}, {2, CK_POS_FINITE}}, pareto_e, NULL};
+static const cdf_def d_pareto = SHAPE_SCALE_CDF_DEF(SCALE, SHAPE, CK_NONNEG, pareto_e);
 
 static int draw_pareto(tm_rng *r, const double *p, double *x) { *x = p[0] * exp(tm_rd_exponential(r) / p[1]); return 0; }
 
-static const rng_def D_pareto = {"pareto_rng", 2, 0, draw_pareto,
-  {SCALE, "Shape parameter"}, {CK_POS_FINITE, CK_POS_FINITE}};
+static const rng_def D_pareto = SHAPE_SCALE_RNG_DEF("pareto_rng", draw_pareto, SCALE, "Shape parameter");
 
 CONT_FAMILY_TABLE(pareto, SIG3, R2)

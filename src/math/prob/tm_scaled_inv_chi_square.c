@@ -7,15 +7,15 @@
 
 /* scaled_inv_chi_square(y | nu, s); y <= 0 gives log(0) */
 static int scaled_inv_chi_square_body(tm_dens *D, double *logp) {
-  if (any_below(D, 0, 0, 1)) { *logp = -INFINITY; return AD_OK; }
+  if (any_below(D, 0, 0, 1)) return log_zero(logp);
   double lp = 0;
-  int k_n = tm_dens_keep(D, B(1)), k_ns = tm_dens_keep(D, B(1) | B(2)), k_yn = tm_dens_keep(D, B(0) | B(1));
-  int k_all = tm_dens_keep(D, 7u);
+  int k_n = tm_dens_keep(D, B(1)), k_all = tm_dens_keep(D, 7u);
+  pair_keep keep = keep_pairs(D);
   for (size_t j = 0; j < D->n; j++) {
     double y = X(D, 0, j), nu = X(D, 1, j), s = X(D, 2, j), h = 0.5 * nu, ly = log(y), ls = log(s);
     if (k_n) lp += h * log(h) - tm_lgamma(h);
-    if (k_ns) lp += nu * ls;
-    if (k_yn) lp -= (h + 1) * ly;
+    if (keep.ab) lp += nu * ls;
+    if (keep.ya) lp -= (h + 1) * ly;
     if (k_all) lp -= h * s * s / y;
     tm_dens_add(D, 0, j, -(h + 1) / y + h * s * s / (y * y));
     if (D->d[1]) tm_dens_add(D, 1, j, 0.5 * log(h) + 0.5 - 0.5 * tm_digamma(h) + ls - 0.5 * ly - 0.5 * s * s / y);
@@ -25,8 +25,8 @@ static int scaled_inv_chi_square_body(tm_dens *D, double *logp) {
   return AD_OK;
 }
 
-static const tm_dens_def dens_scaled_inv_chi_square = {3, {Y, DOF, SCALE},
-  {{0, CK_NOT_NAN}, {1, CK_POS_FINITE}, {2, CK_POS_FINITE}}, 0, scaled_inv_chi_square_body, 0};
+static const tm_dens_def dens_scaled_inv_chi_square =
+  SHAPE_SCALE_DENS_DEF(DOF, SCALE, CK_NOT_NAN, scaled_inv_chi_square_body);
 
 /* scaled_inv_chi_square(y | nu, s): Q(nu / 2, nu s^2 / (2 y)) */
 static double scaled_inv_chi_square_e(const double *x, int upper, double *d) {
@@ -39,16 +39,15 @@ static double scaled_inv_chi_square_e(const double *x, int upper, double *d) {
   return v;
 }
 
-static const cdf_def d_scaled_inv_chi_square = {3, 0, {Y, DOF, SCALE},
-  {{0, CK_NONNEG}, {1, CK_POS_FINITE}, {2, CK_POS_FINITE}},
-  scaled_inv_chi_square_e, NULL};
+static const cdf_def d_scaled_inv_chi_square =
+  SHAPE_SCALE_CDF_DEF(DOF, SCALE, CK_NONNEG, scaled_inv_chi_square_e);
 
 static int draw_scaled_inv_chi_square(tm_rng *r, const double *p, double *x) {
   *x = p[0] * p[1] * p[1] / (2.0 * tm_rd_gamma(r, 0.5 * p[0]));
   return 0;
 }
 
-static const rng_def D_scaled_inv_chi_square = {"scaled_inv_chi_square_rng", 2, 0, draw_scaled_inv_chi_square,
-  {"Degrees of freedom parameter", SCALE}, {CK_POS_FINITE, CK_POS_FINITE}};
+static const rng_def D_scaled_inv_chi_square =
+  SHAPE_SCALE_RNG_DEF("scaled_inv_chi_square_rng", draw_scaled_inv_chi_square, DOF, SCALE);
 
 CONT_FAMILY_TABLE(scaled_inv_chi_square, SIG3, R2)

@@ -12,6 +12,7 @@
 ** reflected for p > 1/2.  Partials by the implicit function theorem:
 ** dt/dp = 1 / f(t), dt/dnu = -(dF/dnu) / f(t); one node per call.
 */
+#include "../tm_scalar.h"
 #include "tm_cont_family.h"
 
 static double student_nu_term(double nu) {
@@ -172,16 +173,7 @@ typedef struct {
 
 static void qf_chain(ad_node *self) {
   qf_node *e = (qf_node *)self;
-  for (int i = 0; i < 4; i++) {
-    if (!e->adj[i]) continue;
-    if (e->scalar[i]) {
-      double s = 0;
-      for (size_t j = 0; j < e->n; j++) s += e->oadj[j] * e->d[i][j];
-      e->adj[i][0] += s;
-    } else {
-      for (size_t j = 0; j < e->n; j++) e->adj[i][j] += e->oadj[j] * e->d[i][j];
-    }
-  }
+  for (int i = 0; i < 4; i++) tm_add_partials(e->adj[i], e->scalar[i], e->oadj, e->d[i], e->n);
 }
 
 static int k_student_t_qf(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {

@@ -8,7 +8,7 @@
 static int uniform_body(tm_dens *D, double *logp) {
   for (size_t j = 0; j < D->n; j++) {
     double y = at(D, 0, j);
-    if (y < at(D, 1, j) || at(D, 2, j) < y) { *logp = -INFINITY; return AD_OK; }
+    if (y < at(D, 1, j) || at(D, 2, j) < y) return log_zero(logp);
   }
   double lp = 0;
   int keep_ab = tm_dens_keep(D, B(1) | B(2));

@@ -6,16 +6,16 @@
 
 /* weibull(y | alpha, sigma); y < 0 gives LOG_ZERO as in Stan */
 static int weibull_body(tm_dens *D, double *logp) {
-  if (any_below(D, 0, 0, 0)) { *logp = -INFINITY; return AD_OK; }
+  if (any_below(D, 0, 0, 0)) return log_zero(logp);
   double lp = 0;
-  int keep_ya = tm_dens_keep(D, B(0) | B(1)), keep_as = tm_dens_keep(D, B(1) | B(2));
+  pair_keep keep = keep_pairs(D);
   for (size_t j = 0; j < D->n; j++) {
     double y = at(D, 0, j), a = at(D, 1, j), s = at(D, 2, j);
     double log_y = log(y), log_s = log(s);
     double p = pow(y / s, a);
     lp -= p;
-    if (keep_ya) lp += (a - 1) * log_y;
-    if (keep_as) lp -= a * log_s;
+    if (keep.ya) lp += (a - 1) * log_y;
+    if (keep.ab) lp -= a * log_s;
     tm_dens_add(D, 0, j, (a * (1 - p) - 1) / y);
     tm_dens_add(D, 1, j, 1 / a + (1 - p) * (log_y - log_s));
     tm_dens_add(D, 2, j, a / s * (p - 1));
@@ -25,31 +25,19 @@ static int weibull_body(tm_dens *D, double *logp) {
   return AD_OK;
 }
 
-static const tm_dens_def dens_weibull = {3, {Y, SHAPE, SCALE},
-  {{0, CK_FINITE}, {1, CK_POS_FINITE}, {2, CK_POS_FINITE}}, 0, weibull_body, 0};
+static const tm_dens_def dens_weibull = SHAPE_SCALE_DENS_DEF(SHAPE, SCALE, CK_FINITE, weibull_body);
 
 /* u = (y / sigma)^alpha */
 static double weibull_e(const double *x, int upper, double *d) {
   double y = x[0], al = x[1], s = x[2];
   if (y == 0) return upper ? 0 : -INFINITY;
-  double u = pow(y / s, al), g, v = one_minus_exp(u, upper, &g);
-  if (g != 0 && isfinite(u)) {
-    d[0] = g * al * u / y;
-    d[1] = g * u * log(y / s);
-    d[2] = -g * al * u / s;
-  }
+  double r = y / s, u = pow(r, al), g, v = one_minus_exp(u, upper, &g);
+  power_ratio_partials(g, 1, al, u, r, y, s, d);
   return v;
 }
 
-static const cdf_def d_weibull = {3, 0, {Y, SHAPE, SCALE},
-  {{0, CK_NONNEG}, {1, CK_POS_FINITE}, {2, CK_POS_FINITE}}, weibull_e, NULL};
+static const cdf_def d_weibull = SHAPE_SCALE_CDF_DEF(SHAPE, SCALE, CK_NONNEG, weibull_e);
 
-static int draw_weibull(tm_rng *r, const double *p, double *x) {
-  *x = p[1] * pow(tm_rd_exponential(r), 1.0 / p[0]);
-  return 0;
-}
-
-static const rng_def D_weibull = {"weibull_rng", 2, 0, draw_weibull,
-  {"Shape parameter", SCALE}, {CK_POS_FINITE, CK_POS_FINITE}};
+POWER_RATIO_RNG(weibull, 1.0)
 
 CONT_FAMILY_TABLE(weibull, SIG3, R2)
