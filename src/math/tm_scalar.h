@@ -68,6 +68,22 @@ static inline void tm_add_partials(double *adj, int scalar, const double *oadj, 
   }
 }
 
+/* One node for an elementwise result over up to four operands with n
+** partials each (tm_scalar_kernel.c): tm_ew_node_new records it, then each
+** operand with adjoints is added in order.  fma of containers (tm_vecfn.c)
+** and student_t_qf run on it. */
+typedef struct tm_ew_node {
+  ad_node hdr;
+  size_t n;
+  int k;                     /* operands added */
+  const double *oadj;        /* the result's adjoints */
+  double *adj[4];
+  const double *d[4];
+  int scalar[4];             /* operand is a broadcast scalar: sum into adj[0] */
+} tm_ew_node;
+tm_ew_node *tm_ew_node_new(size_t n, const double *oadj);   /* NULL when out of memory */
+void tm_ew_node_add(tm_ew_node *e, double *adj, const double *d, int scalar);
+
 /* The Stan name of the call, for messages. */
 static inline const char *tm_fn_name(const tm_call *c) {
   return c && c->fn && c->fn->name ? c->fn->name : "function";

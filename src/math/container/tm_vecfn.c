@@ -17,23 +17,6 @@
 #include "../tm_scalar.h"
 #include "../tm_pick.h"
 
-/* ---- one node for an elementwise result over up to 3 arguments ---- */
-
-typedef struct {
-  ad_node hdr;
-  size_t n;
-  int k;
-  const double *oadj;
-  double *adj[3];
-  const double *d[3];
-  int scalar[3];
-} ew_node;
-
-static void ew_chain(ad_node *self) {
-  ew_node *e = (ew_node *)self;
-  for (int j = 0; j < e->k; j++) tm_add_partials(e->adj[j], e->scalar[j], e->oadj, e->d[j], e->n);
-}
-
 /* fma(x, y, z) = x * y + z with any of them a vector, row vector or matrix
 ** of one shape, the others scalars */
 static int k_fma_c(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
@@ -56,18 +39,13 @@ static int k_fma_c(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   int ad = tm_any_ad(a, 3);
   if ((rc = tm_new_like(out, shape, ad))) return rc;
   out->dep = (unsigned char)tm_any_dep(a, 3);
-  ew_node *e = NULL;
-  if (ad) {
-    if (!(e = ad_node_new(sizeof *e, ew_chain))) return AD_EMEMORY;
-    e->n = n;
-    e->k = 0;
-    e->oadj = out->adj;
-  }
+  tm_ew_node *e = NULL;
+  if (ad && !(e = tm_ew_node_new(n, out->adj))) return AD_EMEMORY;
   double *d[3] = {NULL, NULL, NULL};
   for (int i = 0; i < 3; i++)
     if (a[i].adj) {
       if (!(d[i] = ad_alloc_doubles(n ? n : 1))) return AD_EMEMORY;
-      e->adj[e->k] = a[i].adj; e->d[e->k] = d[i]; e->scalar[e->k] = tm_is_scalar(&a[i]); e->k++;
+      tm_ew_node_add(e, a[i].adj, d[i], tm_is_scalar(&a[i]));
     }
   for (size_t i = 0; i < n; i++) {
     double x = tm_get(&a[0], i), y = tm_get(&a[1], i), z = tm_get(&a[2], i);

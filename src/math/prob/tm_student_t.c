@@ -162,20 +162,6 @@ static double t_qf(double p, double nu, double *dp, double *dnu) {
   return p < 0.5 ? tt : -tt;
 }
 
-typedef struct {
-  ad_node hdr;
-  size_t n;
-  const double *oadj;
-  double *adj[4];
-  const double *d[4];
-  int scalar[4];
-} qf_node;
-
-static void qf_chain(ad_node *self) {
-  qf_node *e = (qf_node *)self;
-  for (int i = 0; i < 4; i++) tm_add_partials(e->adj[i], e->scalar[i], e->oadj, e->d[i], e->n);
-}
-
 static int k_student_t_qf(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   const char *fn = c->fn->name;
   static const char *const names[4] = {"Probability parameter", "Degrees of freedom parameter",
@@ -226,15 +212,10 @@ static int k_student_t_qf(const tm_call *c, const tm_v *a, int nargs, tm_v *out)
     out->dep = (unsigned char)tm_any_dep(a, 4);
     return AD_OK;
   }
-  qf_node *e = ad_node_new(sizeof *e, qf_chain);
+  tm_ew_node *e = tm_ew_node_new(n, out->adj);
   if (!e) return AD_EMEMORY;
-  e->n = n;
-  e->oadj = out->adj;
-  for (int i = 0; i < 4; i++) {
-    e->adj[i] = a[i].adj;
-    e->d[i] = d[i];
-    e->scalar[i] = tm_is_scalar(&a[i]);
-  }
+  for (int i = 0; i < 4; i++)
+    if (a[i].adj) tm_ew_node_add(e, a[i].adj, d[i], tm_is_scalar(&a[i]));
   return AD_OK;
 }
 

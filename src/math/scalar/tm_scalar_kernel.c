@@ -67,6 +67,29 @@ int tm_pair_int_array(const char *fn, const tm_v *x, const tm_v *y, tm_v *xm, tm
   return rc;
 }
 
+/* ---- tm_ew_node (tm_scalar.h) ---- */
+
+static void ew_chain(ad_node *self) {
+  tm_ew_node *e = (tm_ew_node *)self;
+  for (int j = 0; j < e->k; j++) tm_add_partials(e->adj[j], e->scalar[j], e->oadj, e->d[j], e->n);
+}
+
+tm_ew_node *tm_ew_node_new(size_t n, const double *oadj) {
+  tm_ew_node *e = ad_node_new(sizeof *e, ew_chain);
+  if (!e) return NULL;
+  e->n = n;
+  e->k = 0;
+  e->oadj = oadj;
+  return e;
+}
+
+void tm_ew_node_add(tm_ew_node *e, double *adj, const double *d, int scalar) {
+  e->adj[e->k] = adj;
+  e->d[e->k] = d;
+  e->scalar[e->k] = scalar;
+  e->k++;
+}
+
 /* ---- the elementwise node: one per vectorized call ---- */
 
 typedef struct {
