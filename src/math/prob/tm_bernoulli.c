@@ -17,8 +17,7 @@
 
 /* bernoulli_lpmf(n | theta) */
 static int bernoulli_check(const tm_dens *D) {
-  int rc = tm_check_bounded(D->fn, "n", &D->a[0], 0, 1);
-  return rc ? rc : tm_check_bounded(D->fn, "Probability parameter", &D->a[1], 0, 1);
+  return ELEM_CHECKS(D, {"n", CK_UNIT}, {"Probability parameter", CK_UNIT});
 }
 static double bernoulli_term(elem *e) {
   double th = e->x[1];
@@ -32,8 +31,7 @@ static const elem_def bernoulli_def = {
 /* bernoulli_logit_lpmf(n | alpha).  Stan switches to -exp(-x) and x beyond
 ** |x| > 20; log_inv_logit is exact everywhere and costs the same. */
 static int bernoulli_logit_check(const tm_dens *D) {
-  int rc = tm_check_bounded(D->fn, "n", &D->a[0], 0, 1);
-  return rc ? rc : tm_check_not_nan(D->fn, "Logit transformed probability parameter", &D->a[1]);
+  return ELEM_CHECKS(D, {"n", CK_UNIT}, {"Logit transformed probability parameter", CK_NOT_NAN});
 }
 /* log inv_logit(s x), s = 2 n - 1, and its derivative s inv_logit(-s x)
 ** from one exp, with the exp and log1p of the vector kernels: a loop of
@@ -57,8 +55,6 @@ static double bernoulli_e(const double *x, int upper, double *d) {
 
 static const cdf_def
   d_bernoulli = {2, 1u, {Y, "Probability parameter"}, {{1, CK_UNIT}}, bernoulli_e, NULL};
-MODES(bernoulli)
-
 /* ---- bernoulli_rng, bernoulli_logit_rng ---- */
 
 static int draw_bernoulli(tm_rng *r, const double *p, double *x) { *x = tm_rng_uniform(r) < p[0]; return 0; }
@@ -70,11 +66,4 @@ static const rng_def D_bernoulli = {"bernoulli_rng", 1, 1, draw_bernoulli, {"Pro
 static const rng_def D_bernoulli_logit = {"bernoulli_logit_rng", 1, 1, draw_bernoulli_logit,
   {"Logit transformed probability parameter"}, {CK_FINITE}};
 
-const tm_fn tm_fns_bernoulli[] = {
-  {"bernoulli_lpmf",           "real(ints, reals)",        tm_dens_elem_kernel, &bernoulli_def},
-  {"bernoulli_logit_lpmf",     "real(ints, reals)",        tm_dens_elem_kernel, &tm_dens_elem_bernoulli_logit},
-  ENTRIES(bernoulli, "real(ints, reals)"),
-  {"bernoulli_logit_rng", I1, tm_rng_kernel, &D_bernoulli_logit},
-  {"bernoulli_rng", I1, tm_rng_kernel, &D_bernoulli},
-  {NULL, NULL, NULL, NULL}
-};
+DISCRETE_LINK_FAMILY_TABLE(bernoulli, logit, "real(ints, reals)", I1)

@@ -19,9 +19,9 @@
 /* ---- beta_binomial(n | N, alpha, beta) ---- */
 
 static int beta_binomial_check(const tm_dens *D) {
-  int rc = tm_check_nonnegative(D->fn, "Population size parameter", &D->a[1]);
-  if (!rc) rc = tm_check_positive_finite(D->fn, "First prior sample size parameter", &D->a[2]);
-  return rc ? rc : tm_check_positive_finite(D->fn, "Second prior sample size parameter", &D->a[3]);
+  return ELEM_CHECKS(D, {"Successes variable", CK_NONE}, {"Population size parameter", CK_NONNEG},
+                     {"First prior sample size parameter", CK_POS_FINITE},
+                     {"Second prior sample size parameter", CK_POS_FINITE});
 }
 static double beta_binomial_term(elem *e) {
   double n = e->x[0], N = e->x[1], a = e->x[2], b = e->x[3], lp = 0;
@@ -68,8 +68,6 @@ static double beta_binomial_e(const double *x, int upper, double *d) {
 static const cdf_def
   d_beta_binomial = {4, 3u, {"Successes variable", "Population size parameter", "First prior sample size parameter",
     "Second prior sample size parameter"}, {{0, CK_END}}, beta_binomial_e, beta_binomial_check};
-MODES(beta_binomial)
-
 /* ---- beta_binomial_rng ---- */
 
 static int draw_beta_binomial(tm_rng *r, const double *p, double *x) {
@@ -80,9 +78,4 @@ static const rng_def D_beta_binomial = {"beta_binomial_rng", 3, 1, draw_beta_bin
   {"Population size parameter", "First prior sample size parameter", "Second prior sample size parameter"},
   {CK_NONNEG, CK_POS_FINITE, CK_POS_FINITE}};
 
-const tm_fn tm_fns_beta_binomial[] = {
-  {"beta_binomial_lpmf", "real(ints, ints, reals, reals)", tm_dens_elem_kernel, &beta_binomial_def},
-  ENTRIES(beta_binomial, "real(ints, ints, reals, reals)"),
-  {"beta_binomial_rng", IN2, tm_rng_kernel, &D_beta_binomial},
-  {NULL, NULL, NULL, NULL}
-};
+DISCRETE_FAMILY_TABLE(beta_binomial, "real(ints, ints, reals, reals)", IN2)

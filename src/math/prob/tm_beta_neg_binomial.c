@@ -20,10 +20,8 @@
 **   = Gamma(n + beta) B(n + r, alpha + beta) / (n! Gamma(beta) B(r, alpha)) ---- */
 
 static int beta_neg_binomial_check(const tm_dens *D) {
-  int rc = tm_check_nonnegative(D->fn, "Failures variable", &D->a[0]);
-  if (!rc) rc = tm_check_positive_finite(D->fn, "Number of successes parameter", &D->a[1]);
-  if (!rc) rc = tm_check_positive_finite(D->fn, "Prior success parameter", &D->a[2]);
-  return rc ? rc : tm_check_positive_finite(D->fn, "Prior failure parameter", &D->a[3]);
+  return ELEM_CHECKS(D, {"Failures variable", CK_NONNEG}, {"Number of successes parameter", CK_POS_FINITE},
+                     {"Prior success parameter", CK_POS_FINITE}, {"Prior failure parameter", CK_POS_FINITE});
 }
 static double beta_neg_binomial_term(elem *e) {
   double n = e->x[0], r = e->x[1], a = e->x[2], b = e->x[3], lp = 0;
@@ -88,8 +86,6 @@ static const cdf_def
   d_beta_neg_binomial = {4, 1u, {"Failures variable", "Number of successes parameter", "Prior success parameter",
     "Prior failure parameter"}, {{1, CK_POS_FINITE}, {2, CK_POS_FINITE}, {3, CK_POS_FINITE}},
     beta_neg_binomial_e, NULL};
-MODES(beta_neg_binomial)
-
 /* ---- beta_neg_binomial_rng ---- */
 
 /* p ~ beta(alpha, beta), then neg_binomial(r, p / (1 - p)) as gamma-poisson */
@@ -104,9 +100,4 @@ static const rng_def D_beta_neg_binomial = {"beta_neg_binomial_rng", 3, 1, draw_
   {"Number of successes parameter", "Prior success parameter", "Prior failure parameter"},
   {CK_POS_FINITE, CK_POS_FINITE, CK_POS_FINITE}};
 
-const tm_fn tm_fns_beta_neg_binomial[] = {
-  {"beta_neg_binomial_lpmf", "real(ints, reals, reals, reals)", tm_dens_elem_kernel, &beta_neg_binomial_def},
-  ENTRIES(beta_neg_binomial, "real(ints, reals, reals, reals)"),
-  {"beta_neg_binomial_rng", I3, tm_rng_kernel, &D_beta_neg_binomial},
-  {NULL, NULL, NULL, NULL}
-};
+DISCRETE_FAMILY_TABLE(beta_neg_binomial, "real(ints, reals, reals, reals)", I3)

@@ -24,6 +24,7 @@
 #include "../tm_special.h"
 #include "../tm_special_dist.h"
 #include "tm_dens_elem.h"
+#include "tm_dens_def.h"
 #include "../tm_simd.h"
 
 /* ---- shared pieces ---- */
@@ -76,6 +77,18 @@ int tm_dens_check_simplex_digits(const char *fn, const char *arg, const tm_v *v,
 
 int tm_dens_check_simplex(const char *fn, const char *arg, const tm_v *v) {
   return tm_dens_check_simplex_digits(fn, arg, v, 17, 17);
+}
+
+int tm_dens_elem_checks(const tm_dens *D, const elem_check *checks) {
+  const char *names[TM_DENS_MAXARGS];
+  tm_dens_check run[TM_DENS_MAXARGS + 1];
+  int n = 0;
+  for (int i = 0; checks[i].name; i++) {
+    names[i] = checks[i].name;
+    if (checks[i].kind != CK_NONE) run[n++] = (tm_dens_check){(unsigned char)i, (unsigned char)checks[i].kind};
+  }
+  run[n] = (tm_dens_check){0, CK_END};
+  return tm_dens_run_checks(D, names, run);
 }
 
 /* ---- elementwise masses ---- */

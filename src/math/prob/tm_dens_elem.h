@@ -57,4 +57,39 @@ int tm_dens_check_int_bounds(const char *fn, const char *arg, const tm_v *v, siz
 /* fails: arg "must be an int or an array of ints" */
 int tm_dens_not_int(const char *fn, const char *arg);
 
+/* A mass's argument checks as data: element i names argument i and gives
+** its check (a CK_* kind of tm_dens_def.h, CK_NONE for none); they run in
+** argument order, as Stan's do, with tm_dens_run_checks' messages.  The
+** list ends with a NULL name; ELEM_CHECKS(D, {name, kind}, ...) ends it. */
+typedef struct elem_check { const char *name; int kind; } elem_check;
+int tm_dens_elem_checks(const tm_dens *D, const elem_check *checks);
+#define ELEM_CHECKS(D, ...) tm_dens_elem_checks(D, (const elem_check[]){__VA_ARGS__, {NULL, 0}})
+
+/* The table of a discrete family with one mass: <name>_lpmf (the elem_def
+** <name>_def), its _lcdf, _lccdf and _cdf (the cdf_def d_<name>, tm_cdf.h),
+** all with signature sig, and <name>_rng (the rng_def D_<name>,
+** tm_rng_def.h) with signature rsig. */
+#define DISCRETE_FAMILY_TABLE(name, sig, rsig) \
+  MODES(name) \
+  const tm_fn tm_fns_##name[] = { \
+    {#name "_lpmf", sig, tm_dens_elem_kernel, &name##_def}, \
+    ENTRIES(name, sig), \
+    {#name "_rng", rsig, tm_rng_kernel, &D_##name}, \
+    {NULL, NULL, NULL, NULL} \
+  };
+
+/* The same for a family that also has its mass and _rng on a link scale
+** (bernoulli_logit, poisson_log): <name>_<link>_lpmf is the elem_def
+** tm_dens_elem_<name>_<link>, <name>_<link>_rng the rng_def D_<name>_<link>. */
+#define DISCRETE_LINK_FAMILY_TABLE(name, link, sig, rsig) \
+  MODES(name) \
+  const tm_fn tm_fns_##name[] = { \
+    {#name "_lpmf", sig, tm_dens_elem_kernel, &name##_def}, \
+    {#name "_" #link "_lpmf", sig, tm_dens_elem_kernel, &tm_dens_elem_##name##_##link}, \
+    ENTRIES(name, sig), \
+    {#name "_" #link "_rng", rsig, tm_rng_kernel, &D_##name##_##link}, \
+    {#name "_rng", rsig, tm_rng_kernel, &D_##name}, \
+    {NULL, NULL, NULL, NULL} \
+  };
+
 #endif

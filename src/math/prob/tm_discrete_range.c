@@ -51,8 +51,6 @@ static double discrete_range_e(const double *x, int upper, double *d) {
 static const cdf_def
   d_discrete_range = {3, 7u, {Y, "Lower bound parameter", "Upper bound parameter"}, {{0, CK_END}},
     discrete_range_e, discrete_range_check};
-MODES(discrete_range)
-
 /* ---- discrete_range_rng ---- */
 
 static int draw_discrete_range(tm_rng *r, const double *p, double *x) {
@@ -63,9 +61,4 @@ static int draw_discrete_range(tm_rng *r, const double *p, double *x) {
 static const rng_def D_discrete_range = {"discrete_range_rng", 2, 1, draw_discrete_range,
   {"Lower bound parameter", "Upper bound parameter"}, {CK_NONE, CK_GE_PREV}};
 
-const tm_fn tm_fns_discrete_range[] = {
-  {"discrete_range_lpmf", "real(ints, ints, ints)", tm_dens_elem_kernel, &discrete_range_def},
-  ENTRIES(discrete_range, "real(ints, ints, ints)"),
-  {"discrete_range_rng", II, tm_rng_kernel, &D_discrete_range},
-  {NULL, NULL, NULL, NULL}
-};
+DISCRETE_FAMILY_TABLE(discrete_range, "real(ints, ints, ints)", II)

@@ -13,6 +13,7 @@
 ** bernoulli_logit_glm_rng, the draws of the same linear predictor.
 */
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 #include "../tm_tables.h"
 #include "../tm_special.h"
@@ -31,8 +32,17 @@ typedef struct glm {
   double gsum;
 } glm;
 
-/* Shapes, and the memory of g and X' g. */
-static int glm_begin(glm *G, const char *fn, const tm_v *a, int y_int) {
+/* The arguments' count and shapes, and the memory of g and X' g.  extra
+** names a fifth argument (normal's sigma, neg_binomial's phi), a real or a
+** vector, its shape checked before the others and its size (as extra_vec)
+** after them, as Stan does; NULL: four arguments. */
+static int glm_begin(glm *G, const tm_call *c, const tm_v *a, int nargs, int y_int, const char *extra,
+                     const char *extra_vec) {
+  const char *fn = c->fn->name;
+  int want = extra ? 5 : 4;
+  if (nargs != want) return ad_fail(AD_EINVALID, "%s: expected %d arguments, got %d", fn, want, nargs);
+  if (extra && !tm_is_scalar(&a[4]) && (a[4].base != TM_VECTOR || a[4].narr))
+    return ad_fail(AD_EINVALID, "%s: %s must be a real or a vector", fn, extra);
   const tm_v *y = &a[0], *x = &a[1], *al = &a[2], *be = &a[3];
   memset(G, 0, sizeof *G);
   G->fn = fn; G->y = y; G->x = x; G->al = al; G->be = be;
@@ -52,6 +62,7 @@ static int glm_begin(glm *G, const char *fn, const tm_v *a, int y_int) {
   if (!tm_is_scalar(y)) rc = tm_check_consistent_size(fn, "Vector of dependent variables", tm_numel(y), G->N);
   if (!rc) rc = tm_check_consistent_size(fn, "Weight vector", tm_numel(be), G->K);
   if (!rc && !tm_is_scalar(al)) rc = tm_check_consistent_size(fn, "Vector of intercepts", tm_numel(al), G->N);
+  if (!rc && extra && !tm_is_scalar(&a[4])) rc = tm_check_consistent_size(fn, extra_vec, tm_numel(&a[4]), G->N);
   if (rc) return rc;
   /* not zeroed: the pass writes every outcome's g before anything reads it
      (a GLM that returns before its pass has no autodiff argument to read it) */
@@ -112,7 +123,7 @@ static void glm_sweep(glm *G, glm_rows rows, void *ctx) {
 ** Above GLM_CHUNK_MIN outcomes the pass is cut into chunks of whole blocks
 ** by N alone (at most GLM_CHUNKS); each chunk sums into a context, gsum and
 ** lanes of its own, started from the caller's context as it came in (its
-** sums still zero), and they are added in chunk order (merge), so the bits
+** sums still zero), and they are added in chunk order, so the bits
 ** depend on N only, never on the threads (tm_for). */
 #define GLM_CHUNK_MIN 512
 #define GLM_CHUNKS 32
@@ -146,10 +157,11 @@ static void glm_chunk(void *arg, int c) {
 
 static size_t round_up(size_t n, size_t to) { return (n + to - 1) / to * to; }
 
-/* glm_sweep by chunks; merge(into, from) adds a chunk context's sums into
-** the caller's.  AD_OK or AD_EMEMORY. */
+/* glm_sweep by chunks; a chunk context's sums, nsums adjacent double members
+** from byte sums_at of the context, are added into the caller's.  AD_OK or
+** AD_EMEMORY. */
 static int glm_sweep_chunks(glm *G, glm_rows rows, void *ctx, size_t ctx_size,
-                            void (*merge)(void *into, const void *from)) {
+                            size_t sums_at, int nsums) {
   size_t N = G->N, K = G->K;
   size_t cs = (N + GLM_CHUNKS - 1) / GLM_CHUNKS;
   cs = (cs + TM_SIMD_BLOCK - 1) / TM_SIMD_BLOCK * TM_SIMD_BLOCK;
@@ -173,7 +185,9 @@ static int glm_sweep_chunks(glm *G, glm_rows rows, void *ctx, size_t ctx_size,
   tm_for(nc, (double)N * (K + 1), glm_chunk, &P);
   double gsum = 0;
   for (int c = 0; c < nc; c++) {
-    merge(ctx, P.ctxs + (size_t)c * P.ctx_stride);
+    double *into = (double *)((char *)ctx + sums_at);
+    const double *from = (const double *)(P.ctxs + (size_t)c * P.ctx_stride + sums_at);
+    for (int i = 0; i < nsums; i++) into[i] += from[i];
     gsum += P.gsums[c];
     if (G->lanes) {
       const double *l = P.lanes + (size_t)c * P.lanes_stride;
@@ -184,12 +198,13 @@ static int glm_sweep_chunks(glm *G, glm_rows rows, void *ctx, size_t ctx_size,
   return AD_OK;
 }
 
-/* The failure Stan reports when the sum came out non-finite. */
-static int glm_nonfinite(const glm *G) {
+/* The failure Stan reports when the sum came out non-finite: the first
+** non-finite of beta, alpha, x. */
+static int glm_nonfinite(const char *fn, const tm_v *x, const tm_v *al, const tm_v *be) {
   int rc;
-  if ((rc = tm_check_finite(G->fn, "Weight vector", G->be))) return rc;
-  if ((rc = tm_check_finite(G->fn, "Intercept", G->al))) return rc;
-  return tm_check_finite(G->fn, "Matrix of independent variables", G->x);
+  if ((rc = tm_check_finite(fn, "Weight vector", be))) return rc;
+  if ((rc = tm_check_finite(fn, "Intercept", al))) return rc;
+  return tm_check_finite(fn, "Matrix of independent variables", x);
 }
 
 /* Partials of alpha, beta, x from g, then the node; extra operands (y,
@@ -306,24 +321,15 @@ static void nid_rows(void *ctx, const glm *G, size_t n0, size_t b, double *t) {
   C->logs += logs;
 }
 
-static void nid_merge(void *into, const void *from) {
-  nid_ctx *a = into;
-  const nid_ctx *b = from;
-  a->zz += b->zz;
-  a->logs += b->logs;
-}
+_Static_assert(offsetof(nid_ctx, logs) == offsetof(nid_ctx, zz) + sizeof(double), "nid_ctx's sums adjacent");
 
 static int k_normal_id_glm(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   const char *fn = c->fn->name;
-  if (nargs != 5) return ad_fail(AD_EINVALID, "%s: expected 5 arguments, got %d", fn, nargs);
   const tm_v *sg = &a[4];
-  if (!tm_is_scalar(sg) && (sg->base != TM_VECTOR || sg->narr))
-    return ad_fail(AD_EINVALID, "%s: Scale vector must be a real or a vector", fn);
   glm G;
-  int rc = glm_begin(&G, fn, a, 0);
+  int rc = glm_begin(&G, c, a, nargs, 0, "Scale vector", "Vector of scale parameters");
   if (rc) return rc;
   size_t N = G.N;
-  if (!tm_is_scalar(sg) && (rc = tm_check_consistent_size(fn, "Vector of scale parameters", tm_numel(sg), N))) return rc;
   if ((rc = tm_check_positive_finite(fn, "Scale vector", sg))) return rc;
   int propto = c->propto;
   nid_ctx C = {&a[0], sg, 1 / tm_get(sg, 0), NULL, NULL, 0, 0, !propto || !tm_is_const(sg)};
@@ -332,10 +338,10 @@ static int k_normal_id_glm(const tm_call *c, const tm_v *a, int nargs, tm_v *out
   if (sg->adj && !(C.ds = ad_alloc_zeros(tm_numel(sg) + 1))) return AD_EMEMORY;
   /* a scalar y on the tape sums its partial across rows: one pass */
   if (C.dy && tm_is_scalar(&a[0])) glm_sweep(&G, nid_rows, &C);
-  else if ((rc = glm_sweep_chunks(&G, nid_rows, &C, sizeof C, nid_merge))) return rc;
+  else if ((rc = glm_sweep_chunks(&G, nid_rows, &C, sizeof C, offsetof(nid_ctx, zz), 2))) return rc;
   if (C.ds && tm_is_scalar(sg)) C.ds[0] = (C.zz - (double)N) * C.inv_s0;
   if (!isfinite(C.zz)) {
-    if ((rc = tm_check_finite(fn, "Vector of dependent variables", &a[0])) || (rc = glm_nonfinite(&G))) return rc;
+    if ((rc = tm_check_finite(fn, "Vector of dependent variables", &a[0])) || (rc = glm_nonfinite(fn, G.x, G.al, G.be))) return rc;
   }
   double lp = 0;
   if (!propto) lp -= TM_LOG_SQRT_2PI * (double)N;
@@ -363,18 +369,12 @@ static void plg_rows(void *ctx, const glm *G, size_t n0, size_t b, double *t) {
   C->lgy += lgy;
 }
 
-static void plg_merge(void *into, const void *from) {
-  plg_ctx *a = into;
-  const plg_ctx *b = from;
-  a->lin += b->lin;
-  a->lgy += b->lgy;
-}
+_Static_assert(offsetof(plg_ctx, lgy) == offsetof(plg_ctx, lin) + sizeof(double), "plg_ctx's sums adjacent");
 
 static int k_poisson_log_glm(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   const char *fn = c->fn->name;
-  if (nargs != 4) return ad_fail(AD_EINVALID, "%s: expected 4 arguments, got %d", fn, nargs);
   glm G;
-  int rc = glm_begin(&G, fn, a, 1);
+  int rc = glm_begin(&G, c, a, nargs, 1, NULL, NULL);
   if (rc) return rc;
   if (!(c->frozen & 1u) && (rc = tm_check_nonnegative(fn, "Vector of dependent variables", &a[0]))) return rc;
   int propto = c->propto;
@@ -385,8 +385,8 @@ static int k_poisson_log_glm(const tm_call *c, const tm_v *a, int nargs, tm_v *o
   int ymax;
   if (C.full && !tm_is_scalar(&a[0]) && count_max(&a[0], G.N, &ymax) && !(C.lgf = lgamma_table(1, ymax)))
     return AD_EMEMORY;
-  if ((rc = glm_sweep_chunks(&G, plg_rows, &C, sizeof C, plg_merge))) return rc;
-  if (!isfinite(G.gsum) && (rc = glm_nonfinite(&G))) return rc;
+  if ((rc = glm_sweep_chunks(&G, plg_rows, &C, sizeof C, offsetof(plg_ctx, lin), 2))) return rc;
+  if (!isfinite(G.gsum) && (rc = glm_nonfinite(fn, G.x, G.al, G.be))) return rc;
   double lp = 0;
   if (!propto) lp -= tm_is_scalar(&a[0]) ? tm_lgamma(a[0].ival[0] + 1.0) * (double)G.N : C.lgy;
   lp += C.lin;
@@ -405,15 +405,10 @@ static void blg_rows(void *ctx, const glm *G, size_t n0, size_t b, double *t) {
                                    t, b);
 }
 
-static void blg_merge(void *into, const void *from) {
-  ((blg_ctx *)into)->lp += ((const blg_ctx *)from)->lp;
-}
-
 static int k_bernoulli_logit_glm(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   const char *fn = c->fn->name;
-  if (nargs != 4) return ad_fail(AD_EINVALID, "%s: expected 4 arguments, got %d", fn, nargs);
   glm G;
-  int rc = glm_begin(&G, fn, a, 1);
+  int rc = glm_begin(&G, c, a, nargs, 1, NULL, NULL);
   if (rc) return rc;
   /* a plan's constant y passed this check when the plan was recorded */
   if (!(c->frozen & 1u) && (rc = tm_check_bounded(fn, "Vector of dependent variables", &a[0], 0, 1))) return rc;
@@ -421,13 +416,9 @@ static int k_bernoulli_logit_glm(const tm_call *c, const tm_v *a, int nargs, tm_
   ad_operand ops[4];
   if (!keep) return glm_end(&G, ops, 0, 0.0, tm_any_dep(a, 4), out);
   blg_ctx C = {&a[0], 0};
-  if ((rc = glm_sweep_chunks(&G, blg_rows, &C, sizeof C, blg_merge))) return rc;
-  if (!isfinite(C.lp)) {
-    /* Stan looks for the culprit only when the sum came out non-finite */
-    if ((rc = tm_check_finite(fn, "Weight vector", G.be)) || (rc = tm_check_finite(fn, "Intercept", G.al)) ||
-        (rc = tm_check_finite(fn, "Matrix of independent variables", G.x)))
-      return rc;
-  }
+  if ((rc = glm_sweep_chunks(&G, blg_rows, &C, sizeof C, offsetof(blg_ctx, lp), 1))) return rc;
+  /* Stan looks for the culprit only when the sum came out non-finite */
+  if (!isfinite(C.lp) && (rc = glm_nonfinite(fn, G.x, G.al, G.be))) return rc;
   return glm_end(&G, ops, 0, C.lp, tm_any_dep(a, 4), out);
 }
 
@@ -484,16 +475,12 @@ static void nb_rows(void *ctx, const glm *G, size_t n0, size_t b, double *t) {
 
 static int k_neg_binomial_2_log_glm(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   const char *fn = c->fn->name;
-  if (nargs != 5) return ad_fail(AD_EINVALID, "%s: expected 5 arguments, got %d", fn, nargs);
   const tm_v *ph = &a[4];
-  if (!tm_is_scalar(ph) && (ph->base != TM_VECTOR || ph->narr))
-    return ad_fail(AD_EINVALID, "%s: Precision parameter must be a real or a vector", fn);
   glm G;
-  int rc = glm_begin(&G, fn, a, 1);
+  int rc = glm_begin(&G, c, a, nargs, 1, "Precision parameter", "Vector of precision parameters");
   if (rc) return rc;
   size_t N = G.N;
   int pv = !tm_is_scalar(ph);
-  if (pv && (rc = tm_check_consistent_size(fn, "Vector of precision parameters", tm_numel(ph), N))) return rc;
   if ((rc = tm_check_nonnegative(fn, "Failures variables", &a[0])) ||
       (rc = tm_check_finite(fn, "Weight vector", G.be)) || (rc = tm_check_finite(fn, "Intercept", G.al)) ||
       (rc = tm_check_positive_finite(fn, "Precision parameter", ph)))
@@ -536,17 +523,44 @@ static int k_neg_binomial_2_log_glm(const tm_call *c, const tm_v *a, int nargs, 
   return glm_end(&G, ops, nops, lp, tm_any_dep(a, 5), out);
 }
 
-/* Shapes shared by the two GLMs of categories: y an int or an int array;
-** x a matrix (a row per outcome) or a row_vector shared by all; N outcomes. */
-static int cat_shapes(const char *fn, const tm_v *y, const tm_v *x, size_t *N, int *xrow) {
+/* What the two GLMs of categories start with: four arguments; y an int or an
+** int array; x a matrix (a row per outcome) or a row_vector shared by all,
+** giving N outcomes; a[2] of base base2 (a vector or a matrix) named
+** name2, a[3] of base3 named name3. */
+static int cat_begin(const tm_call *c, const tm_v *a, int nargs, size_t *N, int *xrow, int base2,
+                     const char *name2, int base3, const char *name3) {
+  const char *fn = c->fn->name;
+  const tm_v *y = &a[0], *x = &a[1];
+  if (nargs != 4) return ad_fail(AD_EINVALID, "%s: expected 4 arguments, got %d", fn, nargs);
   if (y->base != TM_INT || y->narr > 1)
     return ad_fail(AD_EINVALID, "%s: Vector of dependent variables must be an int or an array of ints", fn);
   if ((x->base != TM_MATRIX && x->base != TM_ROW_VECTOR) || x->narr)
     return ad_fail(AD_EINVALID, "%s: Matrix of independent variables must be a matrix or a row_vector", fn);
   *xrow = x->base == TM_ROW_VECTOR;
   *N = *xrow ? (tm_is_scalar(y) ? 1 : tm_numel(y)) : (size_t)x->rows;
-  if (!tm_is_scalar(y) && !*xrow)
-    return tm_check_consistent_size(fn, "Vector of dependent variables", tm_numel(y), *N);
+  int rc;
+  if (!tm_is_scalar(y) && !*xrow &&
+      (rc = tm_check_consistent_size(fn, "Vector of dependent variables", tm_numel(y), *N)))
+    return rc;
+  const int base[2] = {base2, base3};
+  const char *name[2] = {name2, name3};
+  for (int i = 0; i < 2; i++)
+    if (a[2 + i].base != base[i] || a[2 + i].narr)
+      return ad_fail(AD_EINVALID, "%s: %s must be a %s", fn, name[i], base[i] == TM_MATRIX ? "matrix" : "vector");
+  return AD_OK;
+}
+
+/* The partials of x, a[2] and a[3] (sizes[i] elements each), zeroed, for
+** those that are autodiff: into d[] and as operands ops[0 .. *nops). */
+static int cat_partials(const tm_v *a, const size_t sizes[3], double *d[3], ad_operand *ops, int *nops) {
+  *nops = 0;
+  for (int i = 0; i < 3; i++) {
+    const tm_v *v = &a[1 + i];
+    d[i] = v->adj ? ad_alloc_zeros(sizes[i] + 1) : NULL;
+    if (v->adj && !d[i]) return AD_EMEMORY;
+  }
+  for (int i = 0; i < 3; i++)
+    if (d[i]) ops[(*nops)++] = (ad_operand){a[1 + i].adj, d[i], sizes[i]};
   return AD_OK;
 }
 
@@ -554,13 +568,10 @@ static int cat_shapes(const char *fn, const tm_v *y, const tm_v *x, size_t *N, i
 ** as Stan Math computes it: log(1 - inv_logit) terms by their stable forms. */
 static int k_ordered_logistic_glm(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   const char *fn = c->fn->name;
-  if (nargs != 4) return ad_fail(AD_EINVALID, "%s: expected 4 arguments, got %d", fn, nargs);
   const tm_v *y = &a[0], *x = &a[1], *be = &a[2], *cu = &a[3];
   size_t N;
   int xrow, rc;
-  if ((rc = cat_shapes(fn, y, x, &N, &xrow))) return rc;
-  if (be->base != TM_VECTOR || be->narr) return ad_fail(AD_EINVALID, "%s: Weight vector must be a vector", fn);
-  if (cu->base != TM_VECTOR || cu->narr) return ad_fail(AD_EINVALID, "%s: Cut-points must be a vector", fn);
+  if ((rc = cat_begin(c, a, nargs, &N, &xrow, TM_VECTOR, "Weight vector", TM_VECTOR, "Cut-points"))) return rc;
   size_t K = (size_t)x->cols, C = tm_numel(cu) + 1;
   if ((rc = tm_check_consistent_size(fn, "Weight vector", tm_numel(be), K))) return rc;
   if ((rc = tm_check_bounded(fn, "Vector of dependent variables", y, 1, (double)C))) return rc;
@@ -574,14 +585,11 @@ static int k_ordered_logistic_glm(const tm_call *c, const tm_v *a, int nargs, tm
   if (C > 1 && !isfinite(cv[0]))
     return ad_fail(AD_EDOMAIN, "%s: First cut-point is %.17g, but must be finite!", fn, cv[0]);
   ad_operand ops[3];
-  int nops = 0, dep = tm_any_dep(a, 4);
+  int nops, dep = tm_any_dep(a, 4);
   int keep = !c->propto || !tm_is_const(x) || !tm_is_const(be) || !tm_is_const(cu);
-  double *dx = x->adj ? ad_alloc_zeros(tm_numel(x) + 1) : NULL, *db = be->adj ? ad_alloc_zeros(K + 1) : NULL;
-  double *dc = cu->adj ? ad_alloc_zeros(C) : NULL;
-  if ((x->adj && !dx) || (be->adj && !db) || (cu->adj && !dc)) return AD_EMEMORY;
-  if (dx) ops[nops++] = (ad_operand){x->adj, dx, tm_numel(x)};
-  if (db) ops[nops++] = (ad_operand){be->adj, db, K};
-  if (dc) ops[nops++] = (ad_operand){cu->adj, dc, C - 1};
+  double *d[3];
+  if ((rc = cat_partials(a, (const size_t[3]){tm_numel(x), K, C - 1}, d, ops, &nops))) return rc;
+  double *dx = d[0], *db = d[1], *dc = d[2];
   if (N == 0 || C == 1 || !keep) return tm_set_operands(out, nops, ops, 0.0, dep);
   /* locations: x beta per row, or one for a row_vector */
   size_t NL = xrow ? 1 : N;
@@ -644,26 +652,21 @@ static int k_ordered_logistic_glm(const tm_call *c, const tm_v *a, int nargs, tm
 ** per outcome; x is N x K, alpha C, beta K x C. */
 static int k_categorical_logit_glm(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   const char *fn = c->fn->name;
-  if (nargs != 4) return ad_fail(AD_EINVALID, "%s: expected 4 arguments, got %d", fn, nargs);
   const tm_v *y = &a[0], *x = &a[1], *al = &a[2], *be = &a[3];
   size_t N;
   int xrow, rc;
-  if ((rc = cat_shapes(fn, y, x, &N, &xrow))) return rc;
-  if (al->base != TM_VECTOR || al->narr) return ad_fail(AD_EINVALID, "%s: Intercept vector must be a vector", fn);
-  if (be->base != TM_MATRIX || be->narr) return ad_fail(AD_EINVALID, "%s: Weight matrix must be a matrix", fn);
+  if ((rc = cat_begin(c, a, nargs, &N, &xrow, TM_VECTOR, "Intercept vector", TM_MATRIX, "Weight matrix")))
+    return rc;
   size_t K = (size_t)x->cols, C = (size_t)be->cols;
   if ((rc = tm_check_consistent_size(fn, "Intercept vector", tm_numel(al), C))) return rc;
   if ((rc = tm_check_size_match(fn, "x.cols()", K, "beta.rows()", (size_t)be->rows))) return rc;
   if ((rc = tm_check_bounded(fn, "categorical outcome out of support", y, 1, (double)C))) return rc;
   ad_operand ops[3];
-  int nops = 0, dep = tm_any_dep(a, 4);
+  int nops, dep = tm_any_dep(a, 4);
   int keep = !c->propto || !tm_is_const(x) || !tm_is_const(al) || !tm_is_const(be);
-  double *dx = x->adj ? ad_alloc_zeros(tm_numel(x) + 1) : NULL, *da = al->adj ? ad_alloc_zeros(C + 1) : NULL;
-  double *db = be->adj ? ad_alloc_zeros(K * C + 1) : NULL;
-  if ((x->adj && !dx) || (al->adj && !da) || (be->adj && !db)) return AD_EMEMORY;
-  if (dx) ops[nops++] = (ad_operand){x->adj, dx, tm_numel(x)};
-  if (da) ops[nops++] = (ad_operand){al->adj, da, C};
-  if (db) ops[nops++] = (ad_operand){be->adj, db, K * C};
+  double *d[3];
+  if ((rc = cat_partials(a, (const size_t[3]){tm_numel(x), C, K * C}, d, ops, &nops))) return rc;
+  double *dx = d[0], *da = d[1], *db = d[2];
   if (N == 0 || C == 1 || !keep) return tm_set_operands(out, nops, ops, 0.0, dep);
   size_t R = xrow ? 1 : N;   /* rows of the linear predictor */
   /* lin (R x C, column-major) = x beta + alpha */
@@ -696,11 +699,7 @@ static int k_categorical_logit_glm(const tm_call *c, const tm_v *a, int nargs, t
   if (xrow) lp *= (double)N;
   int yv = !tm_is_scalar(y);
   for (size_t n = 0; n < N; n++) lp += lin[(size_t)(y->ival[yv ? n : 0] - 1) * R + (xrow ? 0 : n)];
-  if (!isfinite(lp)) {
-    if ((rc = tm_check_finite(fn, "Weight vector", be)) || (rc = tm_check_finite(fn, "Intercept", al)) ||
-        (rc = tm_check_finite(fn, "Matrix of independent variables", x)))
-      return rc;
-  }
+  if (!isfinite(lp) && (rc = glm_nonfinite(fn, x, al, be))) return rc;
   /* sm becomes the softmax; d logp / d lin[r, j] = [y == j] - softmax (times N for a row_vector) */
   for (size_t j = 0; j < C; j++)
     for (size_t r = 0; r < R; r++) sm[j * R + r] *= isum[r];

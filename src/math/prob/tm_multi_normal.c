@@ -23,17 +23,6 @@
 #define AT TM_AT
 #define CONSTRAINT_TOLERANCE 1e-8
 
-/* The argument shapes of the three densities, (vectors, vectors, matrix),
-** and their y and mu as "vectors". */
-static int mvn_args(const char *fn, const tm_v *a, int nargs, tm_mvec *y, tm_mvec *mu) {
-  int rc;
-  if (nargs != 3 || a[2].narr || a[2].base != TM_MATRIX)
-    return ad_fail(AD_EINVALID, "%s: expects (vectors, vectors, matrix)", fn);
-  if ((rc = tm_mvec_of(fn, &a[0], "Random variable", y)) || (rc = tm_mvec_of(fn, &a[1], "Location parameter", mu)))
-    return rc;
-  return AD_OK;
-}
-
 /* The random variable's size k against the location's and the matrix's. */
 static int mvn_sizes(const char *fn, int k, int mu_k, const tm_v *S) {
   int rc;
@@ -105,7 +94,7 @@ static void visit_zw(void *ctx, const double *z, const double *w, int k) {
 ** terms (0: the density is 0). */
 static int mvn_checks(const char *fn, const tm_v *a, int nargs, tm_mvec *y, tm_mvec *mu, int *N) {
   int rc;
-  if ((rc = mvn_args(fn, a, nargs, y, mu))) return rc;
+  if ((rc = tm_mv_args(fn, a, nargs, 0, y, mu))) return rc;
   if ((rc = tm_mv_consistent(fn, "y", y, "mu", mu))) return rc;
   *N = y->n > mu->n ? y->n : mu->n;
   if (y->n == 0 || mu->n == 0) { *N = 0; return AD_OK; }
@@ -187,7 +176,7 @@ static int k_multi_normal_prec(const tm_call *c, const tm_v *a, int nargs, tm_v 
   static const char fn[] = "multi_normal_prec_lpdf";
   int rc = AD_OK;
   tm_mvec y = {0}, mu = {0};
-  if ((rc = mvn_args(fn, a, nargs, &y, &mu))) return rc;
+  if ((rc = tm_mv_args(fn, a, nargs, 0, &y, &mu))) return rc;
   const tm_v *O = &a[2];
   if (O->rows <= 0) return ad_fail(AD_EDOMAIN, "%s: Precision matrix rows is %d, but must be positive!", fn, O->rows);
   if ((rc = tm_check_square(fn, "Precision matrix", O))) return rc;

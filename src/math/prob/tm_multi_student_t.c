@@ -49,22 +49,11 @@ static int spd_factor(const char *fn, const char *name, const tm_v *S, double **
 
 /* ---- multi_student_t(y | nu, mu, Sigma) ---- */
 
-/* The argument shapes both multi_student_t forms take, (vectors, real,
-** vectors, matrix), and their y and mu as "vectors". */
-static int mvt_args(const char *fn, const tm_v *a, int nargs, tm_mvec *y, tm_mvec *mu) {
-  int rc;
-  if (nargs != 4 || !tm_is_scalar(&a[1]) || a[3].narr || a[3].base != TM_MATRIX)
-    return ad_fail(AD_EINVALID, "%s: expects (vectors, real, vectors, matrix)", fn);
-  if ((rc = tm_mvec_of(fn, &a[0], "Random variable", y)) || (rc = tm_mvec_of(fn, &a[2], "Location parameter", mu)))
-    return rc;
-  return AD_OK;
-}
-
 static int k_multi_student_t(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   static const char fn[] = "multi_student_t_lpdf";
   int rc = AD_OK;
   tm_mvec y = {0}, mu = {0};
-  if ((rc = mvt_args(fn, a, nargs, &y, &mu))) return rc;
+  if ((rc = tm_mv_args(fn, a, nargs, 1, &y, &mu))) return rc;
   const tm_v *nuv = &a[1], *S = &a[3];
   if (y.many && mu.many && y.n != mu.n)
     return ad_fail(AD_EINVALID, "%s: Size of random variable (%d) and size of location parameter (%d) must match in size",
@@ -134,7 +123,7 @@ static int k_multi_student_t_cholesky(const tm_call *c, const tm_v *a, int nargs
   static const char fn[] = "multi_student_t_cholesky";
   int rc = AD_OK;
   tm_mvec y = {0}, mu = {0};
-  if ((rc = mvt_args(fn, a, nargs, &y, &mu))) return rc;
+  if ((rc = tm_mv_args(fn, a, nargs, 1, &y, &mu))) return rc;
   const tm_v *nuv = &a[1], *Lv = &a[3];
   double *d[4] = {tm_new_partials(&a[0], &rc), tm_new_partials(nuv, &rc), tm_new_partials(&a[2], &rc),
                   tm_new_partials(Lv, &rc)};

@@ -74,6 +74,16 @@ int tm_mv_check_matrix(const char *fn, const char *name, const tm_v *v) {
 
 /* ---- "vectors" arguments ---- */
 
+int tm_mv_args(const char *fn, const tm_v *a, int nargs, int dof, tm_mvec *y, tm_mvec *mu) {
+  int rc, m = dof ? 4 : 3;
+  if (nargs != m || (dof && !tm_is_scalar(&a[1])) || a[m - 1].narr || a[m - 1].base != TM_MATRIX)
+    return ad_fail(AD_EINVALID, "%s: expects (vectors, %svectors, matrix)", fn, dof ? "real, " : "");
+  if ((rc = tm_mvec_of(fn, &a[0], "Random variable", y)) ||
+      (rc = tm_mvec_of(fn, &a[m - 2], "Location parameter", mu)))
+    return rc;
+  return AD_OK;
+}
+
 int tm_mv_consistent(const char *fn, const char *n1, const tm_mvec *a, const char *n2, const tm_mvec *b) {
   if (!a->many || !b->many || a->n == b->n) return AD_OK;
   return ad_fail(AD_EINVALID, "%s: %s has size = %d, but %s has size %d; and they must be the same size.",

@@ -35,6 +35,10 @@ static inline tm_v tm_mvec_elem(const tm_mvec *m, int i) {
   return tm_vector_view(m->v->val + tm_mvec_off(m, i), NULL, m->k);
 }
 
+/* The argument shapes of multi_normal's and (dof: with a real degrees of
+** freedom second) multi_student_t's forms, (vectors, [real,] vectors,
+** matrix), and their y and mu as "vectors". */
+int tm_mv_args(const char *fn, const tm_v *a, int nargs, int dof, tm_mvec *y, tm_mvec *mu);
 /* Stan's check_consistent_sizes_mvt: two arrays must have the same length. */
 int tm_mv_consistent(const char *fn, const char *n1, const tm_mvec *a, const char *n2, const tm_mvec *b);
 /* For i < N: location i finite, then random variable i not NaN (Stan's

@@ -23,9 +23,8 @@
 ** and -phi log1p(mu / phi) stay accurate as phi grows, where the textbook
 ** lgamma(n + phi) - lgamma(phi) + phi log(phi / (mu + phi)) cancels. */
 static int neg_binomial_2_check(const tm_dens *D) {
-  int rc = tm_check_nonnegative(D->fn, "Failures variable", &D->a[0]);
-  if (!rc) rc = tm_check_positive_finite(D->fn, "Location parameter", &D->a[1]);
-  return rc ? rc : tm_check_positive_finite(D->fn, "Precision parameter", &D->a[2]);
+  return ELEM_CHECKS(D, {"Failures variable", CK_NONNEG}, {"Location parameter", CK_POS_FINITE},
+                     {"Precision parameter", CK_POS_FINITE});
 }
 static double neg_binomial_2_term(elem *e) {
   double n = e->x[0], mu = e->x[1], phi = e->x[2], lp = 0;
@@ -46,9 +45,8 @@ static const elem_def neg_binomial_2_def = {
 /* neg_binomial_2_log_lpmf(n | eta, phi), as Stan computes it: everything
 ** through log1p_exp(eta - log(phi)), so exp(eta) never overflows the value. */
 static int neg_binomial_2_log_check(const tm_dens *D) {
-  int rc = tm_check_nonnegative(D->fn, "Failures variable", &D->a[0]);
-  if (!rc) rc = tm_check_finite(D->fn, "Log location parameter", &D->a[1]);
-  return rc ? rc : tm_check_positive_finite(D->fn, "Precision parameter", &D->a[2]);
+  return ELEM_CHECKS(D, {"Failures variable", CK_NONNEG}, {"Log location parameter", CK_FINITE},
+                     {"Precision parameter", CK_POS_FINITE});
 }
 static double neg_binomial_2_log_term(elem *e) {
   double n = e->x[0], eta = e->x[1], phi = e->x[2], lp = 0;
@@ -70,9 +68,8 @@ static const elem_def neg_binomial_2_log_def = {
 /* ---- neg_binomial(n | alpha, beta) ---- */
 
 static int neg_binomial_check(const tm_dens *D) {
-  int rc = tm_check_nonnegative(D->fn, "Failures variable", &D->a[0]);
-  if (!rc) rc = tm_check_positive_finite(D->fn, "Shape parameter", &D->a[1]);
-  return rc ? rc : tm_check_positive_finite(D->fn, "Inverse scale parameter", &D->a[2]);
+  return ELEM_CHECKS(D, {"Failures variable", CK_NONNEG}, {"Shape parameter", CK_POS_FINITE},
+                     {"Inverse scale parameter", CK_POS_FINITE});
 }
 static double neg_binomial_term(elem *e) {
   double n = e->x[0], a = e->x[1], b = e->x[2], lp = 0;

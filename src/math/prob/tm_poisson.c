@@ -46,8 +46,7 @@ static double poisson_terms(const elem *e, double n, double n_log_rate, double r
 
 /* poisson_lpmf(n | lambda) */
 static int poisson_check(const tm_dens *D) {
-  int rc = tm_check_nonnegative(D->fn, "Random variable", &D->a[0]);
-  return rc ? rc : tm_check_nonnegative(D->fn, "Rate parameter", &D->a[1]);
+  return ELEM_CHECKS(D, {"Random variable", CK_NONNEG}, {"Rate parameter", CK_NONNEG});
 }
 static double poisson_term(elem *e) {
   double n = e->x[0], lam = e->x[1];
@@ -64,8 +63,7 @@ static const elem_def poisson_def = {
 
 /* poisson_log_lpmf(n | alpha) */
 static int poisson_log_check(const tm_dens *D) {
-  int rc = tm_check_nonnegative(D->fn, "Random variable", &D->a[0]);
-  return rc ? rc : tm_check_not_nan(D->fn, "Log rate parameter", &D->a[1]);
+  return ELEM_CHECKS(D, {"Random variable", CK_NONNEG}, {"Log rate parameter", CK_NOT_NAN});
 }
 static double poisson_log_term(elem *e) {
   double n = e->x[0], al = e->x[1];
@@ -99,8 +97,6 @@ static double poisson_e(const double *x, int upper, double *d) {
 
 static const cdf_def
   d_poisson = {2, 1u, {Y, "Rate parameter"}, {{1, CK_NONNEG}}, poisson_e, NULL};
-MODES(poisson)
-
 /* ---- poisson_rng, poisson_log_rng ---- */
 
 static int draw_poisson(tm_rng *r, const double *p, double *x) { *x = tm_rd_poisson(r, p[0]); return 0; }
@@ -108,11 +104,4 @@ static int draw_poisson_log(tm_rng *r, const double *p, double *x) { *x = tm_rd_
 static const rng_def D_poisson = {"poisson_rng", 1, 1, draw_poisson, {"Rate parameter"}, {CK_RATE}};
 static const rng_def D_poisson_log = {"poisson_log_rng", 1, 1, draw_poisson_log, {"Log rate parameter"}, {CK_LOG_RATE}};
 
-const tm_fn tm_fns_poisson[] = {
-  {"poisson_lpmf",             "real(ints, reals)",        tm_dens_elem_kernel, &poisson_def},
-  {"poisson_log_lpmf",         "real(ints, reals)",        tm_dens_elem_kernel, &tm_dens_elem_poisson_log},
-  ENTRIES(poisson, "real(ints, reals)"),
-  {"poisson_log_rng", I1, tm_rng_kernel, &D_poisson_log},
-  {"poisson_rng", I1, tm_rng_kernel, &D_poisson},
-  {NULL, NULL, NULL, NULL}
-};
+DISCRETE_LINK_FAMILY_TABLE(poisson, log, "real(ints, reals)", I1)

@@ -158,6 +158,16 @@ static dn wiener4_lcdf(double t_, double a_, double w_, double v_, int upper) {
   return dn_add(lP, dn_log(dn_sub(dn_c(1), q)));
 }
 
+/* Stan's check that each response time exceeds its nondecision time, with
+** its message (the two spaces and %g are Stan's). */
+static int wiener_check_after_t0(const tm_dens *D) {
+  for (size_t j = 0; j < D->n; j++)
+    if (X(D, 0, j) <= X(D, 2, j))
+      return ad_fail(AD_EDOMAIN, "%s: Random variable  = %g, but must be greater than nondecision time = %g",
+                     D->fn, X(D, 0, j), X(D, 2, j));
+  return AD_OK;
+}
+
 /* What wiener_lpdf's five-parameter form and the four-parameter cdfs check
 ** alike, in Stan's order: nd arguments, or nd + 1 with a scalar precision
 ** last, each real(s) or a vector (else no overload); the frame over the
@@ -197,10 +207,7 @@ static int k_wiener_cdf(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   if (rc) return rc;
   if (nargs == 6 && (rc = tm_check_positive(fn, "Precision", &a[5]))) return rc;
   if (D.n == 0) return tm_dens_end(&D, 0.0, out);
-  for (size_t j = 0; j < D.n; j++)
-    if (X(&D, 0, j) <= X(&D, 2, j))
-      return ad_fail(AD_EDOMAIN, "%s: Random variable  = %g, but must be greater than nondecision time = %g",
-                     fn, X(&D, 0, j), X(&D, 2, j));
+  if ((rc = wiener_check_after_t0(&D))) return rc;
   double lp = 0;
   for (size_t j = 0; j < D.n; j++) {
     double y = X(&D, 0, j), al = X(&D, 1, j), t0 = X(&D, 2, j), wn = X(&D, 3, j), vn = X(&D, 4, j);
@@ -261,10 +268,7 @@ static int wiener5_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out)
     return rc;
   if (nargs == 7 && (rc = tm_check_positive(fn, "Precision", &a[6]))) return rc;
   if (D.n == 0) return tm_dens_end(&D, 0.0, out);
-  for (size_t j = 0; j < D.n; j++)
-    if (X(&D, 0, j) <= X(&D, 2, j))
-      return ad_fail(AD_EDOMAIN, "%s: Random variable  = %g, but must be greater than nondecision time = %g",
-                     fn, X(&D, 0, j), X(&D, 2, j));
+  if ((rc = wiener_check_after_t0(&D))) return rc;
   if (!tm_dens_keep(&D, 63u)) return tm_dens_end(&D, 0.0, out);
   double lp = 0;
   for (size_t j = 0; j < D.n; j++) {
@@ -318,10 +322,7 @@ static int k_wiener(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
       (rc = tm_check_bounded(fn, names[3], &a[3], 0, 1)))
     return rc;
   if (D.n == 0) return tm_dens_end(&D, 0.0, out);
-  for (size_t j = 0; j < D.n; j++)
-    if (X(&D, 0, j) <= X(&D, 2, j))
-      return ad_fail(AD_EDOMAIN, "%s: Random variable  = %g, but must be greater than nondecision time = %g",
-                     fn, X(&D, 0, j), X(&D, 2, j));
+  if ((rc = wiener_check_after_t0(&D))) return rc;
   if (!tm_dens_keep(&D, 31u)) return tm_dens_end(&D, 0.0, out);
   const double pi = 3.14159265358979323846, err = 0.000001;
   const double log_pi = log(pi), log_sqrt_pi = 0.5 * log_pi, sqrt_pi = sqrt(pi);

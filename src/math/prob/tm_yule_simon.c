@@ -53,8 +53,6 @@ static double yule_simon_e(const double *x, int upper, double *d) {
 
 static const cdf_def
   d_yule_simon = {2, 1u, {"Outcome variable", SHAPE}, {{1, CK_POS_FINITE}}, yule_simon_e, NULL};
-MODES(yule_simon)
-
 /* ---- yule_simon_rng ---- */
 
 /* w ~ exponential(alpha), then 1 + neg_binomial(1, p / (1 - p)), p = exp(-w) (Stan's) */
@@ -68,9 +66,4 @@ static int draw_yule_simon(tm_rng *r, const double *p, double *x) {
 }
 static const rng_def D_yule_simon = {"yule_simon_rng", 1, 1, draw_yule_simon, {"Shape parameter"}, {CK_POS_FINITE}};
 
-const tm_fn tm_fns_yule_simon[] = {
-  {"yule_simon_lpmf", "real(ints, reals)", tm_dens_elem_kernel, &yule_simon_def},
-  ENTRIES(yule_simon, "real(ints, reals)"),
-  {"yule_simon_rng", I1, tm_rng_kernel, &D_yule_simon},
-  {NULL, NULL, NULL, NULL}
-};
+DISCRETE_FAMILY_TABLE(yule_simon, "real(ints, reals)", I1)
