@@ -46,6 +46,21 @@ int tm_cdf_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out);
   {#name "_lccdf", sig, tm_cdf_kernel, &f_##name##_lccdf}, \
   {#name "_cdf", sig, tm_cdf_kernel, &f_##name##_cdf}
 
+/* The table tm_fns_<name> of a family with Stan's usual five functions: its
+** density or mass (dens "_lpdf" or "_lpmf", run by kernel on def), _lcdf,
+** _lccdf and _cdf (the cdf_def d_<name>), all with signature sig, and
+** <name>_rng (the rng_def D_<name>, tm_rng_def.h) with signature rsig.
+** CONT_FAMILY_TABLE (tm_cont_family.h) and DISCRETE_FAMILY_TABLE
+** (tm_dens_elem.h) name the kernel and def of their kind. */
+#define FAMILY_TABLE(name, dens, kernel, def, sig, rsig) \
+  MODES(name) \
+  const tm_fn tm_fns_##name[] = { \
+    {#name dens, sig, kernel, &def}, \
+    ENTRIES(name, sig), \
+    {#name "_rng", rsig, tm_rng_kernel, &D_##name}, \
+    {NULL, NULL, NULL, NULL} \
+  };
+
 /* ---- location-scale families: g = d(log value) / dz, z = (y - mu) / sigma ---- */
 
 static inline void loc_scale(double g, double z, double sigma, double *d) {

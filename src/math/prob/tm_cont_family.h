@@ -58,16 +58,8 @@
   } \
   static const rng_def D_##name = SHAPE_SCALE_RNG_DEF(#name "_rng", draw_##name, SHAPE, SCALE);
 
-/* The table tm_fns_<name> of a family with the usual five functions:
-** <name>_lpdf (the tm_dens_def dens_<name>), _lcdf, _lccdf and _cdf (the
-** cdf_def d_<name>), all with signature sig, and <name>_rng (the rng_def
-** D_<name>) with signature rsig. */
+/* The table of a family with the usual five functions (FAMILY_TABLE,
+** tm_cdf.h), its _lpdf the tm_dens_def dens_<name>. */
 #define CONT_FAMILY_TABLE(name, sig, rsig) \
-  MODES(name) \
-  const tm_fn tm_fns_##name[] = { \
-    {#name "_lpdf", sig, tm_dens_def_kernel, &dens_##name}, \
-    ENTRIES(name, sig), \
-    {#name "_rng", rsig, tm_rng_kernel, &D_##name}, \
-    {NULL, NULL, NULL, NULL} \
-  };
+  FAMILY_TABLE(name, "_lpdf", tm_dens_def_kernel, dens_##name, sig, rsig)
 #endif

@@ -65,18 +65,10 @@ typedef struct elem_check { const char *name; int kind; } elem_check;
 int tm_dens_elem_checks(const tm_dens *D, const elem_check *checks);
 #define ELEM_CHECKS(D, ...) tm_dens_elem_checks(D, (const elem_check[]){__VA_ARGS__, {NULL, 0}})
 
-/* The table of a discrete family with one mass: <name>_lpmf (the elem_def
-** <name>_def), its _lcdf, _lccdf and _cdf (the cdf_def d_<name>, tm_cdf.h),
-** all with signature sig, and <name>_rng (the rng_def D_<name>,
-** tm_rng_def.h) with signature rsig. */
+/* The table of a discrete family with the usual five functions
+** (FAMILY_TABLE, tm_cdf.h), its _lpmf the elem_def <name>_def. */
 #define DISCRETE_FAMILY_TABLE(name, sig, rsig) \
-  MODES(name) \
-  const tm_fn tm_fns_##name[] = { \
-    {#name "_lpmf", sig, tm_dens_elem_kernel, &name##_def}, \
-    ENTRIES(name, sig), \
-    {#name "_rng", rsig, tm_rng_kernel, &D_##name}, \
-    {NULL, NULL, NULL, NULL} \
-  };
+  FAMILY_TABLE(name, "_lpmf", tm_dens_elem_kernel, name##_def, sig, rsig)
 
 /* The same for a family that also has its mass and _rng on a link scale
 ** (bernoulli_logit, poisson_log): <name>_<link>_lpmf is the elem_def
