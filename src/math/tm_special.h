@@ -42,6 +42,11 @@ double tm_log_sum_exp2(double a, double b);
 ** finite maximum m, the terms exp(x - m) (exp(0) is 1: not called), their
 ** sum s, m + log(s), and the softmax term / s; else exp(x - f). */
 double tm_lse_partials(const double *x, size_t n, double *d);
+/* softmax of x[0 .. n), n > 0, into out (log_softmax when log_form): with m
+** the maximum (0 when it is not finite, so that a NaN or inf shows),
+** exp(x - m) / s or x - (m + log s), s the sum of exp(x - m).  softmax and
+** log_softmax of containers and the logit _rng functions run on it. */
+void tm_softmax(const double *x, size_t n, int log_form, double *out);
 double tm_log_mix3(double th, double log_th, double log1m_th, double l1, double l2, double *p);
 double tm_log_diff_exp(double a, double b);
 double tm_inv_logit(double u);

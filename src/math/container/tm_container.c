@@ -19,6 +19,7 @@
 #include <limits.h>
 #include <stdint.h>
 #include "../tm_tables.h"
+#include "../tm_special.h"
 
 /* ---------------------------------------------------------------- helpers */
 
@@ -460,16 +461,7 @@ static int k_softmax(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   if (n == 0) return ad_fail(AD_EINVALID, "%s: v has size 0, but must have a non-zero size", c->fn->name);
   if ((rc = make_vec(c, out, TM_VECTOR, n, x->adj != NULL))) return rc;
   out->dep = (unsigned char)tm_any_dep(a, 1);
-  double m = -INFINITY, s = 0;
-  for (int i = 0; i < n; i++) if (x->val[i] > m) m = x->val[i];
-  if (!isfinite(m)) m = 0;     /* all -inf or +inf: let the NaN or inf show */
-  for (int i = 0; i < n; i++) s += exp(x->val[i] - m);
-  if (log_form) {
-    double lse = m + log(s);
-    for (int i = 0; i < n; i++) out->val[i] = x->val[i] - lse;
-  } else {
-    for (int i = 0; i < n; i++) out->val[i] = exp(x->val[i] - m) / s;
-  }
+  tm_softmax(x->val, (size_t)n, log_form, out->val);
   return x->adj ? vec_node_new(c, x, out, log_form ? log_softmax_chain : softmax_chain) : AD_OK;
 }
 

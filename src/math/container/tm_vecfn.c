@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "../tm_tables.h"
+#include "../tm_special.h"
 #include "../tm_scalar.h"
 #include "../tm_pick.h"
 
@@ -139,19 +140,7 @@ static int k_softmax_c(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   if (len == 0) return ad_fail(AD_EINVALID, "%s: v has size 0, but must have a non-zero size", tm_fn_name(c));
   if ((rc = tm_new_like(out, x, x->adj != NULL))) return rc;
   out->dep = x->dep;
-  for (size_t b = 0; b < n; b += len) {
-    const double *xv = x->val + b;
-    double *o = out->val + b, m = -INFINITY, s = 0;
-    for (size_t i = 0; i < len; i++) if (xv[i] > m) m = xv[i];
-    if (!isfinite(m)) m = 0;
-    for (size_t i = 0; i < len; i++) s += exp(xv[i] - m);
-    if (log_form) {
-      double lse = m + log(s);
-      for (size_t i = 0; i < len; i++) o[i] = xv[i] - lse;
-    } else {
-      for (size_t i = 0; i < len; i++) o[i] = exp(xv[i] - m) / s;
-    }
-  }
+  for (size_t b = 0; b < n; b += len) tm_softmax(x->val + b, len, log_form, out->val + b);
   if (!x->adj) return AD_OK;
   sm_node *v = ad_node_new(sizeof *v, sm_chain);
   if (!v) return AD_EMEMORY;

@@ -117,11 +117,9 @@ static int k_categorical_logit_rng(const tm_call *c, const tm_v *a, int nargs, t
       (rc = tm_check_nonzero_size(fn, "Log odds parameter", &a[0])))
     return rc;
   int k = (int)tm_numel(&a[0]);
-  double *theta = ad_alloc_doubles((size_t)k), mx = -INFINITY, sum = 0;
+  double *theta = ad_alloc_doubles((size_t)k);
   if (!theta) return ad_fail(AD_EMEMORY, "out of memory");
-  for (int i = 0; i < k; i++) mx = fmax(mx, a[0].val[i]);
-  for (int i = 0; i < k; i++) sum += theta[i] = exp(a[0].val[i] - mx);
-  for (int i = 0; i < k; i++) theta[i] /= sum;
+  tm_softmax(a[0].val, (size_t)k, 0, theta);   /* finite log odds: as Stan's softmax */
   if ((rc = tm_new_int(out))) return ad_fail(AD_EMEMORY, "out of memory");
   out->ival[0] = categorical_draw(c->rng, theta, k);
   return AD_OK;

@@ -96,11 +96,8 @@ int tm_multinomial_rng_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *
   if (which != 0 && K > 0) {
     double *t = ad_alloc_doubles((size_t)K);
     if (!t) return ad_fail(AD_EMEMORY, "out of memory");
-    if (which == 1) {                 /* softmax */
-      double m = -INFINITY, s = 0;
-      for (int k = 0; k < K; k++) m = fmax(m, theta[k]);
-      for (int k = 0; k < K; k++) s += t[k] = exp(theta[k] - m);
-      for (int k = 0; k < K; k++) t[k] /= s;
+    if (which == 1) {
+      tm_softmax(theta, (size_t)K, 0, t);
     } else if (N > 0) {               /* a dirichlet draw, in logs when a shape is below 1 */
       double amin = theta[0], lse = -INFINITY, s = 0;
       for (int k = 1; k < K; k++) amin = fmin(amin, theta[k]);

@@ -168,6 +168,19 @@ double tm_log_sum_exp2(double a, double b) {
   return b + tm_log1p_exp(a - b);
 }
 
+void tm_softmax(const double *x, size_t n, int log_form, double *out) {
+  double m = -INFINITY, s = 0;
+  for (size_t i = 0; i < n; i++) if (x[i] > m) m = x[i];
+  if (!isfinite(m)) m = 0;
+  for (size_t i = 0; i < n; i++) s += exp(x[i] - m);
+  if (log_form) {
+    double lse = m + log(s);
+    for (size_t i = 0; i < n; i++) out[i] = x[i] - lse;
+  } else {
+    for (size_t i = 0; i < n; i++) out[i] = exp(x[i] - m) / s;
+  }
+}
+
 double tm_lse_partials(const double *x, size_t n, double *d) {
   double m = -INFINITY, f;
   int nan = 0;
