@@ -315,6 +315,13 @@ static void dump_body(ln_text *b, ln_stmt *const *body, int n, int depth) {
   for (int i = 0; i < n; i++) { indent(b, depth); dump_stmt(b, body[i], depth); }
 }
 
+/* The end of a statement with a body (a loop, a block, a profile): its
+** statements one level deeper, then the closing parenthesis. */
+static void dump_body_close(ln_text *b, const ln_stmt *s, int depth) {
+  dump_body(b, s->body, s->nbody, depth + 1);
+  ln_text_puts(b, ")");
+}
+
 static void dump_stmt(ln_text *b, const ln_stmt *s, int depth) {
   if (!s) { ln_text_puts(b, "_"); return; }
   switch (s->kind) {
@@ -338,20 +345,17 @@ static void dump_stmt(ln_text *b, const ln_stmt *s, int depth) {
   case LS_FOR:
     ln_text_printf(b, "(for %s ", s->name);
     dump_expr(b, s->lo); ln_text_puts(b, " "); dump_expr(b, s->hi);
-    dump_body(b, s->body, s->nbody, depth + 1);
-    ln_text_puts(b, ")");
+    dump_body_close(b, s, depth);
     break;
   case LS_FOREACH:
     ln_text_printf(b, "(foreach %s ", s->name);
     dump_expr(b, s->e);
-    dump_body(b, s->body, s->nbody, depth + 1);
-    ln_text_puts(b, ")");
+    dump_body_close(b, s, depth);
     break;
   case LS_WHILE:
     ln_text_puts(b, "(while ");
     dump_expr(b, s->e);
-    dump_body(b, s->body, s->nbody, depth + 1);
-    ln_text_puts(b, ")");
+    dump_body_close(b, s, depth);
     break;
   case LS_IF:
     ln_text_puts(b, "(if ");
@@ -375,8 +379,7 @@ static void dump_stmt(ln_text *b, const ln_stmt *s, int depth) {
     break;
   case LS_BLOCK:
     ln_text_puts(b, "(block");
-    dump_body(b, s->body, s->nbody, depth + 1);
-    ln_text_puts(b, ")");
+    dump_body_close(b, s, depth);
     break;
   case LS_PRINT: case LS_REJECT: case LS_FATAL:
     ln_text_puts(b, s->kind == LS_PRINT ? "(print" : s->kind == LS_REJECT ? "(reject" : "(fatal_error");
@@ -386,8 +389,7 @@ static void dump_stmt(ln_text *b, const ln_stmt *s, int depth) {
   case LS_PROFILE:
     ln_text_puts(b, "(profile ");
     put_quoted(b, s->name);
-    dump_body(b, s->body, s->nbody, depth + 1);
-    ln_text_puts(b, ")");
+    dump_body_close(b, s, depth);
     break;
   case LS_CALL: ln_text_puts(b, "(call-stmt "); dump_expr(b, s->e); ln_text_puts(b, ")"); break;
   case LS_EMPTY: ln_text_puts(b, "(empty)"); break;
