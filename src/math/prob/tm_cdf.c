@@ -26,7 +26,6 @@
 #include "../tm_special_dist.h"
 #include "tm_dens_def.h"
 #include "tm_cdf.h"
-#include <stdio.h>
 
 /* cdf_def, cdf_fn, the modes: tm_cdf.h */
 

@@ -13,7 +13,6 @@
 ** too.
 */
 #include <math.h>
-#include <stdio.h>
 #include <string.h>
 #include "../tm_tables.h"
 #include "../tm_special.h"
@@ -22,15 +21,6 @@
 #include "../tm_special_dist.h"
 #include "tm_dens_elem.h"
 
-#define POISSON_MAX_RATE TM_POISSON_MAX_RATE
-
-/* the checks (CK_*), rng_def: tm_rng_def.h */
-
-static void elem_name(char *buf, size_t size, const char *arg, const tm_v *v, size_t i) {
-  if (tm_is_scalar(v)) snprintf(buf, size, "%s", arg);
-  else snprintf(buf, size, "%s[%zu]", arg, i + 1);
-}
-
 /* x < bound for every element, Stan's check_less. */
 static int check_less(const char *fn, const char *arg, const tm_v *v, double bound) {
   size_t n = tm_numel(v);
@@ -38,7 +28,7 @@ static int check_less(const char *fn, const char *arg, const tm_v *v, double bou
     double x = tm_get(v, i);
     if (!(x < bound)) {
       char name[160];
-      elem_name(name, sizeof name, arg, v, i);
+      tm_dens_elem_name(name, sizeof name, arg, v, i);
       return ad_fail(AD_EDOMAIN, "%s: %s is %.17g, but must be less than %g", fn, name, x, bound);
     }
   }
@@ -55,7 +45,7 @@ static int check_greater(const char *fn, const char *arg, const tm_v *y, const t
     double x = tm_get(y, i), lo = tm_get(low, i);
     if (!(x > lo || (ge && x == lo))) {
       char name[160];
-      elem_name(name, sizeof name, arg, y, i);
+      tm_dens_elem_name(name, sizeof name, arg, y, i);
       return ad_fail(AD_EDOMAIN, "%s: %s is %.17g, but must be greater than %s%.17g", fn, name, x,
                      ge ? "or equal to " : "", lo);
     }
@@ -77,7 +67,7 @@ static int check_arg(const rng_def *d, const tm_v *a, int i) {
     if (!(rc = tm_check_finite(fn, arg, &a[i]))) rc = tm_check_bounded(fn, arg, &a[i], 0, 1);
     break;
   case CK_RATE:
-    if (!(rc = tm_check_nonnegative(fn, arg, &a[i]))) rc = check_less(fn, arg, &a[i], POISSON_MAX_RATE);
+    if (!(rc = tm_check_nonnegative(fn, arg, &a[i]))) rc = check_less(fn, arg, &a[i], TM_POISSON_MAX_RATE);
     break;
   case CK_LOG_RATE:
     if (!(rc = tm_check_not_nan(fn, arg, &a[i]))) rc = check_less(fn, arg, &a[i], 30 * TM_LOG_2);
