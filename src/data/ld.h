@@ -41,12 +41,10 @@ void            ld_set_truncate(ld_set *s, int n);
 int             ld_set_add(ld_set *s, ld_value v);
 const ld_value *ld_find(const ld_set *s, const char *name);
 
-/* Reads a CmdStan JSON data (or inits) document: an object whose members are
+/* Reads a CmdStan JSON data (or inits) file: an object whose members are
 ** numbers, the strings "Infinity", "-Infinity", "inf", "-inf", "NaN", or
 ** (nested, rectangular) arrays of them.  AD_OK, or AD_EINVALID with a message
-** naming the problem and its line and column in err. */
-int ld_json_read(const char *text, size_t len, ld_set *out, char *err, size_t errsize);
-/* Reads the file at path; the message names the path. */
+** naming the problem, the path, and its line and column in err. */
 int ld_json_file(const char *path, ld_set *out, char *err, size_t errsize);
 
 /* Converts the given value of variable `name` to the declared shape.

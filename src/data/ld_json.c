@@ -742,10 +742,6 @@ static int read_text(const char *text, size_t len, const char *path, ld_set *out
   return rc;
 }
 
-int ld_json_read(const char *text, size_t len, ld_set *out, char *err, size_t errsize) {
-  return read_text(text, len, NULL, out, err, errsize);
-}
-
 int ld_json_file(const char *path, ld_set *out, char *err, size_t errsize) {
   FILE *f = fopen(path, "rb");
   if (!f) {

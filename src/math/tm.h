@@ -74,7 +74,6 @@ tm_v tm_int_view(int *p);
 tm_v tm_real_view(double *val, double *adj);
 tm_v tm_vector_view(double *val, double *adj, int n);
 tm_v tm_row_vector_view(double *val, double *adj, int n);
-tm_v tm_matrix_view(double *val, double *adj, int rows, int cols);
 /* Element i of the leading array dimension of an array (a view). */
 tm_v tm_elem(const tm_v *v, int i);
 

@@ -15,7 +15,6 @@
 double nsum_mean(const double *x, size_t n);          /* mean() of doubles */
 double nsum_mean01(const double *x, size_t n);        /* mean() of a logical (0/1) vector */
 double nsum_var(const double *x, size_t n, double na);/* var(): NA for n < 2 or any NaN */
-double nsum_colmean(const double *x, size_t n);       /* base::colMeans of a column */
 double nsum_colmean2(const double *x, size_t n, size_t stride); /* matrixStats's col/rowMeans2 */
 double nsum_sum(const double *x, size_t n);           /* sum() */
 /* quantile(type = 7) at p from the n sorted values (no NaN) */
@@ -23,9 +22,6 @@ double nsum_quantile7(const double *sorted, size_t n, double p);
 /* median() from the n >= 1 sorted values (no NaN) */
 double nsum_median_sorted(const double *sorted, size_t n);
 int    nsum_any_nan(const double *x, size_t n);
-int    nsum_any_inf(const double *x, size_t n);
-/* posterior's is_constant(): |max - min| < DBL_EPSILON (no NaN) */
-int    nsum_is_constant(const double *x, size_t n);
 /* R's x^4 (R_pow for a double power that is not 2) */
 double nsum_pow4(double x);
 

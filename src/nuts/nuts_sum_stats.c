@@ -63,14 +63,6 @@ double nsum_var(const double *x, size_t n, double na) {
   return (double)(sum / (long double)(n - 1));
 }
 
-/* base::colMeans of one column without NaN: the long double sum divided
-** by the count. */
-double nsum_colmean(const double *x, size_t n) {
-  long double s = 0.0L;
-  for (size_t k = 0; k < n; k++) s += x[k];
-  return (double)(s / (long double)n);
-}
-
 /* matrixStats::colMeans2 and rowMeans2: the same in double, since
 ** matrixStats is built without R's HAVE_LONG_DOUBLE (its LDOUBLE is
 ** double). */
@@ -116,21 +108,6 @@ double nsum_median_sorted(const double *sorted, size_t n) {
 int nsum_any_nan(const double *x, size_t n) {
   for (size_t k = 0; k < n; k++) if (isnan(x[k])) return 1;
   return 0;
-}
-
-int nsum_any_inf(const double *x, size_t n) {
-  for (size_t k = 0; k < n; k++) if (isinf(x[k])) return 1;
-  return 0;
-}
-
-int nsum_is_constant(const double *x, size_t n) {
-  if (n == 0) return 1;
-  double lo = x[0], hi = x[0];
-  for (size_t k = 1; k < n; k++) {
-    if (x[k] < lo) lo = x[k];
-    if (x[k] > hi) hi = x[k];
-  }
-  return fabs(hi - lo) < DBL_EPSILON;
 }
 
 /* R_pow(x, 4) (arithmetic.c): pow() for finite x, R's rules otherwise. */

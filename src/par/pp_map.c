@@ -320,15 +320,3 @@ int tm_parallel_map_spec(tm_pm_spec *s, tm_v *out) {
   p->oadj = out->adj; p->part = w.part; p->to = w.to;
   return AD_OK;
 }
-
-int tm_parallel_map(int n, int grainsize, tm_pm_index_fn index, tm_pm_apply_fn apply, void *ctx, tm_v *out) {
-  tm_pm_spec s = {
-    .n = n,
-    .grainsize = grainsize,
-    .index = index,
-    .apply = apply,
-    .ctx = ctx,
-    .append_above = -1,
-  };
-  return tm_parallel_map_spec(&s, out);
-}

@@ -115,11 +115,10 @@ typedef struct tm_pm_spec {
   int used;                     /* set: the strategy that ran (TM_PM_VALUES when no autodiff) */
 } tm_pm_spec;
 
-/* The simple form: one index, TM_PM_AUTO, the thread budget of the caller.
-** out: a vector of n reals, on the active stack; autodiff when an operand
-** of element 0 is.  AD_OK, AD_EINVALID for bad arguments, or the failure
-** of index or apply. */
-int tm_parallel_map(int n, int grainsize, tm_pm_index_fn index, tm_pm_apply_fn apply, void *ctx, tm_v *out);
+/* Runs the map s describes.  out: a vector of n reals (or a rows x cols
+** matrix in the two-index form), on the active stack; autodiff when an
+** operand of element 0 is.  AD_OK, AD_EINVALID for bad arguments, or the
+** failure of index or apply. */
 int tm_parallel_map_spec(tm_pm_spec *s, tm_v *out);
 
 /* The most participants a map may have: what per-slot state needs. */

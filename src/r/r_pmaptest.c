@@ -1,5 +1,5 @@
 /*
-** r_pmaptest.c -- tm_parallel_map (src/par/pp_map.h) driven from C, for
+** r_pmaptest.c -- tm_parallel_map_spec (src/par/pp_map.h) driven from C, for
 ** tests/testthat/test-parallel-map.R.
 **
 ** tp_pmap_test(n, m, strategy, fail_at): out[i] = z[i]^2 * theta[i % m]

@@ -62,14 +62,6 @@ int li_eval_int(li_run *r, const ln_expr *e, int *out) {
   return AD_OK;
 }
 
-int li_eval_real(li_run *r, const ln_expr *e, double *out) {
-  tm_v v;
-  int rc = li_eval(r, e, &v);
-  if (rc) return rc;
-  if (!tm_is_scalar(&v)) return li_fail_at(r, AD_EINVALID, "expected a scalar value");
-  *out = tm_get(&v, 0);
-  return AD_OK;
-}
 
 static double scalar_of(const tm_v *v) { return tm_get(v, 0); }
 

@@ -139,7 +139,6 @@ static inline int li_nonconst(const tm_v *v) { return v->adj != NULL || v->dep; 
 /* ---- li_expr.c ---- */
 int li_eval(li_run *r, const ln_expr *e, tm_v *out);
 int li_eval_int(li_run *r, const ln_expr *e, int *out);
-int li_eval_real(li_run *r, const ln_expr *e, double *out);   /* value only */
 /* Call a library function on evaluated arguments (sets dep on doubles). */
 int li_invoke(li_run *r, const tm_fn *fn, int propto, const tm_v *args, int nargs, tm_v *out);
 /* ---- li_jacobian.c ---- */

@@ -1,5 +1,5 @@
 /*
-** li_pmap.c -- parallel_map(f, grainsize, a1, ...) on tm_parallel_map
+** li_pmap.c -- parallel_map(f, grainsize, a1, ...) on tm_parallel_map_spec
 ** (src/par/pp_map.h).
 **
 ** The checker decided how each argument reaches f from f's declared

@@ -21,9 +21,6 @@ tm_v tm_vector_view(double *val, double *adj, int n) {
 tm_v tm_row_vector_view(double *val, double *adj, int n) {
   tm_v v = blank(TM_ROW_VECTOR); v.val = val; v.adj = adj; v.cols = n; return v;
 }
-tm_v tm_matrix_view(double *val, double *adj, int rows, int cols) {
-  tm_v v = blank(TM_MATRIX); v.val = val; v.adj = adj; v.rows = rows; v.cols = cols; return v;
-}
 
 tm_v tm_elem(const tm_v *v, int i) {
   tm_v e = *v;
