@@ -1,4 +1,4 @@
-# issue 17: the model's and the fit's cmdstanr methods (R/verb-model-methods.R,
+# The model's and the fit's cmdstanr methods (R/verb-model-methods.R,
 # R/verb-diagnose.R, R/verb-expose-functions.R, R/verb-fit-methods.R) and R
 # dump data files (R/rdump.R).
 

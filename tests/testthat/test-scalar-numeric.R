@@ -128,7 +128,7 @@ test_that("fma: value and gradients, data and autodiff mixed", {
     r <- expect_gradient_fd("fma", list(1.5, -2, 0.3), rep("real", 3), ad)
     expect_equal(r$nodes[1], 1)
   }
-  # containers take the container entry (test-scalar3-vec.R); arrays none
+  # containers take the container entry (test-container-forms.R); arrays none
   expect_error(tp_call("fma", list(c(1, 2), 1, 1), c("array[] real", "real", "real")), "fma: argument 1 must be int or real")
 })
 

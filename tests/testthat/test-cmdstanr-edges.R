@@ -1,4 +1,4 @@
-# issue 33: what a cmdstanr or brms user still hit, one test per edge
+# What a cmdstanr or brms user may hit, one test per edge
 # (constructor arguments, CSV files, output_dir, show_messages, deprecated
 # names, cmdstan_diagnose, interrupted fits, init errors, exe_info, brms's
 # adapt_delta hint, progress and warnings, impossible requests).

@@ -1,4 +1,4 @@
-# issue 17: every argument of cmdstanr's $sample() works or says why not
+# Every argument of cmdstanr's $sample() works or says why not
 # (R/verb-sample-args.R).
 
 mod_sa17 <- tapestry_model(code = "

@@ -1,4 +1,4 @@
-# issue 33: Ctrl-C reaches every evaluation.  A child R process runs, one
+# Ctrl-C reaches every evaluation.  A child R process runs, one
 # after the other, evaluations that never end (`while (1) { }`, which
 # allocates nothing however long it runs, in the model block, in a function
 # the model calls and in transformed data), each after writing that it is
