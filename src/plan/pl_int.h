@@ -50,6 +50,7 @@ typedef struct pl_maprect {
   const void *site, *f;
   const li_ctx *ctx;          /* the plan's context (plans live in its cache) */
   tm_v phi, theta, xr, xi;
+  uint64_t data_hash;         /* li_mpi_data_hash of xr and xi, once */
 } pl_maprect;
 
 /* An operand of a mapped function that differs from element to element or

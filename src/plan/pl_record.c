@@ -746,6 +746,7 @@ static void record_maprect(pl_rec *r, const li_event *ev) {
   if ((!mr->np && copy_data(r, phi, &mr->phi)) || (!mr->nt && copy_data(r, th, &mr->theta)) ||
       copy_data(r, &ev->args[2], &mr->xr) || copy_data(r, &ev->args[3], &mr->xi))
     return;
+  mr->data_hash = li_mpi_data_hash(&mr->xr, &mr->xi, J);
   mr->phi.adj = mr->theta.adj = NULL;     /* the cells' values are read at each run */
   mr->subs = mem(r, (size_t)J * sizeof *mr->subs);
   mr->off = mem(r, (size_t)(J + 1) * sizeof *mr->off);

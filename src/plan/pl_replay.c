@@ -592,7 +592,8 @@ static int mrect_send(const pl_maprect *mr, const double *V, li_mpi_call *call) 
   if (mr->nt) th.val = (double *)V + mr->thv;
   phi.adj = mr->np ? phi.val : NULL;      /* only "is autodiff" is read */
   th.adj = mr->nt ? th.val : NULL;
-  return li_mpi_mr_begin(mr->ctx, mr->site, mr->f, &phi, &th, &mr->xr, &mr->xi, mr->np, mr->nt, call);
+  return li_mpi_mr_begin(mr->ctx, mr->site, mr->f, &phi, &th, &mr->xr, &mr->xi, &mr->data_hash, mr->np, mr->nt,
+                         call);
 }
 
 static int mrect_recv(const pl_maprect *mr, const pl_ins *in, double *V, double *P, li_mpi_call *call) {

@@ -242,7 +242,7 @@ int li_map_rect(li_run *r, const ln_expr *e, tm_v *out) {
   int J0 = J, mpi = pp_mpi_trylock();
   if (mpi < 0) return li_locate(r, AD_EFATAL);
   li_mpi_call call;
-  if (mpi && (rc = li_mpi_mr_begin(r->ctx, e, w.f, &a[0], &a[1], &a[2], &a[3], w.np, w.nt, &call))) {
+  if (mpi && (rc = li_mpi_mr_begin(r->ctx, e, w.f, &a[0], &a[1], &a[2], &a[3], NULL, w.np, w.nt, &call))) {
     pp_mpi_unlock();
     return li_locate(r, rc);
   }

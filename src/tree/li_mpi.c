@@ -80,25 +80,42 @@ static mpi_state *state_of(const li_ctx *c) {
   return m->mpi;
 }
 
-/* FNV-1a over 8-byte words (the data are doubles or pairs of ints), then
-** the tail bytes: fast enough to run on every call. */
+#define FNV_PRIME 1099511628211ULL
+
+/* FNV-1a over 8-byte words (the data are doubles or pairs of ints) in four
+** lanes, which the processor runs side by side (one lane waits on each
+** multiply: 1.3 MB of x_r took 0.2 ms, a sixth of a map_rect gradient over
+** two ranks), then the tail bytes. */
 static uint64_t fnv(uint64_t h, const void *p, size_t n) {
   const unsigned char *b = p;
+  uint64_t lane[4] = { h, h ^ 1, h ^ 2, h ^ 3 }, w;
   size_t i = 0;
+  for (; i + 32 <= n; i += 32)
+    for (int k = 0; k < 4; k++) {
+      memcpy(&w, b + i + 8 * (size_t)k, 8);
+      lane[k] = (lane[k] ^ w) * FNV_PRIME;
+    }
   for (; i + 8 <= n; i += 8) {
-    uint64_t w;
     memcpy(&w, b + i, 8);
-    h ^= w;
-    h *= 1099511628211ULL;
+    lane[0] = (lane[0] ^ w) * FNV_PRIME;
   }
-  for (; i < n; i++) { h ^= b[i]; h *= 1099511628211ULL; }
-  return h;
+  for (; i < n; i++) lane[0] = (lane[0] ^ b[i]) * FNV_PRIME;
+  for (int k = 1; k < 4; k++) lane[0] = (lane[0] ^ lane[k]) * FNV_PRIME;
+  return lane[0];
 }
 
 /* Per-job widths of x_r and x_i (0 when they have no rows). */
 static int row_width(const tm_v *x, int J) {
   size_t n = tm_numel(x);
   return x->dim[0] == 0 || J == 0 ? 0 : (int)(n / (size_t)J);
+}
+
+uint64_t li_mpi_data_hash(const tm_v *xr, const tm_v *xi, int J) {
+  int nxr = row_width(xr, J), nxi = row_width(xi, J);
+  uint64_t h = 1469598103934665603ULL;
+  if (nxr) h = fnv(h, xr->val, (size_t)J * (size_t)nxr * sizeof(double));
+  if (nxi) h = fnv(h, xi->ival, (size_t)J * (size_t)nxi * sizeof(int));
+  return h;
 }
 
 static int fn_index(const ln_program *p, const ln_func *f) {
@@ -110,15 +127,14 @@ static int fn_index(const ln_program *p, const ln_func *f) {
 /* ---- rank 0 ---- */
 
 int li_mpi_mr_begin(const li_ctx *c, const void *site, const ln_func *f, const tm_v *phi, const tm_v *theta,
-                    const tm_v *xr, const tm_v *xi, size_t np, size_t nt, li_mpi_call *call) {
+                    const tm_v *xr, const tm_v *xi, const uint64_t *data_hash, size_t np, size_t nt,
+                    li_mpi_call *call) {
   int size = pp_mpi_size(), J = theta->dim[0], rc;
   int nxr = row_width(xr, J), nxi = row_width(xi, J);
   mpi_state *st = state_of(c);
   int fi = fn_index(li_ctx_program(c), f);
   if (!st || fi < 0) return ad_fail(AD_EMEMORY, "out of memory");
-  uint64_t h = 1469598103934665603ULL;
-  if (nxr) h = fnv(h, xr->val, (size_t)J * (size_t)nxr * sizeof(double));
-  if (nxi) h = fnv(h, xi->ival, (size_t)J * (size_t)nxi * sizeof(int));
+  uint64_t h = data_hash ? *data_hash : li_mpi_data_hash(xr, xi, J);
   int k = 0;
   while (k < st->n && st->s0[k].key != site) k++;
   int send_data = k == st->n;

@@ -26,10 +26,15 @@ typedef struct li_mpi_call {
 /* Rank 0, holding pp_mpi_trylock: checks that the call's data (x_r, x_i)
 ** are those the workers have (sending them at the site's first call), then
 ** sends phi and the workers' rows of theta.  site identifies the call in
-** the program (its expression), f is its function.  Nothing is sent when it
-** fails (the failure does not name the line). */
+** the program (its expression), f is its function.  data_hash: the data's
+** li_mpi_data_hash when the caller holds it (a plan, whose copy of the
+** data never changes), else NULL and it is computed here.  Nothing is sent
+** when it fails (the failure does not name the line). */
 int li_mpi_mr_begin(const li_ctx *c, const void *site, const ln_func *f, const tm_v *phi, const tm_v *theta,
-                    const tm_v *xr, const tm_v *xi, size_t np, size_t nt, li_mpi_call *call);
+                    const tm_v *xr, const tm_v *xi, const uint64_t *data_hash, size_t np, size_t nt,
+                    li_mpi_call *call);
+/* The hash by which rank 0 tells a call site's data from what it sent. */
+uint64_t li_mpi_data_hash(const tm_v *xr, const tm_v *xi, int J);
 /* Rank 0: the workers' results into jobs[J0..J-1] (on the active tape).
 ** Runs after rank 0's own jobs, whether they failed or not, so the ranks
 ** stay in step; a worker's failure comes back with its message. */
