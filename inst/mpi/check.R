@@ -77,4 +77,10 @@ chg <- tapestry_model(code = "
 ctx2 <- chg$bind(list(a = matrix(rnorm(6), 2), b = matrix(rnorm(8), 2)))
 res$change <- tryCatch(ctx2$log_prob(c(0, 0.1, 0.2)), error = function(e) conditionMessage(e))
 res$after_change <- ctx$log_prob(u)
+# ... and one whose data keep their size but not their values, by value
+# and by gradient (rank 0 compares a hash of what it sent)
+chv <- tapestry_model(code = gsub("array[2, 4] real b", "array[2, 3] real b", paste(chg$code(), collapse = "\n"), fixed = TRUE))
+ctx3 <- chv$bind(list(a = matrix(rnorm(6), 2), b = matrix(rnorm(6), 2)))
+res$change_values <- c(tryCatch(ctx3$log_prob(c(0, 0.1, 0.2)), error = function(e) conditionMessage(e)),
+                       tryCatch(ctx3$grad_log_prob(c(0, 0.1, 0.2)), error = function(e) conditionMessage(e)))
 saveRDS(res, file.path(out, sprintf("rank%d.rds", rank)))

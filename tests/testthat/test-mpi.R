@@ -87,6 +87,7 @@ test_that("map_rect over 3 ranks: the threaded values, bytes set by the paramete
   for (q in 1:3) expect_match(r[[q]]$change, "map_rect over MPI: this call's data changed size", fixed = TRUE)
   expect_match(r[[1]]$change, "line", fixed = TRUE)
   expect_identical(r[[1]]$after_change, r[[1]]$after_reject)
+  for (q in 1:3) expect_match(r[[q]]$change_values, "map_rect over MPI: this call's x_r or x_i changed", fixed = TRUE)
 })
 
 test_that("$sample(mpi = \"chains\"): 4 chains over 2 ranks are the one-process fit, bit for bit", {
