@@ -68,6 +68,7 @@ typedef struct pl_mapop {
 typedef struct pl_reduce {
   int is_static, nchunks;
   uint32_t n, csize, es;      /* elements of x, per chunk, reals per element */
+  int grain;                  /* the grainsize, which with the threads gave csize */
   uint32_t xv, xa;            /* x's cells when autodiff (else PL_NONE) */
   int nsh;                    /* shared autodiff operands */
   pl_mapop *sh;               /* their cells and sizes (in: offset among their reals) */

@@ -637,6 +637,7 @@ static void record_reduce(pl_rec *r, const li_event *ev) {
   rd->is_static = ev->op;
   rd->n = (uint32_t)ev->n;
   rd->csize = (uint32_t)ev->result;
+  rd->grain = ev->grain;
   rd->es = (uint32_t)es;
   rd->nchunks = (int)((ev->n + (size_t)ev->result - 1) / (size_t)ev->result);
   rd->xv = rd->xa = PL_NONE;

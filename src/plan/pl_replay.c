@@ -462,6 +462,10 @@ static int rsum_piece(void *ctx, piece_slot *sl, int c) {
 }
 
 static int run_rsum(const pl_reduce *rd, const pl_ins *in, double *V, double *P, pf_registry *prof) {
+  /* recorded on other threads: chunks cut for 2 threads cost a plan run
+     each on 1 (logistic_reduce 1.2x its serial twin), and one chunk never
+     runs on 2; a plan for these threads is recorded instead */
+  if (li_reduce_chunk_size((int)rd->n, rd->grain, rd->is_static) != (int)rd->csize) return PL_GUARD;
   size_t nx = rd->xv != PL_NONE ? (size_t)rd->n * rd->es : 0;
   double *part = P + in->x + nx;
   rsum_run w = { rd, V, P + in->x, NULL, NULL };

@@ -170,6 +170,7 @@ typedef struct li_event {
   const void *site;            /* MAPRECT: the call's expression (args[2], args[3] are x_r, x_i) */
   const tm_v *fargs;           /* HOF: the user function's arguments */
   int nfargs;
+  int grain;                   /* REDUCE: the grainsize (result: the chunk size it gave) */
 } li_event;
 
 struct li_tracer_s {
@@ -200,6 +201,11 @@ int li_hof_apply(const li_ctx *c, const void *site, tm_v *args, int nargs, const
 ** (li_reduce.c): reduce_sum_static's sum of its chunks, so that its bits
 ** do not depend on the threads; plans' replay sums its chunks the same. */
 void li_tree_sum(double *rows, int nrows, size_t m);
+/* The elements per chunk of a reduce_sum over n elements with this
+** grainsize on the evaluation's threads now (reduce_sum_static: grain):
+** plans (src/plan) record one plan per chunk, and replay them only while
+** the threads would cut the same chunks. */
+int li_reduce_chunk_size(int n, int grain, int is_static);
 
 /* li_log_prob with a tracer (grad must not be NULL). */
 int li_log_prob_traced(const li_ctx *c, const double *upars, int jacobian, double *lp, double *grad,

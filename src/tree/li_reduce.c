@@ -133,7 +133,7 @@ void li_tree_sum(double *rows, int nrows, size_t m) {
     }
 }
 
-static int chunk_size(int n, int grain, int is_static) {
+int li_reduce_chunk_size(int n, int grain, int is_static) {
   if (is_static) return grain;
   int p = pp_threads(), workers = pp_pool_size();
   if (p > workers + 1) p = workers + 1;
@@ -166,7 +166,7 @@ int li_reduce_sum(li_run *r, const ln_expr *e, tm_v *out) {
   w.es = li_elem_numel(&w.x);
   dep = li_nonconst(&w.x);
   for (int k = 0; k < w.ns; k++) dep |= li_nonconst(&sh[k]);
-  w.csize = chunk_size(w.n, grain, w.is_static);
+  w.csize = li_reduce_chunk_size(w.n, grain, w.is_static);
   int nchunks = (int)(((long)w.n + w.csize - 1) / w.csize);
 
   /* what the participants write: allocated here, on the caller's tape */
@@ -240,6 +240,7 @@ int li_reduce_sum(li_run *r, const ln_expr *e, tm_v *out) {
     ev.kind = LI_EV_REDUCE;
     ev.op = w.is_static;
     ev.result = w.csize;
+    ev.grain = grain;
     ev.args = args;
     ev.nargs = w.ns + 1;
     ev.n = (size_t)w.n;

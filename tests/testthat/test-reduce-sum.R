@@ -233,3 +233,36 @@ test_that("row blocks of a parameter matrix (X[start:end]) pass their gradient b
     expect_equal(g, fd_grad(ctx, u), tolerance = 1e-6)
   }
 })
+
+test_that("a plan replays only on the threads whose chunks it recorded; other threads record their own", {
+  code <- "
+    functions {
+      real partial(array[] real y, int start, int end, real m, real s) {
+        return normal_lpdf(y | m, s);
+      }
+    }
+    data { int N; array[N] real y; }
+    parameters { real m; real<lower=0> s; }
+    model { target += reduce_sum(partial, y, 1, m, s); }"
+  mod <- tapestry_model(code = code)
+  set.seed(8)
+  ctx <- mod$bind(list(N = 400L, y = rnorm(400)))
+  u <- c(0.2, -0.1)
+  old <- tapestry:::plans_enabled(FALSE)
+  tree1 <- with_threads(1, ctx$grad_log_prob(u))
+  tapestry:::plans_enabled(old)
+  # recorded on 2 threads (8 chunks), then on 1 (one chunk, as the tree
+  # cuts it there): two plans, and each thread count replays its own
+  g2 <- with_threads(2, ctx$grad_log_prob(u))
+  g1 <- with_threads(1, ctx$grad_log_prob(u))
+  expect_identical(tapestry:::plan_stats(ctx)$records, 2)
+  expect_identical(g1, tree1)
+  expect_equal(g2, tree1, tolerance = 1e-13)
+  for (k in 1:3) {
+    expect_identical(with_threads(2, ctx$grad_log_prob(u)), g2)
+    expect_identical(with_threads(1, ctx$grad_log_prob(u)), g1)
+  }
+  s <- tapestry:::plan_stats(ctx)
+  expect_identical(s$records, 2)
+  expect_identical(s$replays, 6)
+})
