@@ -133,12 +133,7 @@ test_that("an HMM program: tree and plan agree, gradients match finite differenc
   y <- c(-1.2, -0.8, -1.1, 1.3, 0.9, 1.2, 1.1, -0.9)
   ctx <- m$bind(list(N = length(y), y = y))
   pts <- list(c(-0.5, 0.3, 0.1, 0.4, -0.3, 0.2), c(0.2, -0.1, -0.4, -0.2, 0.5, -0.6))
-  r <- both_paths(ctx, pts)
-  expect_identical(r$plan, r$tree)
-  u <- pts[[2]]
-  g <- ctx$grad_log_prob(u)
-  fd <- fd_grad(ctx, u)
-  expect_equal(as.numeric(g), fd, tolerance = 1e-6)
+  expect_paths_and_fd(ctx, pts)
   # sampling: the latent draws of generated quantities agree with the state probabilities
   fit <- m$sample(data = list(N = length(y), y = y), seed = 3, chains = 2, parallel_chains = 1,
                   iter_warmup = 300, iter_sampling = 400, refresh = 0, show_messages = FALSE)

@@ -240,12 +240,7 @@ test_that("a program with the matrix functions: tree and plan agree, gradients m
   m <- tapestry_model(code = code)
   ctx <- m$bind(list(X = B32))
   pts <- list(c(0.1, -0.2, 0.3, 0.05, 0.2), c(-0.3, 0.4, 0.1, -0.2, -0.5))
-  r <- both_paths(ctx, pts)
-  expect_identical(r$plan, r$tree)
-  u <- pts[[2]]
-  g <- ctx$grad_log_prob(u)
-  fd <- fd_grad(ctx, u)
-  expect_equal(as.numeric(g), fd, tolerance = 1e-6)
+  expect_paths_and_fd(ctx, pts)
 })
 
 test_that("gp covariances with one length scale per dimension (ARD)", {
@@ -306,10 +301,5 @@ test_that("a program with the CSR functions, to_array_2d and the ARD covariances
   X <- matrix(c(1, 0, 3, 0, 0, 5, 2, 0, 0, 0, 4, 6), 3)
   ctx <- m$bind(list(X = X, pts = lapply(1:4, function(i) c(i / 2, sin(i)))))
   pts <- list(c(0.1, -0.2, 0.3, 0.05, 0.2, -0.1), c(-0.3, 0.4, 0.1, -0.2, -0.5, 0.3))
-  r <- both_paths(ctx, pts)
-  expect_identical(r$plan, r$tree)
-  u <- pts[[2]]
-  g <- ctx$grad_log_prob(u)
-  fd <- fd_grad(ctx, u)
-  expect_equal(as.numeric(g), fd, tolerance = 1e-6)
+  expect_paths_and_fd(ctx, pts)
 })

@@ -250,11 +250,5 @@ test_that("a model of the special functions: tree and plan gradients agree", {
   ctx <- tapestry_model(code = code)$bind(d)
   set.seed(7)
   pts <- c(list(rep(0, 5)), lapply(1:3, function(i) rnorm(5, sd = 0.5)))
-  r <- both_paths(ctx, pts)
-  expect_false(any(vapply(r$tree, is.character, TRUE)))
-  expect_identical(r$plan, r$tree)
-  u <- pts[[2]]
-  g <- as.vector(ctx$grad_log_prob(u))
-  fd <- fd_grad(ctx, u)
-  expect_equal(g, fd, tolerance = 1e-6)
+  expect_paths_and_fd(ctx, pts)
 })
