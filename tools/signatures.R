@@ -44,7 +44,6 @@ reasons <- c(
   "^laplace_" = "the embedded Laplace approximation (Stan 2.37) is not built yet",
   "^generate_laplace_options$" = "the embedded Laplace approximation (Stan 2.37) is not built yet",
   "^integrate_1d_(gauss_kronrod|double_exponential)" = "the variadic integrate_1d forms (Stan 2.37) are not built yet",
-  "^integrate_ode$" = "removed from Stan in 2.33 (use ode_rk45)",
   "^wiener_(lpdf|lcdf_unnorm|lccdf_unnorm)$" = "the seven-parameter forms (with sw and st0) need a two-dimensional numerical integral, not built yet"
 )
 

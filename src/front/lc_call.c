@@ -152,6 +152,71 @@ static int not_data(lc_ctx *c, ln_expr *arg, int k, const char *name) {
                   "but it depends on parameters", k, name);
 }
 
+/* ---- Stan 2.21's names ----
+** Programs written for rstan 2.21 call functions by names Stan 2.33
+** removed.  As with that Stan's array syntax (lp_decl.c), and its `<-` and
+** increment_log_prob (lp_stmt.c), they are read as what replaced them,
+** with a warning; a name that the program or the library defines is never
+** read so. */
+
+static int defined(lc_ctx *c, const char *name) {
+  int n;
+  return lc_funcs(c, name, &n) || lc_lib_sigs(name, &n) || lc_hof_kind(name);
+}
+
+/* name without its last `drop` characters, then sfx, in the program's pool */
+static const char *resuffixed(lc_ctx *c, const char *name, size_t drop, const char *sfx) {
+  size_t n = strlen(name) - drop, k = strlen(sfx);
+  char *s = ln_alloc(c->p, n + k + 1);
+  if (!s) return NULL;
+  memcpy(s, name, n);
+  memcpy(s + n, sfx, k + 1);
+  return s;
+}
+
+/* What replaced a Stan 2.21 function's name (it may not exist either), or
+** NULL. */
+static const char *current_name(lc_ctx *c, const char *name) {
+  static const char *const renamed[][2] = {
+    { "binomial_coefficient_log", "lchoose" },
+    { "integrate_ode", "integrate_ode_rk45" },
+  };
+  for (size_t i = 0; i < sizeof renamed / sizeof *renamed; i++)
+    if (!strcmp(name, renamed[i][0])) return renamed[i][1];
+  if (lc_ends_with(name, "_ccdf_log")) return resuffixed(c, name, 9, "_lccdf");
+  if (lc_ends_with(name, "_cdf_log")) return resuffixed(c, name, 8, "_lcdf");
+  if (!lc_ends_with(name, "_log")) return NULL;
+  const char *pdf = resuffixed(c, name, 4, "_lpdf");          /* normal_log, poisson_log */
+  return pdf && defined(c, pdf) ? pdf : resuffixed(c, name, 4, "_lpmf");
+}
+
+/* 0: e's name is current (or unknown either way); 1: e now calls its
+** replacement; 2: e became another kind of expression (if_else is ?:,
+** get_lp() is target()). */
+static int old_name(lc_ctx *c, ln_expr *e) {
+  const char *name = e->name, *to;
+  if (defined(c, name)) return 0;
+  if (!strcmp(name, "if_else") && e->nargs == 3 && !e->bar) {
+    ln_warn(c->p, e->line, e->col, "if_else(c, a, b) is deprecated (Stan 2.33 removed it); write c ? a : b");
+    e->kind = LE_COND;
+    e->name = NULL;
+    return 2;
+  }
+  if (!strcmp(name, "get_lp") && e->nargs == 0) {
+    ln_warn(c->p, e->line, e->col, "get_lp() is deprecated (Stan 2.33 removed it); write target()");
+    e->kind = LE_TARGET;
+    e->name = NULL;
+    return 2;
+  }
+  if (!(to = current_name(c, name)) || !defined(c, to)) return 0;
+  ln_warn(c->p, e->line, e->col, "%s is deprecated (Stan 2.33 removed it); write %s", name, to);
+  e->name = to;
+  if (lc_ends_with(to, "_lpdf") || lc_ends_with(to, "_lpmf") || lc_ends_with(to, "_lcdf") ||
+      lc_ends_with(to, "_lccdf"))
+    e->bar = e->nargs > 1;      /* f(y | theta), which Stan 2.21 wrote f(y, theta) */
+  return 1;
+}
+
 /* ---- calls ---- */
 
 /* Resolution once the arguments are typed: a leaf, so the frames of the
@@ -203,6 +268,8 @@ int lc_call(lc_ctx *c, ln_expr *e, int as_stmt) {
   if (!name) return lc_error(c, e->line, e->col, "a call without a function name");
   if (e->nargs < 0 || (e->nargs > 0 && !e->args))
     return lc_error(c, e->line, e->col, "a call without its arguments");
+  if (old_name(c, e) == 2) return lc_expr(c, e);
+  name = e->name;
   if ((which = lc_hof_kind(name)) != 0) {
     if (as_stmt)
       return lc_error(c, e->line, e->col, "%s returns a value, which a statement would discard", name);

@@ -50,8 +50,9 @@ static int unknown_identifier(lc_ctx *c, ln_expr *e) {
   const char *s;
   if (lc_funcs(c, e->name, &n))
     return lc_error(c, e->line, e->col,
-                    "'%s' is a function; a function can only be passed to reduce_sum, "
-                    "reduce_sum_static, map_rect and parallel_map", e->name);
+                    "'%s' is a function; a function can only be passed to a higher-order "
+                    "function (reduce_sum, map_rect, parallel_map, the ODE, DAE and algebraic "
+                    "solvers, integrate_1d)", e->name);
   if (lc_lib_sigs(e->name, &n) || lc_hof_kind(e->name))
     return lc_error(c, e->line, e->col, "'%s' is a library function, not a variable", e->name);
   if ((s = lc_suggest(c, e->name)) != NULL)

@@ -236,6 +236,18 @@ static int tilde_resolve(lc_ctx *c, ln_stmt *s) {
       else if ((sg = lc_lib_resolve_args(pmf, a, n, &ret)) != NULL) { s->fn = sg->fn; used = pmf; s->discrete = 1; }
     }
   }
+  int k0;
+  if (!used && !lc_funcs(c, pdf, &k0) && !lc_funcs(c, pmf, &k0)) {
+    /* Stan 2.21: a user-defined density foo_log, which Stan 2.33 no longer reads as one */
+    const char *old = suffixed(c, s->name, "_log");
+    if (!old) return lc_error(c, s->line, s->col, "out of memory");
+    if ((s->ufn = lc_user_resolve(c, old, a, n, &ret, &bad)) != NULL) {
+      ln_warn(c->p, s->line, s->col, "a density named %s is deprecated (Stan 2.33 removed the _log suffix); "
+              "name it %s or %s", old, pdf, pmf);
+      used = old;
+      s->discrete = a[0]->type.base == TM_INT;
+    }
+  }
   if (!used) {
     int hp = lc_funcs(c, pdf, &k) || lc_lib_sigs(pdf, &k), hm = lc_funcs(c, pmf, &k) || lc_lib_sigs(pmf, &k);
     if (!hp && !hm)

@@ -266,6 +266,8 @@ static ln_expr *postfix(lp *P) {
   return e;
 }
 
+ln_expr *lp_postfix(lp *P) { return postfix(P); }
+
 /* postfix ( ^ unary )?: right associative through unary */
 static ln_expr *power(lp *P) {
   ln_expr *e = postfix(P);

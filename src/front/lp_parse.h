@@ -80,6 +80,7 @@ ln_stmt *lp_new_stmt(lp *P, int kind, const lx_token *at);
 /* ---- expressions (lp_expr.c) ---- */
 ln_expr *lp_expr(lp *P);          /* a full expression */
 ln_expr *lp_expr_arith(lp *P);    /* no comparison, logic or ?: at top level (constraint bounds) */
+ln_expr *lp_postfix(lp *P);       /* a primary with its indexes: the left side of Stan 2.21's `x <- e` */
 /* comma-separated expressions up to the closing token (consumed); context names
 ** the construct in messages ("the arguments of 'f'") */
 void lp_expr_list(lp *P, lp_vec *out, int close, int allow_empty, const char *context);

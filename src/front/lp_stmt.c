@@ -69,8 +69,39 @@ static ln_stmt *tilde(lp *P, ln_expr *lhs, const lx_token *start) {
 }
 
 /* assignment, '~', or a function call as a statement */
+/* Stan 2.21's `x <- e;` (removed in Stan 2.33) ahead: a name, its indexes,
+** then '<' and '-' side by side.  At the start of a statement the two
+** cannot mean `x < -e`, which would be an expression alone. */
+static int old_arrow_ahead(const lp *P) {
+  if (lp_peek(P, 0)->kind != LX_IDENT) return 0;
+  size_t k = 1;
+  while (lp_peek(P, k)->kind == LX_LBRACK) {
+    int depth = 0;
+    do {
+      int kind = lp_peek(P, k)->kind;
+      if (kind == LX_LBRACK) depth++;
+      else if (kind == LX_RBRACK) depth--;
+      else if (kind == LX_SEMI || kind == LX_EOF || kind == LX_ERROR) return 0;
+      k++;
+    } while (depth > 0);
+  }
+  const lx_token *lt = lp_peek(P, k), *minus = lp_peek(P, k + 1);
+  return lt->kind == LX_LT && minus->kind == LX_MINUS && minus->line == lt->line && minus->col == lt->col + 1;
+}
+
 static ln_stmt *expr_stmt(lp *P) {
   const lx_token *start = lp_cur(P);
+  if (old_arrow_ahead(P)) {
+    ln_stmt *s = lp_new_stmt(P, LS_ASSIGN, start);
+    s->lhs = lp_postfix(P);
+    const lx_token *at = lp_cur(P);
+    ln_warn(P->p, at->line, at->col, "assignment with '<-' is deprecated (Stan 2.33 removed it); write '='");
+    lp_next(P);   /* '<' */
+    lp_next(P);   /* '-' */
+    s->e = lp_expr(P);
+    lp_semi(P, "the assignment");
+    return s;
+  }
   ln_expr *e = lp_expr(P);
   const lx_token *t = lp_cur(P);
   int op = assign_op(t->kind);
@@ -89,6 +120,15 @@ static ln_stmt *expr_stmt(lp *P) {
     return s;
   }
   if (t->kind == LX_TILDE) return tilde(P, e, start);
+  if (e->kind == LE_CALL && !strcmp(e->name, "increment_log_prob")) {
+    /* Stan 2.21's increment_log_prob(e) (removed in Stan 2.33) */
+    if (e->nargs != 1 || e->bar) lp_error_at(P, e->line, e->col, "increment_log_prob takes one argument");
+    ln_warn(P->p, e->line, e->col, "increment_log_prob(...) is deprecated (Stan 2.33 removed it); write 'target += ...'");
+    ln_stmt *s = lp_new_stmt(P, LS_TARGET, start);
+    s->e = e->args[0];
+    lp_semi(P, "'increment_log_prob(...)'");
+    return s;
+  }
   if (e->kind == LE_CALL) {
     ln_stmt *s = lp_new_stmt(P, LS_CALL, start);
     s->e = e;

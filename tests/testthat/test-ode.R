@@ -3,16 +3,6 @@
 # older integrate_ode_* signatures, parameters as output times, Stan's checks,
 # and a small model fitted by sampling.
 
-skip_without_sundials <- function() {
-  ok <- tryCatch({
-    m <- tapestry_model(code = "functions { vector f(real t, vector y) { return -y; } }
-      transformed data { array[1] vector[1] y = ode_rk45(f, [1.0]', 0, {1.0}); }")
-    m$bind(list())
-    TRUE
-  }, error = function(e) !grepl("needs SUNDIALS", conditionMessage(e)))
-  skip_if_not(ok, "tapestry was built without SUNDIALS")
-}
-
 decay_code <- "
 functions {
   vector decay(real t, vector y, real k) { return -k * y; }
