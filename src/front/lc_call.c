@@ -291,6 +291,12 @@ int lc_call(lc_ctx *c, ln_expr *e, int as_stmt) {
     if (!(name = lc_normalized(c, name))) return lc_error(c, e->line, e->col, "out of memory");
     e->propto = 1;
   }
+  /* Stan 2.21 wrote a cdf's arguments with commas only */
+  if (lc_ends_with(name, "_cdf") && !e->bar && e->nargs > 1) {
+    ln_warn(c->p, e->line, e->col, "%s(y, ...) is deprecated (Stan 2.33 removed it); write %s(y | ...)",
+            e->name, e->name);
+    e->bar = 1;
+  }
   /* a density of the variate alone takes no bar, as in stanc:
      std_normal_lpdf(z), foo_lpdf(x) */
   if (is_conditional(e->name) && !e->bar && e->nargs > 1)

@@ -48,21 +48,24 @@ test_that("increment_log_prob(e) is target += e, and get_lp() is target()", {
                "increment_log_prob takes one argument")
 })
 
-test_that("densities and cdfs by their _log, _cdf_log and _ccdf_log names", {
+test_that("densities and cdfs by their _log, _cdf_log and _ccdf_log names; cdfs with commas", {
   w <- same_as_current(
     "data { int n; } parameters { real y; real<lower=0> s; }
      model { target += normal_log(y, 0, s) + lognormal_log(s, 0, 1) + poisson_log(n, s) + poisson_log_log(n, y)
-                       + normal_cdf_log(y, 0, 2) + normal_ccdf_log(y, 1, 2) + binomial_coefficient_log(5 + s, 2); }",
+                       + normal_cdf_log(y, 0, 2) + normal_ccdf_log(y, 1, 2) + binomial_coefficient_log(5 + s, 2)
+                       + log(normal_cdf(y, 0, 3)); }",
     "data { int n; } parameters { real y; real<lower=0> s; }
      model { target += normal_lpdf(y | 0, s) + lognormal_lpdf(s | 0, 1) + poisson_lpmf(n | s) + poisson_log_lpmf(n | y)
-                       + normal_lcdf(y | 0, 2) + normal_lccdf(y | 1, 2) + lchoose(5 + s, 2); }",
+                       + normal_lcdf(y | 0, 2) + normal_lccdf(y | 1, 2) + lchoose(5 + s, 2)
+                       + log(normal_cdf(y | 0, 3)); }",
     data = list(n = 3L), n = 2)
   expect_true(all(c("normal_log is deprecated (Stan 2.33 removed it); write normal_lpdf",
                     "poisson_log is deprecated (Stan 2.33 removed it); write poisson_lpmf",
                     "poisson_log_log is deprecated (Stan 2.33 removed it); write poisson_log_lpmf",
                     "normal_cdf_log is deprecated (Stan 2.33 removed it); write normal_lcdf",
                     "normal_ccdf_log is deprecated (Stan 2.33 removed it); write normal_lccdf",
-                    "binomial_coefficient_log is deprecated (Stan 2.33 removed it); write lchoose") %in%
+                    "binomial_coefficient_log is deprecated (Stan 2.33 removed it); write lchoose",
+                    "normal_cdf(y, ...) is deprecated (Stan 2.33 removed it); write normal_cdf(y | ...)") %in%
                   sub("^.*warning: ", "", w)))
   # a name the library has keeps its meaning (multiply_log is a function of its own)
   expect_silent(tapestry_model(code = "parameters { real<lower=0> y; } model { target += multiply_log(2, y) - y; }"))
