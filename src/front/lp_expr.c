@@ -172,7 +172,8 @@ static ln_expr *primary(lp *P) {
       }
       lp_error_at(P, t->line, t->col, "'target' can only be read as 'target()' or incremented with 'target +='");
     }
-    if (lp_is_reserved(P, t)) lp_error_found(P, "expected an expression, found %s (a reserved word)");
+    if (lp_is_reserved(P, t) && !lp_is_late_reserved(P, t))
+      lp_error_found(P, "expected an expression, found %s (a reserved word)");
     if (lp_peek(P, 1)->kind == LX_LPAREN) return call(P, t);
     e = lp_new_expr(P, LE_VAR, t);
     e->name = lp_text(P, t);

@@ -43,6 +43,16 @@ static const char *reserved[] = {
   "struct", "typedef", "export", "auto", "extern", "var", "static"
 };
 
+/* Reserved since Stan 2.33; Stan 2.21's programs name variables so
+** (`vector[N] offset`), which is read with a warning. */
+static const char *reserved_since_233[] = { "lower", "upper", "offset", "multiplier" };
+
+int lp_is_late_reserved(const lp *P, const lx_token *t) {
+  for (size_t i = 0; i < sizeof reserved_since_233 / sizeof reserved_since_233[0]; i++)
+    if (lp_tok_is(P, t, reserved_since_233[i])) return 1;
+  return 0;
+}
+
 int lp_is_reserved(const lp *P, const lx_token *t) {
   for (size_t i = 0; i < sizeof reserved / sizeof reserved[0]; i++)
     if (lp_tok_is(P, t, reserved[i])) return 1;
@@ -114,7 +124,9 @@ void lp_check_name(lp *P, const lx_token *t, const char *what) {
     lp_error_found(P, d);
   }
   lp_desc(P, t, d, sizeof d);
-  if (lp_is_reserved(P, t))
+  if (lp_is_late_reserved(P, t))
+    ln_warn(P->p, t->line, t->col, "%s as a name is deprecated (Stan 2.33 reserved it); rename it", d);
+  else if (lp_is_reserved(P, t))
     lp_error_at(P, t->line, t->col, "%s is a reserved word and cannot be used as a name", d);
   if (t->len >= 2 && P->p->source[t->off + t->len - 1] == '_' && P->p->source[t->off + t->len - 2] == '_')
     lp_error_at(P, t->line, t->col, "%s: names ending in '__' are reserved", d);

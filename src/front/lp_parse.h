@@ -50,6 +50,7 @@ int lp_is(const lp *P, int kind);
 int lp_tok_is(const lp *P, const lx_token *t, const char *word);   /* an LX_IDENT spelled word */
 int lp_is_word(const lp *P, const char *word);
 int lp_is_reserved(const lp *P, const lx_token *t);
+int lp_is_late_reserved(const lp *P, const lx_token *t);   /* lower, upper, offset, multiplier: names until Stan 2.33 */
 const char *lp_desc(const lp *P, const lx_token *t, char *buf, size_t size);
 
 /* ---- errors: report the first one and longjmp out (lp_parse.c) ---- */

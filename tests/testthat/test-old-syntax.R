@@ -99,3 +99,16 @@ test_that("integrate_ode is integrate_ode_rk45", {
   w <- same_as_current(sprintf(f, "integrate_ode"), sprintf(f, "integrate_ode_rk45"), data = list(ts = c(0.5, 1)))
   expect_match(w, "integrate_ode is deprecated (Stan 2.33 removed it); write integrate_ode_rk45", fixed = TRUE)
 })
+
+test_that("lower, upper, offset and multiplier name variables, as before Stan 2.33 reserved them", {
+  w <- same_as_current(
+    "data { vector[2] offset; real lower; } parameters { real<lower=lower> y; }
+     model { real upper = 2; y ~ normal(offset[1] + upper, 1); }",
+    "data { vector[2] off; real lo; } parameters { real<lower=lo> y; }
+     model { real up = 2; y ~ normal(off[1] + up, 1); }",
+    data = list(offset = c(0.5, 1), lower = -1, off = c(0.5, 1), lo = -1))
+  expect_true(all(c("'offset' as a name is deprecated (Stan 2.33 reserved it); rename it",
+                    "'lower' as a name is deprecated (Stan 2.33 reserved it); rename it",
+                    "'upper' as a name is deprecated (Stan 2.33 reserved it); rename it") %in%
+                  sub("^.*warning: ", "", w)))
+})

@@ -381,7 +381,7 @@ test_that("syntax errors point at the problem", {
   expect_snapshot(error = TRUE, tp_parse("modle { }"))
   expect_snapshot(error = TRUE, tp_parse("model { x = ); }"))
   expect_snapshot(error = TRUE, tp_parse("model {\n  /* comment\n}"))
-  expect_snapshot(error = TRUE, tp_parse("data {\n  real lower;\n}"))
+  expect_snapshot(error = TRUE, tp_parse("data {\n  real print;\n}"))
   expect_snapshot(error = TRUE, tp_parse("data { real sigma__; }"))
   expect_snapshot(error = TRUE, tp_parse("data { real x = 3; }"))
   expect_snapshot(error = TRUE, tp_parse("data { x = 3; }"))
