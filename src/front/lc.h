@@ -208,5 +208,8 @@ char *lc_dump(const ln_program *p);
 
 /* name with its _lupdf/_lupmf suffix made _lpdf/_lpmf, in the program's pool (NULL: out of memory) */
 const char *lc_normalized(lc_ctx *c, const char *name);
+/* name without its last `drop` characters, then sfx, in the program's pool
+** (NULL when out of memory): foo with _lpdf, normal_log as normal_lpdf */
+const char *lc_resuffixed(lc_ctx *c, const char *name, size_t drop, const char *sfx);
 
 #endif

@@ -164,8 +164,7 @@ static int defined(lc_ctx *c, const char *name) {
   return lc_funcs(c, name, &n) || lc_lib_sigs(name, &n) || lc_hof_kind(name);
 }
 
-/* name without its last `drop` characters, then sfx, in the program's pool */
-static const char *resuffixed(lc_ctx *c, const char *name, size_t drop, const char *sfx) {
+const char *lc_resuffixed(lc_ctx *c, const char *name, size_t drop, const char *sfx) {
   size_t n = strlen(name) - drop, k = strlen(sfx);
   char *s = ln_alloc(c->p, n + k + 1);
   if (!s) return NULL;
@@ -183,11 +182,11 @@ static const char *current_name(lc_ctx *c, const char *name) {
   };
   for (size_t i = 0; i < sizeof renamed / sizeof *renamed; i++)
     if (!strcmp(name, renamed[i][0])) return renamed[i][1];
-  if (lc_ends_with(name, "_ccdf_log")) return resuffixed(c, name, 9, "_lccdf");
-  if (lc_ends_with(name, "_cdf_log")) return resuffixed(c, name, 8, "_lcdf");
+  if (lc_ends_with(name, "_ccdf_log")) return lc_resuffixed(c, name, 9, "_lccdf");
+  if (lc_ends_with(name, "_cdf_log")) return lc_resuffixed(c, name, 8, "_lcdf");
   if (!lc_ends_with(name, "_log")) return NULL;
-  const char *pdf = resuffixed(c, name, 4, "_lpdf");          /* normal_log, poisson_log */
-  return pdf && defined(c, pdf) ? pdf : resuffixed(c, name, 4, "_lpmf");
+  const char *pdf = lc_resuffixed(c, name, 4, "_lpdf");          /* normal_log, poisson_log */
+  return pdf && defined(c, pdf) ? pdf : lc_resuffixed(c, name, 4, "_lpmf");
 }
 
 /* 0: e's name is current (or unknown either way); 1: e now calls its

@@ -157,15 +157,6 @@ static int assign(lc_ctx *c, ln_stmt *s) {
 
 /* ---- ~ ---- */
 
-static const char *suffixed(lc_ctx *c, const char *name, const char *sfx) {
-  size_t n = strlen(name), k = strlen(sfx);
-  char *s = ln_alloc(c->p, n + k + 1);
-  if (!s) return NULL;
-  memcpy(s, name, n);
-  memcpy(s + n, sfx, k + 1);
-  return s;
-}
-
 /* The variate and the arguments as one list, in the pool. */
 static ln_expr **tilde_args(lc_ctx *c, ln_stmt *s) {
   ln_expr **a = ln_alloc(c->p, (size_t)(s->nargs + 1) * sizeof *a);
@@ -177,7 +168,7 @@ static ln_expr **tilde_args(lc_ctx *c, ln_stmt *s) {
 
 static int truncation(lc_ctx *c, ln_stmt *s, ln_expr **a, int n, const char *lpdf) {
   int k;
-  const char *cdf = suffixed(c, s->name, "_lcdf"), *ccdf = suffixed(c, s->name, "_lccdf");
+  const char *cdf = lc_resuffixed(c, s->name, 0, "_lcdf"), *ccdf = lc_resuffixed(c, s->name, 0, "_lccdf");
   if (!cdf || !ccdf) return lc_error(c, s->line, s->col, "out of memory");
   if (s->ufn)
     return lc_error(c, s->line, s->col,
@@ -219,7 +210,7 @@ static int truncation(lc_ctx *c, ln_stmt *s, ln_expr **a, int n, const char *lpd
 static int tilde_resolve(lc_ctx *c, ln_stmt *s) {
   int n = s->nargs + 1, bad = 0, anybad = 0, k;
   ln_expr **a = tilde_args(c, s);
-  const char *pdf = suffixed(c, s->name, "_lpdf"), *pmf = suffixed(c, s->name, "_lpmf");
+  const char *pdf = lc_resuffixed(c, s->name, 0, "_lpdf"), *pmf = lc_resuffixed(c, s->name, 0, "_lpmf");
   if (!a || !pdf || !pmf) return lc_error(c, s->line, s->col, "out of memory");
   ln_type ret;
   const char *used = NULL;
@@ -239,7 +230,7 @@ static int tilde_resolve(lc_ctx *c, ln_stmt *s) {
   int k0;
   if (!used && !lc_funcs(c, pdf, &k0) && !lc_funcs(c, pmf, &k0)) {
     /* Stan 2.21: a user-defined density foo_log, which Stan 2.33 no longer reads as one */
-    const char *old = suffixed(c, s->name, "_log");
+    const char *old = lc_resuffixed(c, s->name, 0, "_log");
     if (!old) return lc_error(c, s->line, s->col, "out of memory");
     if ((s->ufn = lc_user_resolve(c, old, a, n, &ret, &bad)) != NULL) {
       ln_warn(c->p, s->line, s->col, "a density named %s is deprecated (Stan 2.33 removed the _log suffix); "

@@ -123,7 +123,8 @@ static ln_stmt *expr_stmt(lp *P) {
   if (e->kind == LE_CALL && !strcmp(e->name, "increment_log_prob")) {
     /* Stan 2.21's increment_log_prob(e) (removed in Stan 2.33) */
     if (e->nargs != 1 || e->bar) lp_error_at(P, e->line, e->col, "increment_log_prob takes one argument");
-    ln_warn(P->p, e->line, e->col, "increment_log_prob(...) is deprecated (Stan 2.33 removed it); write 'target += ...'");
+    ln_warn(P->p, e->line, e->col,
+            "increment_log_prob(...) is deprecated (Stan 2.33 removed it); write 'target += ...'");
     ln_stmt *s = lp_new_stmt(P, LS_TARGET, start);
     s->e = e->args[0];
     lp_semi(P, "'increment_log_prob(...)'");
