@@ -68,7 +68,6 @@ static ln_stmt *tilde(lp *P, ln_expr *lhs, const lx_token *start) {
   return s;
 }
 
-/* assignment, '~', or a function call as a statement */
 /* Stan 2.21's `x <- e;` (removed in Stan 2.33) ahead: a name, its indexes,
 ** then '<' and '-' side by side.  At the start of a statement the two
 ** cannot mean `x < -e`, which would be an expression alone. */
@@ -89,6 +88,7 @@ static int old_arrow_ahead(const lp *P) {
   return lt->kind == LX_LT && minus->kind == LX_MINUS && minus->line == lt->line && minus->col == lt->col + 1;
 }
 
+/* assignment, '~', or a function call as a statement */
 static ln_stmt *expr_stmt(lp *P) {
   const lx_token *start = lp_cur(P);
   if (old_arrow_ahead(P)) {
