@@ -148,7 +148,8 @@ static int unary_fwd(const pl_plan *p, const pl_ins *b, const pl_lane *l, uint32
   if (!l->tables && sa == 0 && n > 0) {
     /* the same argument in every iteration (square(alpha) in a loop): one
        evaluation, its value and partial copied to every lane */
-    pl_memo memo = PL_MEMO_INIT;
+    pl_memo memo;
+    pl_memo_init(&memo);
     if ((*rc = pl_fwd1(p, b, PL_UNARY, V, P, &memo))) return 1;
     double f = V[o], df = P[x];
     for (uint32_t t = 1; t < n; t++) {
@@ -178,7 +179,8 @@ int pl_lanes_fwd(const pl_plan *p, const pl_ins *hdr, double *V, double *P) {
 }
 
 int pl_lanes_body_fwd(const pl_plan *p, const pl_loop *lp, const pl_ins *body, uint32_t n, double *V, double *P) {
-  pl_memo memo = PL_MEMO_INIT;
+  pl_memo memo;
+  pl_memo_init(&memo);
   pl_ins u;
   int rc;
   for (uint32_t j = 0; j < lp->len; j++) {

@@ -141,10 +141,7 @@ static int take_bufs_of(const pl_dims *d, pf_registry *prof, bufs *b) {
   b->PC = ad_alloc((d->nprof ? 4 * (size_t)d->nprof : 1) * sizeof *b->PC);
   b->prof = prof;
   b->memo = ad_alloc(sizeof *b->memo);
-  if (b->memo) {
-    pl_memo init = PL_MEMO_INIT;
-    *b->memo = init;
-  }
+  if (b->memo) pl_memo_init(b->memo);
   return b->V && b->A && b->P && b->cs && b->H && b->Hd && b->PC && b->memo ? AD_OK : AD_EMEMORY;
 }
 

@@ -45,7 +45,19 @@ typedef struct pl_memo {
                                  that passed the check never has them), its log and log1m */
   double log_th, log1m_th;
 } pl_memo;
-#define PL_MEMO_INIT { { { NULL, 0, 0, 0 } }, NAN, 0, UINT64_C(0x7ff8dead0000beef), 0, 0 }
+/* An empty memo.  Field by field: a replay starts one per gradient, and a
+** struct initializer compiles to `rep stos`, slow to start for 168 bytes. */
+static inline void pl_memo_init(pl_memo *m) {
+  for (int k = 0; k < PL_UNMEMO; k++) {
+    m->un[k].d = NULL;
+    m->un[k].x = 0;
+    m->un[k].fx = m->un[k].dfx = 0;
+  }
+  m->s = NAN;
+  m->log_s = 0;
+  m->th = UINT64_C(0x7ff8dead0000beef);
+  m->log_th = m->log1m_th = 0;
+}
 
 static inline int pl_compare(int op, double x, double y) {
   switch (op) {

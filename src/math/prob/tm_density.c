@@ -15,11 +15,17 @@ enum { ASSIGN = 1, INTS_AS_INTS = 2 };
 static int begin(tm_dens *D, const tm_call *c, const tm_v *a, int nargs, const char *const *names,
                  int how) {
   int assign = how & ASSIGN;
-  memset(D, 0, sizeof *D);
+  /* Field by field: a memset of the whole frame compiles to `rep stos`,
+  ** whose start-up cost was 4% of a small model's gradient. */
+  memset(D->d, 0, sizeof D->d);
+  memset(D->x, 0, sizeof D->x);
+  memset(D->inc, 0, sizeof D->inc);
   D->fn = c->fn ? c->fn->name : "density";
   D->a = a;
   D->nargs = nargs;
   D->propto = c->propto;
+  D->n = 0;
+  D->frozen = 0;
   if (nargs > TM_DENS_MAXARGS) return ad_fail(AD_EINVALID, "%s: too many arguments", D->fn);
   /* Stan: every container argument has the size of the first container. */
   int first = -1;
@@ -100,6 +106,10 @@ static int check_greater(const tm_dens *D, const char *const *names, int arg) {
 
 int tm_dens_run_checks(const tm_dens *D, const char *const *names, const tm_dens_check *checks) {
   for (const tm_dens_check *k = checks; k->kind != CK_END; k++) {
+    /* a plan's constant passed when the plan was recorded (y and sigma of
+    ** y ~ normal(mu, sigma) with data: half a small model's checks) */
+    unsigned on = 1u << k->arg | (k->kind == CK_GREATER ? 1u << (k->arg - 1) : 0u);
+    if ((D->frozen & on) == on) continue;
     const char *fn = D->fn, *nm = names[k->arg];
     const tm_v *v = &D->a[k->arg];
     int rc = AD_OK;
