@@ -220,6 +220,10 @@ typedef struct tm_dens {
   ** (ints converted once), inc 0 for scalars; for kernels' inner loops. */
   const double *x[TM_DENS_MAXARGS];
   size_t inc[TM_DENS_MAXARGS];
+  /* bit i: a[i] is a plan's constant (tm_call.frozen), whose checks passed
+  ** when the plan was recorded: tm_dens_run_checks skips them.  Set by the
+  ** kernels whose a is their own argument list; 0 from tm_dens_begin. */
+  unsigned frozen;
 } tm_dens;
 
 /* Check that container arguments agree in size (names[i] is the argument's

@@ -62,6 +62,7 @@ int tm_cdf_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   if (rc) return rc;
   tm_dens D;
   if ((rc = tm_dens_begin(&D, c, a, nargs, f->names))) return rc;
+  D.frozen = c->frozen;
   if ((rc = tm_dens_run_checks(&D, f->names, f->checks))) return rc;
   if (f->check && (rc = f->check(&D))) return rc;
   int upper = F->mode == M_LCCDF, dep = 0;

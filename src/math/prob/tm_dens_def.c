@@ -49,6 +49,7 @@ int tm_dens_def_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   rc = f->assigns ? tm_dens_begin_assign(&D, c, a, nargs, f->names)
                   : tm_dens_begin(&D, c, a, nargs, f->names);
   if (rc) return rc;
+  D.frozen = c->frozen;
   if (!f->late_checks && (rc = run_checks(f, &D))) return rc;
   /* Stan: an empty argument, or (under propto) no argument that is not
   ** constant, gives 0 */

@@ -214,7 +214,9 @@ int tm_dens_elem_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
   }
   tm_dens D;
   int rc = tm_dens_begin_ints(&D, c, a, nargs, def->names);
-  if (rc || (rc = def->check(&D))) return rc;
+  if (rc) return rc;
+  D.frozen = c->frozen;
+  if ((rc = def->check(&D))) return rc;
   elem_run r;
   r.def = def;
   r.rows = NULL;
