@@ -151,8 +151,19 @@ struct ad_stack {
   int executing;                /* scoped stacks: inside ad_scoped_execute */
 };
 
+/* The library's thread-locals use the initial-exec model: a load at a fixed
+** offset from the thread pointer, where the default model of a shared
+** object calls __tls_get_addr (ad_active's reads were 5% of a small model's
+** sampling).  It takes the loader's static TLS space, so they must stay a
+** few words in all (ad_error.c keeps its messages on the heap). */
+#if defined(__ELF__) && defined(__GNUC__)
+#define AD_HOT_TLS __attribute__((tls_model("initial-exec")))
+#else
+#define AD_HOT_TLS
+#endif
+
 /* The stack this thread records on.  Never NULL once ad_thread_init() ran. */
-extern _Thread_local ad_stack *ad_active;
+extern _Thread_local ad_stack *ad_active AD_HOT_TLS;
 
 ad_stack *ad_stack_new(void);
 void      ad_stack_free(ad_stack *s);

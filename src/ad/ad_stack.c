@@ -6,9 +6,9 @@
 #include <string.h>
 #include "ad.h"
 
-_Thread_local ad_stack *ad_active;
+_Thread_local ad_stack *ad_active AD_HOT_TLS;
 /* The stack ad_thread_init made for this thread, kept to free it later. */
-static _Thread_local ad_stack *thread_stack;
+static _Thread_local ad_stack *thread_stack AD_HOT_TLS;
 
 ad_stack *ad_stack_new(void) {
   ad_stack *s = calloc(1, sizeof *s);
@@ -60,7 +60,7 @@ int ad_stack_push_nochain(ad_stack *s, ad_node *n) {
 /* Thread ids are handed out once per thread from a process-wide counter;
 ** the thread-local copy makes ad_thread_id() a plain load afterwards. */
 static atomic_int next_thread_id;
-static _Thread_local int thread_id = -1;
+static _Thread_local int thread_id AD_HOT_TLS = -1;
 
 int ad_thread_id(void) {
   if (thread_id < 0) thread_id = atomic_fetch_add(&next_thread_id, 1);

@@ -26,7 +26,7 @@
 
 /* ---- the thread budget of evaluations on this thread ---- */
 
-static _Thread_local int thread_budget = 1;
+static _Thread_local int thread_budget AD_HOT_TLS = 1;
 
 int pp_threads(void) { return thread_budget; }
 void pp_set_threads(int n) { thread_budget = n < 1 ? 1 : n; }

@@ -81,7 +81,7 @@ typedef struct pf_tcache {
   uint64_t serial;
   pf_table *t;
 } pf_tcache;
-extern _Thread_local pf_tcache pf_cache;
+extern _Thread_local pf_tcache pf_cache AD_HOT_TLS;
 
 /* This thread's table in g, made on first use; NULL on out of memory. */
 pf_table *pf_table_find(pf_registry *g);

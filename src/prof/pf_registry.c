@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include "pf_int.h"
 
-static _Thread_local pf_registry *current;
-_Thread_local pf_tcache pf_cache;
+static _Thread_local pf_registry *current AD_HOT_TLS;
+_Thread_local pf_tcache pf_cache AD_HOT_TLS;
 /* 0 is the empty cache's */
 static atomic_uint_least64_t next_serial = 1;
 
