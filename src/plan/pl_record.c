@@ -24,6 +24,7 @@
 #include "pl_int.h"
 #include "../front/ln.h"
 #include "../math/tm_scalar.h"
+#include "../math/tm_transform.h"
 #include "../math/prob/tm_dens_elem.h"
 
 /* ---- address -> cell ---- */
@@ -869,6 +870,13 @@ static void on_event(void *ud, const li_event *ev) {
     break;
   }
   case LI_EV_TRANSFORM: {
+    /* The identity (an unconstrained parameter) needs no call: its value is
+       x's cells, which whatever reads it reads, and its log |J| is a 0 that
+       nothing makes autodiff, a constant of the plan.  Two of eight
+       schools' three transforms. */
+    if (tm_transform_is_identity(ev->fn) && ev->out->val == ev->args[0].val &&
+        ev->out->adj == ev->args[0].adj && (!ev->out2 || !ev->out2->adj))
+      break;
     pl_call *c = new_call(r, PL_K_TRANSFORM, ev->fn, ev->args, ev->nargs);
     if (!c) break;
     c->nout = ev->out2 ? 2 : 1;

@@ -496,6 +496,8 @@ const tm_transform *tm_transform_find(const char *name) {
   return NULL;
 }
 
+int tm_transform_is_identity(const tm_transform *t) { return t == &transforms[0]; }
+
 int tm_transform_count(void) { return (int)(sizeof transforms / sizeof transforms[0]) - 1; }
 const tm_transform *tm_transform_entry(int i) {
   return i >= 0 && i < tm_transform_count() ? &transforms[i] : NULL;
