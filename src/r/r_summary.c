@@ -13,6 +13,7 @@
 ** src/nuts/nuts_sum_run.c only read them.
 */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <R.h>
 #include <Rinternals.h>
@@ -76,6 +77,30 @@ static int summary_threads(SEXP threads) {
   return k;
 }
 
+/* The normal scores of every average rank among S values, with R's qnorm:
+** znorm[k] for the rank k / 2.  Kept from one call to the next (on R's
+** thread only), as every summary of a fit has the same S and its 2S qnorm
+** calls were a fifth of a small fit's summary; not kept beyond 2^20 draws. */
+static double *scores_kept;
+static size_t scores_S;
+
+static const double *normal_scores(size_t S) {
+  if (scores_kept && scores_S == S) return scores_kept;
+  double *z = NULL;
+  if (S <= ((size_t)1 << 20) && (z = malloc((2 * S + 2) * sizeof *z))) {
+    free(scores_kept);
+    scores_kept = z;
+    scores_S = S;
+  } else {
+    z = (double *)R_alloc(2 * S + 2, sizeof *z);
+  }
+  double denom = ((double)S - 2 * 0.375) + 1;
+  z[0] = z[1] = 0;
+  for (size_t k = 2; k <= 2 * S; k++) z[k] = qnorm(((double)k / 2 - 0.375) / denom, 0.0, 1.0, 1, 0);
+  z[2 * S + 1] = 0;
+  return z;
+}
+
 /* tp_summary(draws, kinds, probs, lo, hi, threads, integer): a nvars x nops matrix,
 ** with attribute "capped", the number of ESS values of each variable that
 ** posterior caps (and warns about).  kinds: nuts_sum_kind codes; probs:
@@ -105,11 +130,7 @@ SEXP tp_summary(SEXP draws, SEXP kinds, SEXP probs, SEXP lo, SEXP hi, SEXP threa
       ops[o].hi = REAL(h);
     }
   }
-  /* the normal scores of every average rank among S values, with R's qnorm */
-  size_t S = nuts_sum_ranked(nchains, niter);
-  double *znorm = (double *)R_alloc(2 * S + 2, sizeof *znorm);
-  double denom = ((double)S - 2 * 0.375) + 1;
-  for (size_t k = 2; k <= 2 * S; k++) znorm[k] = qnorm(((double)k / 2 - 0.375) / denom, 0.0, 1.0, 1, 0);
+  const double *znorm = normal_scores(nuts_sum_ranked(nchains, niter));
   SEXP out = PROTECT(allocMatrix(REALSXP, nvars, nops));
   SEXP capped = PROTECT(allocVector(INTSXP, nvars));
   int nthreads = summary_threads(threads);
