@@ -35,6 +35,11 @@ void pp_group_destroy(pp_group *g);
 /* Waits until no task of g is pending or `seconds` have passed (0: just
 ** look).  Returns the number of tasks still pending. */
 int  pp_group_wait(pp_group *g, double seconds);
+/* Waits until more than `seen` tasks of g have finished (seen: this
+** function's last return, 0 at first), none is pending, or `seconds` have
+** passed.  Returns the number finished.  For a watcher that hands out the
+** next task as soon as one ends (the chains of $sample()). */
+int  pp_group_wait_next(pp_group *g, int seen, double seconds);
 
 /* Makes the pool exactly n workers (n >= 1), starting or retiring threads.
 ** Call only while no task is queued or running.  AD_OK or AD_EMEMORY (with

@@ -67,13 +67,18 @@ void pp_group_destroy(pp_group *g) {
   pthread_mutex_destroy(&g->lock);
 }
 
-int pp_group_wait(pp_group *g, double seconds) {
+static struct timespec deadline(double seconds) {
   struct timespec until;
   clock_gettime(CLOCK_REALTIME, &until);
   long ns = (long)((seconds - (double)(long)seconds) * 1e9);
   until.tv_sec += (time_t)seconds;
   until.tv_nsec += ns;
   if (until.tv_nsec >= 1000000000L) { until.tv_sec++; until.tv_nsec -= 1000000000L; }
+  return until;
+}
+
+int pp_group_wait(pp_group *g, double seconds) {
+  struct timespec until = deadline(seconds);
   pthread_mutex_lock(&g->lock);
   while (g->pending > 0 && seconds > 0) {
     if (pthread_cond_timedwait(&g->done, &g->lock, &until) == ETIMEDOUT) break;
@@ -81,6 +86,17 @@ int pp_group_wait(pp_group *g, double seconds) {
   int left = g->pending;
   pthread_mutex_unlock(&g->lock);
   return left;
+}
+
+int pp_group_wait_next(pp_group *g, int seen, double seconds) {
+  struct timespec until = deadline(seconds);
+  pthread_mutex_lock(&g->lock);
+  while (g->finished <= seen && g->pending > 0 && seconds > 0) {
+    if (pthread_cond_timedwait(&g->done, &g->lock, &until) == ETIMEDOUT) break;
+  }
+  int finished = g->finished;
+  pthread_mutex_unlock(&g->lock);
+  return finished;
 }
 
 static long elapsed_ns(const struct timespec *t0) {
