@@ -18,6 +18,7 @@
 ** plans of its pieces, before a replay reads it.  Which opcode to emit for
 ** what is decided here; what each operand field of it holds is pl_ops.h's.
 */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <stdio.h>
@@ -140,6 +141,18 @@ static uint32_t new_cells(pl_rec *r, const double *val, const double *adj, size_
       if (map_put(&r->amap, adj + i, p->na + (uint32_t)i)) { fail(r, "out of memory"); return PL_NONE; }
     p->na += (uint32_t)n;
   }
+  return v;
+}
+
+/* n fresh V and A cells for a value the tree never holds (a step inside a
+** call the plan writes as instructions). */
+static uint32_t temp_cells(pl_rec *r, size_t n, uint32_t *acells) {
+  pl_plan *p = r->plan;
+  if ((size_t)p->nv + n >= PL_NONE || (size_t)p->na + n >= PL_NONE) { fail(r, "too many values"); return PL_NONE; }
+  uint32_t v = p->nv;
+  p->nv += (uint32_t)n;
+  *acells = p->na;
+  p->na += (uint32_t)n;
   return v;
 }
 
@@ -292,6 +305,54 @@ static void three_scalars(pl_rec *r, pl_ins *in, const tm_v *a) {
 }
 
 static int real_scalar(const tm_v *x) { return x->base <= TM_REAL && x->narr == 0; }
+
+/* The lower bound of one value by a constant (real<lower=0> sigma): ew_lower's
+** y = exp(x) + lb and its log |J| = 0 + x (the sum over one element) as three
+** instructions, exp, + and +, instead of the call (a fifth of a small model's
+** gradient).  Their reverse steps add to x's adjoint in the order the tree's
+** two nodes do: log |J|'s first, then y's through exp's partial.  1 when
+** written; 0 leaves the call (a bound of -inf is the identity there). */
+static int lower_scalar(pl_rec *r, const li_event *ev) {
+  const tm_v *x = &ev->args[0], *lb = &ev->args[1], *y = ev->out, *lj = ev->out2;
+  if (!tm_transform_is_lower(ev->fn) || ev->nargs != 2) return 0;
+  if (x->base == TM_INT || !x->adj || tm_numel(x) != 1) return 0;
+  if (y->base != TM_REAL || y->narr || !y->adj || (lj && !lj->adj)) return 0;
+  if (!real_scalar(lb) || lb->adj) return 0;
+  if (lb->base != TM_INT && map_get(&r->vmap, lb->val) != PL_NONE) return 0;
+  if (tm_get(lb, 0) == -INFINITY) return 0;
+  const tm_fn *exp_fn = NULL;
+  int count = 0;
+  for (const tm_fn *f = tm_lookup("exp", &count); f && count-- > 0; f++)
+    if (f->kernel == tm_unary_kernel && f->data) { exp_fn = f; break; }
+  if (!exp_fn) return 0;
+  pl_plan *p = r->plan;
+  pl_ins *in;
+  uint32_t xv = scalar_v(r, x), xa = adjoints_of(r, x->adj, 1), ta;
+  if (!(in = emit(r, PL_UNARY))) return 1;
+  in->a = xv;
+  in->aa = xa;
+  in->b = keep_ptr(r, exp_fn->data);
+  in->x = p->np++;
+  in->o = temp_cells(r, 1, &ta);
+  in->oa = ta;
+  uint32_t tv = in->o;
+  if (!(in = emit(r, PL_ADD))) return 1;
+  in->a = tv;
+  in->aa = ta;
+  in->b = scalar_v(r, lb);
+  in->flags = 1;
+  in->o = new_cells(r, y->val, y->adj, 1, &in->oa);
+  if (!lj) return 1;
+  double zero = 0.0;
+  tm_v z = tm_real_view(&zero, NULL);
+  if (!(in = emit(r, PL_ADD))) return 1;
+  in->a = scalar_v(r, &z);
+  in->b = xv;
+  in->ba = xa;
+  in->flags = 2;
+  in->o = new_cells(r, lj->val, lj->adj, 1, &in->oa);
+  return 1;
+}
 
 /* A library call on real scalars that has an instruction of its own: 1 when
 ** it was written as that instruction. */
@@ -877,6 +938,7 @@ static void on_event(void *ud, const li_event *ev) {
     if (tm_transform_is_identity(ev->fn) && ev->out->val == ev->args[0].val &&
         ev->out->adj == ev->args[0].adj && (!ev->out2 || !ev->out2->adj))
       break;
+    if (lower_scalar(r, ev)) break;
     pl_call *c = new_call(r, PL_K_TRANSFORM, ev->fn, ev->args, ev->nargs);
     if (!c) break;
     c->nout = ev->out2 ? 2 : 1;

@@ -184,6 +184,45 @@ test_that("scalar functions and normal densities with instructions of their own 
     expect_equal(as.vector(ctx$grad_log_prob(u)), fd_grad(ctx, u), tolerance = 1e-6)
 })
 
+test_that("unconstrained parameters and scalar lower bounds replay without a call, with the tree's bits", {
+  code <- "
+    data { real lb; }
+    parameters {
+      real mu;
+      real<lower=0> s;
+      real<lower=lb> t;
+      real<lower=negative_infinity()> w;
+      vector<lower=0>[2] v;
+      real x;
+    }
+    transformed parameters {
+      real xb = lower_bound_jacobian(x, -1.5);
+    }
+    model {
+      mu ~ normal(0, 2);
+      s ~ normal(1, 1);
+      t ~ normal(lb + 1, 1);
+      w ~ normal(0, 1);
+      v ~ normal(1, s);
+      xb ~ normal(mu, 1);
+    }"
+  ctx <- tapestry_model(code = code)$bind(list(lb = 0.25))
+  set.seed(11)
+  pts <- points_for(ctx)
+  expect_paths_and_fd(ctx, pts)
+  # without the Jacobian the log |J| outputs are absent
+  r <- both_paths(ctx, pts, jacobian = FALSE)
+  expect_identical(r$plan, r$tree)
+  # mu and x need no instruction; s, t and lower_bound_jacobian()'s bound
+  # three each (exp, + and + for log |J|); w keeps its call (a bound of -inf
+  # is the identity), and so does the vector's bound
+  one <- tapestry_model(code = "parameters { real mu; } model { mu ~ normal(0, 1); }")$bind(list())
+  one$grad_log_prob(0.3)
+  lower <- tapestry_model(code = "parameters { real<lower=0> s; } model { s ~ normal(0, 1); }")$bind(list())
+  lower$grad_log_prob(0.3)
+  expect_identical(tapestry:::plan_stats(lower)$instructions - tapestry:::plan_stats(one)$instructions, 3L)
+})
+
 test_that("elementwise masses of scalars replay as their kernel computes them", {
   code <- "
     data { int N; array[N] int y; array[N] int cnt; array[N] int tr; }
