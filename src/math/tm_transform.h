@@ -52,8 +52,10 @@ int                 tm_transform_count(void);
 const tm_transform *tm_transform_entry(int i);
 /* The identity (an unconstrained parameter): y is a view of x, log |J| is 0. */
 int                 tm_transform_is_identity(const tm_transform *t);
-/* `lower`: y = exp(x) + lb, log |J| = x (the identity when lb is -inf). */
+/* `lower`: y = exp(x) + lb, log |J| = x (the identity when lb is -inf);
+** `upper`: y = ub - exp(x), log |J| = x (the identity when ub is +inf). */
 int                 tm_transform_is_lower(const tm_transform *t);
+int                 tm_transform_is_upper(const tm_transform *t);
 
 /* Checked calls: the number of parameters, the size of x against the
 ** declared shape, then the entry's own function. */

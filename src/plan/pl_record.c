@@ -306,20 +306,23 @@ static void three_scalars(pl_rec *r, pl_ins *in, const tm_v *a) {
 
 static int real_scalar(const tm_v *x) { return x->base <= TM_REAL && x->narr == 0; }
 
-/* The lower bound of one value by a constant (real<lower=0> sigma): ew_lower's
-** y = exp(x) + lb and its log |J| = 0 + x (the sum over one element) as three
-** instructions, exp, + and +, instead of the call (a fifth of a small model's
-** gradient).  Their reverse steps add to x's adjoint in the order the tree's
-** two nodes do: log |J|'s first, then y's through exp's partial.  1 when
-** written; 0 leaves the call (a bound of -inf is the identity there). */
-static int lower_scalar(pl_rec *r, const li_event *ev) {
+/* The lower or upper bound of one value by a constant (real<lower=0> sigma):
+** ew_lower's y = exp(x) + lb, or ew_upper's y = ub - exp(x), and log |J| =
+** 0 + x (the sum over one element) as three instructions, exp, + or -, and
+** +, instead of the call (a fifth of a small model's gradient).  Their
+** reverse steps add to x's adjoint in the order the tree's two nodes do:
+** log |J|'s first, then y's through exp's partial (-a * e is a * -e to the
+** bit).  1 when written; 0 leaves the call (an infinite bound is the
+** identity there). */
+static int bound_scalar(pl_rec *r, const li_event *ev) {
   const tm_v *x = &ev->args[0], *lb = &ev->args[1], *y = ev->out, *lj = ev->out2;
-  if (!tm_transform_is_lower(ev->fn) || ev->nargs != 2) return 0;
+  int upper = tm_transform_is_upper(ev->fn);
+  if ((!upper && !tm_transform_is_lower(ev->fn)) || ev->nargs != 2) return 0;
   if (x->base == TM_INT || !x->adj || tm_numel(x) != 1) return 0;
   if (y->base != TM_REAL || y->narr || !y->adj || (lj && !lj->adj)) return 0;
   if (!real_scalar(lb) || lb->adj) return 0;
   if (lb->base != TM_INT && map_get(&r->vmap, lb->val) != PL_NONE) return 0;
-  if (tm_get(lb, 0) == -INFINITY) return 0;
+  if (tm_get(lb, 0) == (upper ? INFINITY : -INFINITY)) return 0;
   const tm_fn *exp_fn = NULL;
   int count = 0;
   for (const tm_fn *f = tm_lookup("exp", &count); f && count-- > 0; f++)
@@ -336,11 +339,18 @@ static int lower_scalar(pl_rec *r, const li_event *ev) {
   in->o = temp_cells(r, 1, &ta);
   in->oa = ta;
   uint32_t tv = in->o;
-  if (!(in = emit(r, PL_ADD))) return 1;
-  in->a = tv;
-  in->aa = ta;
-  in->b = scalar_v(r, lb);
-  in->flags = 1;
+  if (!(in = emit(r, upper ? PL_SUB : PL_ADD))) return 1;
+  if (upper) {          /* ub - e */
+    in->a = scalar_v(r, lb);
+    in->b = tv;
+    in->ba = ta;
+    in->flags = 2;
+  } else {              /* e + lb */
+    in->a = tv;
+    in->aa = ta;
+    in->b = scalar_v(r, lb);
+    in->flags = 1;
+  }
   in->o = new_cells(r, y->val, y->adj, 1, &in->oa);
   if (!lj) return 1;
   double zero = 0.0;
@@ -938,7 +948,7 @@ static void on_event(void *ud, const li_event *ev) {
     if (tm_transform_is_identity(ev->fn) && ev->out->val == ev->args[0].val &&
         ev->out->adj == ev->args[0].adj && (!ev->out2 || !ev->out2->adj))
       break;
-    if (lower_scalar(r, ev)) break;
+    if (bound_scalar(r, ev)) break;
     pl_call *c = new_call(r, PL_K_TRANSFORM, ev->fn, ev->args, ev->nargs);
     if (!c) break;
     c->nout = ev->out2 ? 2 : 1;

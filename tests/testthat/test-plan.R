@@ -184,7 +184,7 @@ test_that("scalar functions and normal densities with instructions of their own 
     expect_equal(as.vector(ctx$grad_log_prob(u)), fd_grad(ctx, u), tolerance = 1e-6)
 })
 
-test_that("unconstrained parameters and scalar lower bounds replay without a call, with the tree's bits", {
+test_that("unconstrained parameters and scalar bounds replay without a call, with the tree's bits", {
   code <- "
     data { real lb; }
     parameters {
@@ -192,6 +192,9 @@ test_that("unconstrained parameters and scalar lower bounds replay without a cal
       real<lower=0> s;
       real<lower=lb> t;
       real<lower=negative_infinity()> w;
+      real<upper=2> q;
+      real<upper=lb> q2;
+      real<upper=positive_infinity()> q3;
       vector<lower=0>[2] v;
       real x;
     }
@@ -203,6 +206,9 @@ test_that("unconstrained parameters and scalar lower bounds replay without a cal
       s ~ normal(1, 1);
       t ~ normal(lb + 1, 1);
       w ~ normal(0, 1);
+      q ~ normal(0, 1);
+      q2 ~ normal(lb - 1, 2);
+      q3 ~ normal(-1, 1);
       v ~ normal(1, s);
       xb ~ normal(mu, 1);
     }"
@@ -213,14 +219,17 @@ test_that("unconstrained parameters and scalar lower bounds replay without a cal
   # without the Jacobian the log |J| outputs are absent
   r <- both_paths(ctx, pts, jacobian = FALSE)
   expect_identical(r$plan, r$tree)
-  # mu and x need no instruction; s, t and lower_bound_jacobian()'s bound
-  # three each (exp, + and + for log |J|); w keeps its call (a bound of -inf
-  # is the identity), and so does the vector's bound
+  # mu and x need no instruction; s, t, q, q2 and lower_bound_jacobian()'s
+  # bound three each (exp, + or -, and + for log |J|); w and q3 keep their
+  # calls (an infinite bound is the identity), and so does the vector's bound
   one <- tapestry_model(code = "parameters { real mu; } model { mu ~ normal(0, 1); }")$bind(list())
   one$grad_log_prob(0.3)
   lower <- tapestry_model(code = "parameters { real<lower=0> s; } model { s ~ normal(0, 1); }")$bind(list())
   lower$grad_log_prob(0.3)
   expect_identical(tapestry:::plan_stats(lower)$instructions - tapestry:::plan_stats(one)$instructions, 3L)
+  upper <- tapestry_model(code = "parameters { real<upper=0> s; } model { s ~ normal(0, 1); }")$bind(list())
+  upper$grad_log_prob(0.3)
+  expect_identical(tapestry:::plan_stats(upper)$instructions - tapestry:::plan_stats(one)$instructions, 3L)
 })
 
 test_that("elementwise masses of scalars replay as their kernel computes them", {

@@ -498,6 +498,7 @@ const tm_transform *tm_transform_find(const char *name) {
 
 int tm_transform_is_identity(const tm_transform *t) { return t == &transforms[0]; }
 int tm_transform_is_lower(const tm_transform *t) { return t == &transforms[1]; }
+int tm_transform_is_upper(const tm_transform *t) { return t == &transforms[2]; }
 
 int tm_transform_count(void) { return (int)(sizeof transforms / sizeof transforms[0]) - 1; }
 const tm_transform *tm_transform_entry(int i) {
