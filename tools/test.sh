@@ -68,6 +68,13 @@ echo "== sanitizer pass (tools/asan.sh)"
 bash "$here/tools/asan.sh" "$work/$tarball" > asan.log 2>&1
 asan_status=$?
 tail -n 40 asan.log
+# a failure's own lines, which the tail can miss: testthat's list of failed
+# tests, and any sanitizer report with its stack
+if [ "$asan_status" -ne 0 ]; then
+  echo "== sanitizer pass: the failures"
+  sed -n '/══ Failed/,/══ DONE/p' asan.log | head -n 300
+  grep -n -B 5 -A 40 -E 'ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:' asan.log | head -n 200
+fi
 asan_line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' asan.log | tail -n 1)
 asan_passed=$(echo "$asan_line" | sed -E 's/^([0-9]+) passed.*/\1/')
 asan_failed=$(echo "$asan_line" | sed -E 's/.*passed, ([0-9]+) failed/\1/')
