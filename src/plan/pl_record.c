@@ -148,6 +148,7 @@ static uint32_t new_cells(pl_rec *r, const double *val, const double *adj, size_
 ** call the plan writes as instructions). */
 static uint32_t temp_cells(pl_rec *r, size_t n, uint32_t *acells) {
   pl_plan *p = r->plan;
+  *acells = PL_NONE;
   if ((size_t)p->nv + n >= PL_NONE || (size_t)p->na + n >= PL_NONE) { fail(r, "too many values"); return PL_NONE; }
   uint32_t v = p->nv;
   p->nv += (uint32_t)n;
@@ -330,7 +331,7 @@ static int bound_scalar(pl_rec *r, const li_event *ev) {
   if (!exp_fn) return 0;
   pl_plan *p = r->plan;
   pl_ins *in;
-  uint32_t xv = scalar_v(r, x), xa = adjoints_of(r, x->adj, 1), ta;
+  uint32_t xv = scalar_v(r, x), xa = adjoints_of(r, x->adj, 1), ta = PL_NONE;
   if (!(in = emit(r, PL_UNARY))) return 1;
   in->a = xv;
   in->aa = xa;
