@@ -26,6 +26,19 @@
 ** context stops replaying, when they are more than 1 in 8 evaluations. */
 #define PL_MISSES_MAX 8
 
+/* Replays are counted on every gradient by every chain: one shared counter
+** bounced its cache line between the workers (a locked add that waited on
+** the other core, 5% of a small model's sampling).  Each thread adds to the
+** shard its id picks, 64 bytes apart so no two share a line (padding
+** rather than _Alignas: calloc does not promise 64-byte alignment); the
+** stats sum them.  They come after `why`, away from the fields every
+** evaluation reads. */
+#define PL_SHARDS 16
+typedef struct pl_shard {
+  atomic_long n;
+  char pad[64 - sizeof(atomic_long)];
+} pl_shard;
+
 typedef struct pl_cache {
   _Atomic(pl_plan *) plan[2][PL_MAX_RECORDS];
   atomic_int nplans[2];
@@ -33,9 +46,10 @@ typedef struct pl_cache {
   atomic_int given_up[2];     /* recording failed, or too many misses: the tree for good */
   atomic_int recording[2];    /* one thread records at a time; the others use the tree */
   atomic_long misses[2], hits[2];
-  atomic_long replays, records, fallbacks, tree, attempts;   /* attempts: evaluations that recorded */
+  atomic_long records, fallbacks, tree, attempts;   /* attempts: evaluations that recorded */
   pthread_mutex_t lock;       /* why */
   char why[200];
+  pl_shard replays[PL_SHARDS];
 } pl_cache;
 
 static atomic_int enabled = 1;
@@ -69,7 +83,7 @@ static pl_cache *cache_of(const li_ctx *ctx) {
     atomic_init(&c->misses[j], 0);
     atomic_init(&c->hits[j], 0);
   }
-  atomic_init(&c->replays, 0);
+  for (int k = 0; k < PL_SHARDS; k++) atomic_init(&c->replays[k].n, 0);
   atomic_init(&c->records, 0);
   atomic_init(&c->fallbacks, 0);
   atomic_init(&c->tree, 0);
@@ -189,7 +203,7 @@ int pl_log_prob(const li_ctx *ctx, const double *upars, int jacobian, double *lp
       int rc = pl_replay(atomic_load(&c->plan[j][k]), upars, lp, grad);
       ad_stack_recover(ad_active);
       if (rc == AD_OK) {
-        atomic_fetch_add(&c->replays, 1);
+        atomic_fetch_add_explicit(&c->replays[ad_thread_id() % PL_SHARDS].n, 1, memory_order_relaxed);
         if (k != first) atomic_store_explicit(&c->last[j], k, memory_order_relaxed);
         if (full) atomic_fetch_add(&c->hits[j], 1);
         return AD_OK;
@@ -231,7 +245,7 @@ void pl_get_stats(const li_ctx *ctx, pl_stats *out) {
   memset(out, 0, sizeof *out);
   pl_cache *c = li_ctx_attachment(ctx);
   if (!c) return;
-  out->replays = atomic_load(&c->replays);
+  for (int k = 0; k < PL_SHARDS; k++) out->replays += atomic_load(&c->replays[k].n);
   out->records = atomic_load(&c->records);
   out->fallbacks = atomic_load(&c->fallbacks);
   out->tree = atomic_load(&c->tree);
@@ -243,6 +257,7 @@ void pl_get_stats(const li_ctx *ctx, pl_stats *out) {
   for (size_t k = 0; p && k < p->nins; k++)
     if (pl_role(p->ins[k].op, PL_F_B) == PL_R_PMAP && ((const pl_pmap *)p->ptrs[p->ins[k].b])->lanes)
       out->map_lanes++;
+  for (size_t k = 0; p && k < p->ncalls; k++) out->direct += p->calls[k].direct != PL_D_NONE;
   pthread_mutex_lock(&c->lock);
   snprintf(out->why, sizeof out->why, "%s", c->why);
   pthread_mutex_unlock(&c->lock);
