@@ -14,10 +14,18 @@
 #include <string.h>
 #include "nuts_int.h"
 
+/* Stan's log_sum_exp(a, b): m + log(exp(a - m) + exp(b - m)).  One of the
+** two exps is exp(0), exactly 1, so with finite operands only the other is
+** taken (the sum is the same either way round: a third of the sampler's
+** exps); infinities and NaN go the long way, which gives their results. */
 static double log_sum_exp(double a, double b) {
   if (a == -INFINITY) return b;
   if (b == -INFINITY) return a;
   double m = a > b ? a : b;
+  if (isfinite(a) && isfinite(b)) {
+    double lo = a > b ? b : a;
+    return m + log(1.0 + exp(lo - m));
+  }
   return m + log(exp(a - m) + exp(b - m));
 }
 
