@@ -109,28 +109,63 @@ static void need_sorted(nsum_work *w, vstate *st) {
 
 /* The folded draws |x - median| in order, by merging the draws below the
 ** median (read backwards) with those from it upwards: both runs are
-** already in order of distance, and rounding keeps them so. */
+** already in order of distance, and rounding keeps them so.
+**
+** The merge's order is (distance, the lower run first on ties, then the
+** order within a run), and each step's pick depends on the one before: a
+** chain of loads and compares whose picks are as likely one way as the
+** other (mispredicted branches).  So the first half is merged from the
+** median outwards and the second half from both ends inwards (taking the
+** larger, the upper run on ties, which is the same order read from its
+** end), two independent chains in one loop, each pick made without a
+** branch.  The result is the forward merge's, value and position alike. */
 static void need_fold(nsum_work *w, vstate *st) {
   if (st->have_fold) return;
   need_sorted(w, st);
   double med = st->median;
-  size_t N = w->N, p = 0;
-  while (p < N && w->sorted[p] < med) p++;
-  size_t a = p, b = p, o = 0;        /* left run: a - 1 down to 0; right run: b up */
+  size_t N = w->N;
   const double *v = w->sorted;
   const uint32_t *ord = w->order;
-  double da = a > 0 ? fabs(v[a - 1] - med) : 0, db = b < N ? fabs(v[b] - med) : 0;
-  while (a > 0 && b < N) {
-    if (da <= db) {
-      w->fsorted[o] = da; w->forder[o++] = ord[--a];
-      if (a > 0) da = fabs(v[a - 1] - med);
-    } else {
-      w->fsorted[o] = db; w->forder[o++] = ord[b++];
-      if (b < N) db = fabs(v[b] - med);
-    }
+  double *fs = w->fsorted;
+  uint32_t *fo = w->forder;
+  /* the first draw not below the median (the values are in order) */
+  size_t p = 0, hi = N;
+  while (p < hi) {
+    size_t mid = p + (hi - p) / 2;
+    if (v[mid] < med) p = mid + 1; else hi = mid;
   }
-  for (; a > 0; a--, o++) { w->fsorted[o] = fabs(v[a - 1] - med); w->forder[o] = ord[a - 1]; }
-  for (; b < N; b++, o++) { w->fsorted[o] = fabs(v[b] - med); w->forder[o] = ord[b]; }
+  size_t h = N / 2;
+  size_t a = p, b = p, of = 0;       /* forward: v[a - 1] below, v[b] above; writes fs[of++] */
+  size_t l = 0, u = N, ob = N;       /* backward: v[l] below, v[u - 1] above; writes fs[--ob] */
+  while (of < h && ob > h && a > 0 && b < N && l < p && u > p) {
+    double da = fabs(v[a - 1] - med), db = fabs(v[b] - med);
+    size_t left = da <= db;
+    size_t at = left ? a - 1 : b;
+    fs[of] = fmin(da, db);
+    fo[of++] = ord[at];
+    a -= left;
+    b += 1 - left;
+    double dl = fabs(v[l] - med), du = fabs(v[u - 1] - med);
+    size_t low = dl > du;
+    size_t bt = low ? l : u - 1;
+    fs[--ob] = fmax(dl, du);
+    fo[ob] = ord[bt];
+    l += low;
+    u -= 1 - low;
+  }
+  /* what is left of each half, a run of it possibly used up */
+  while (of < h) {
+    int left = a > 0 && (b >= N || fabs(v[a - 1] - med) <= fabs(v[b] - med));
+    size_t at = left ? --a : b++;
+    fs[of] = fabs(v[at] - med);
+    fo[of++] = ord[at];
+  }
+  while (ob > h) {
+    int low = l < p && (u <= p || fabs(v[l] - med) > fabs(v[u - 1] - med));
+    size_t bt = low ? l++ : --u;
+    fs[--ob] = fabs(v[bt] - med);
+    fo[ob] = ord[bt];
+  }
   st->have_fold = 1;
 }
 
