@@ -41,6 +41,12 @@
 #'     chains evaluated the log density (gradients replayed from recorded
 #'     plans, evaluated on the tree interpreter, plans recorded, replays that
 #'     fell back), and why, when the program stays on the tree interpreter.}
+#'   \item{`tapestry.chain_turns`}{`TRUE` (the default): when `$sample()` runs
+#'     more chains than `parallel_chains`, the chains take turns on the
+#'     cores, a piece (a 64th of the chain) at a time, so they end together
+#'     and no core idles while the last chain runs alone. The draws are the
+#'     same bits either way. `FALSE` runs them in order, as CmdStan does:
+#'     the first `parallel_chains` chains to their end, then the next.}
 #' }
 #'
 #' @keywords internal

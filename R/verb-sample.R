@@ -76,7 +76,8 @@ sample_model <- function(model, data, seed, refresh, init, chains, parallel_chai
     stepsize_jitter = a$stepsize_jitter,
     stepsize = as.double(a$step_size), inv_metric = a$inv_metric,
     threads_per_chain = a$threads_per_chain,
-    profile_trace_every = a$profile_trace_every, fixed_param = as.integer(a$fixed_param))
+    profile_trace_every = a$profile_trace_every, fixed_param = as.integer(a$fixed_param),
+    turns = as.integer(!isFALSE(getOption("tapestry.chain_turns"))))
   if ((a$warmup_auto || !is.null(a$target_ess)) && !a$fixed_param) {
     # a run in pieces (R/verb-sample-auto.R, src/r/r_sample.c's cross_step)
     config$warmup_auto <- as.integer(a$warmup_auto)

@@ -67,12 +67,14 @@ test_that("Ctrl-C after two of four chains finished keeps those two whole", {
   out <- file.path(dir, "out.rds")
   log <- file.path(dir, "log.txt")
   pidfile <- file.path(dir, "pid")
-  # two chains at a time, the next one starting as soon as any ends: which two
+  # two chains at a time in CmdStan's order (not taking turns, which ends
+  # them together), the next one starting as soon as any ends: which two
   # finish first depends on their step sizes and the machine, so the test
   # reads the progress lines until two chains have finished and the other two
   # are sampling, then interrupts
   writeLines(c(
     "library(tapestry)",
+    "options(tapestry.chain_turns = FALSE)",
     sprintf("writeLines(as.character(Sys.getpid()), %s)", deparse(pidfile)),
     "mod <- tapestry_model(code = 'parameters { real x; } model {",
     "  for (i in 1:3000) target += normal_lpdf(x | 0, 1); }')",

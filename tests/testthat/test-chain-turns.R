@@ -1,0 +1,105 @@
+# More chains than parallel_chains take turns on the cores (a piece at a
+# time, src/r/r_sample.c's turns_task) unless options(tapestry.chain_turns =
+# FALSE) runs them in CmdStan's order.  A chain's draws must not depend on
+# which: it keeps its generator and adaptation state between pieces.
+
+turns_fit <- function(mod, turns, ...) {
+  old <- options(tapestry.chain_turns = turns)
+  on.exit(options(old))
+  mod$sample(chains = 4, parallel_chains = 2, refresh = 0, show_messages = FALSE, ...)
+}
+
+test_that("chains taking turns make the same draws, bit for bit, as chains run in order", {
+  mod <- tapestry_model(code = "
+    data { int N; vector[N] y; }
+    parameters { real mu; real<lower=0> sigma; vector[3] z; }
+    model { mu ~ normal(0, 5); sigma ~ exponential(1); z ~ normal(mu, sigma); y ~ normal(mu, sigma); }
+    generated quantities { real y_rep = normal_rng(mu, sigma); }")
+  data <- list(N = 5, y = c(0.3, -1.2, 2.1, 0.8, 1.4))
+  for (args in list(list(iter_warmup = 150, iter_sampling = 100, seed = 7),
+                    list(iter_warmup = 90, iter_sampling = 61, seed = 8, save_warmup = TRUE, thin = 2),
+                    list(iter_warmup = 50, iter_sampling = 3, seed = 9, metric = "dense_e"))) {
+    a <- do.call(turns_fit, c(list(mod, TRUE, data = data), args))
+    b <- do.call(turns_fit, c(list(mod, FALSE, data = data), args))
+    expect_identical(unclass(a$draws(inc_warmup = isTRUE(args$save_warmup))),
+                     unclass(b$draws(inc_warmup = isTRUE(args$save_warmup))))
+    expect_identical(a$sampler_diagnostics(), b$sampler_diagnostics())
+    expect_identical(a$inv_metric(), b$inv_metric())
+    expect_identical(a$metadata()$step_size_adaptation, b$metadata()$step_size_adaptation)
+    expect_identical(a$return_codes(), rep(0L, 4))
+  }
+})
+
+test_that("a chain that fails while taking turns stops alone; the others finish as in order", {
+  mod <- tapestry_model(code = "
+    parameters { real x; }
+    model {
+      x ~ normal(0, 1);
+      if (x < -1e8) fatal_error(\"x went below -1e8\");
+    }")
+  inits <- list(list(x = 0), list(x = -1e9), list(x = 0.5), list(x = -0.5))
+  run <- function(turns) {
+    expect_warning(fit <- turns_fit(mod, turns, seed = 5, iter_warmup = 100, iter_sampling = 100,
+                                    init = inits),
+                   "Chain 2 finished unexpectedly: x went below -1e8", class = "tapestry_warning")
+    fit
+  }
+  a <- run(TRUE)
+  b <- run(FALSE)
+  expect_identical(a$return_codes(), c(0L, 1L, 0L, 0L))
+  expect_identical(a$return_codes(), b$return_codes())
+  expect_identical(unclass(a$draws()), unclass(b$draws()))
+})
+
+test_that("Ctrl-C while chains take turns keeps every chain's draws so far", {
+  skip_on_os("windows")
+  skip_on_cran()
+  skip_if(.Call(tapestry:::C_tp_cores) < 2, "one core: one chain at a time, no turns")
+  lib <- paste(.libPaths(), collapse = .Platform$path.sep)
+  dir <- withr_tempdir()
+  script <- file.path(dir, "run.R")
+  out <- file.path(dir, "out.rds")
+  log <- file.path(dir, "log.txt")
+  pidfile <- file.path(dir, "pid")
+  writeLines(c(
+    "library(tapestry)",
+    sprintf("writeLines(as.character(Sys.getpid()), %s)", deparse(pidfile)),
+    "mod <- tapestry_model(code = 'parameters { real x; } model {",
+    "  for (i in 1:3000) target += normal_lpdf(x | 0, 1); }')",
+    "w <- NULL",
+    "fit <- withCallingHandlers(mod$sample(chains = 4, parallel_chains = 2,",
+    "  iter_warmup = 100, iter_sampling = 40000, refresh = 1000, seed = 1, diagnostics = NULL),",
+    "  warning = function(c) { w <<- c(w, conditionMessage(c)); invokeRestart('muffleWarning') })",
+    sprintf("saveRDS(list(w = w, dim = dim(fit$draws()), codes = fit$return_codes(),
+      x = fit$draws('x'), rows = vapply(fit$.__enclos_env__$private$chains_,
+      function(ch) nrow(ch$draws), 0L)), %s)", deparse(out))
+  ), script)
+  system2(file.path(R.home("bin"), "Rscript"), script, wait = FALSE, stdout = log, stderr = log,
+          env = paste0("R_LIBS=", lib))
+  # taking turns, every chain is sampling long before any ends
+  ready <- FALSE
+  for (i in 1:1200) {
+    txt <- if (file.exists(log)) readLines(log, warn = FALSE) else character()
+    if (all(vapply(1:4, function(k) any(grepl(sprintf("^Chain %d Iteration: .*\\(Sampling\\)", k), txt)),
+                   TRUE))) {
+      ready <- TRUE
+      break
+    }
+    Sys.sleep(0.05)
+  }
+  expect_true(ready)
+  expect_false(any(grepl("finished in", txt)))
+  pid <- as.integer(readLines(pidfile))
+  tools::pskill(pid, tools::SIGINT)
+  for (i in 1:400) if (file.exists(out)) break else Sys.sleep(0.05)
+  expect_true(file.exists(out))
+  Sys.sleep(0.2)
+  res <- readRDS(out)
+  # no chain had finished: each keeps what it made, the draws cut to the
+  # shortest chain (?TapestryFit, "Chains that did not finish")
+  expect_identical(res$codes, rep(2L, 4))
+  expect_true(all(res$rows > 0 & res$rows < 40000L))
+  expect_identical(res$dim, c(min(res$rows), 4L, 2L))
+  expect_false(anyNA(res$x))
+  expect_true(any(grepl("Sampling was interrupted", res$w)))
+})
