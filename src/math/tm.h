@@ -251,5 +251,15 @@ static inline void tm_dens_add(tm_dens *D, int i, size_t j, double g) {
 }
 /* Result: a real, or one operands node when any argument is autodiff. */
 int tm_dens_end(tm_dens *D, double logp, tm_v *out);
+/* A univariate density defined as data (tm_dens_def.h's kernel)? */
+int tm_is_dens_def(const tm_fn *fn);
+/* Such a density without its node, for a caller that runs the reverse step
+** itself (a plan's call): the log density in *logp and, per autodiff
+** argument with elements, its adjoints and partials in ops (room for
+** TM_DENS_MAXARGS), in the order the node would take them; its reverse
+** step is adj[i] += adjoint * partial[i], operand after operand.  *nops is
+** -1 when no argument is autodiff (the kernel would have made a real). */
+int tm_dens_def_direct(const tm_call *c, const tm_v *a, int nargs, double *logp, ad_operand *ops,
+                       int *nops);
 
 #endif

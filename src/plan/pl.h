@@ -53,6 +53,7 @@ typedef struct pl_stats {
   int instructions;    /* of the newest plan (Jacobian on), 0 when none */
   int loops;           /* loops that plan keeps as loops (run lane by lane) */
   int map_lanes;       /* parallel_maps of that plan whose elements run as lanes */
+  int direct;          /* its calls the replay runs itself, without their nodes (pl_call.direct) */
   char why[200];       /* why the context runs on the tree, "" when it does not */
 } pl_stats;
 void pl_get_stats(const li_ctx *c, pl_stats *out);

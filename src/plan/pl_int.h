@@ -258,7 +258,16 @@ typedef struct pl_call {
   size_t numel[2];
   int has_konst;              /* konst: the call's term of data alone (tm_dens_konst), */
   double konst;               /* computed when recorded, its data being the plan's constants */
+  int direct;                 /* PL_D_*: a call the replay runs itself, without the node the
+                                 function would make, to the same bits (pl_replay.c) */
+  int dx;                     /* PL_D_SCALE: the scalar's argument; PL_D_ADDSUB: 1 to subtract */
 } pl_call;
+
+/* pl_call.direct: a density defined as data with a real autodiff result
+** (its partials from tm_dens_def_direct); a scalar times a vector, row
+** vector or matrix (tm_matrix.c's mul_scale); x + y or x - y of reals with
+** a container among them (tm_scalar_kernel.c's addsub). */
+enum { PL_D_NONE, PL_D_DENS, PL_D_SCALE, PL_D_ADDSUB };
 
 /* A run of constants copied into V before each replay. */
 typedef struct pl_const { uint32_t at, n; const double *src; } pl_const;

@@ -263,6 +263,43 @@ static pl_call *new_call(pl_rec *r, int kind, const void *fn, const tm_v *args, 
   return c;
 }
 
+/* Calls the replay runs itself (pl_call.direct): their nodes only add
+** products of the result's adjoints into their operands' adjoints, which
+** run_call and back_call do on the cells, without the node, the
+** function's own result and the copies in and out of it (eight schools:
+** four densities, tau * theta_tilde and mu + it, two thirds of its calls'
+** time).  The output must be fresh cells with adjoints. */
+static void direct_call(pl_call *c, const li_event *ev) {
+  const tm_fn *fn = ev->fn;
+  const tm_v *a = ev->args, *out = ev->out;
+  c->direct = PL_D_NONE;
+  if (c->has_konst || !out->adj || out->base == TM_INT || c->out[0].v == PL_NONE ||
+      c->out[0].a == PL_NONE || c->view[0] || c->numel[0] == 0)
+    return;
+  if (tm_is_dens_def(fn)) {
+    if (out->base == TM_REAL && out->narr == 0) c->direct = PL_D_DENS;
+    return;
+  }
+  if (ev->nargs != 2 || out->narr) return;
+  int xs = tm_is_scalar(&a[0]), ys = tm_is_scalar(&a[1]);
+  if (xs && ys) return;
+  if (!strcmp(fn->name, "multiply") && xs != ys) {
+    const tm_v *v = xs ? &a[1] : &a[0];
+    if (v->base == TM_INT || v->narr || tm_numel(v) != c->numel[0]) return;
+    c->direct = PL_D_SCALE;
+    c->dx = xs ? 0 : 1;
+    return;
+  }
+  if (fn->kernel == tm_binary_kernel && fn->data && a[0].base != TM_INT && a[1].base != TM_INT) {
+    const tm_binary_def *d = fn->data;
+    if (d->f != tm_scalar_add && d->f != tm_scalar_sub) return;
+    if (!xs && tm_numel(&a[0]) != c->numel[0]) return;
+    if (!ys && tm_numel(&a[1]) != c->numel[0]) return;
+    c->direct = PL_D_ADDSUB;
+    c->dx = d->f == tm_scalar_sub;
+  }
+}
+
 /* A call's output: fresh cells, a view of cells, or (no adjoint from
 ** autodiff operands) values a guard compares. */
 static void call_out(pl_rec *r, pl_call *c, int k, const tm_v *y) {
@@ -939,6 +976,7 @@ static void on_event(void *ud, const li_event *ev) {
        its own) */
     c->has_konst = tm_dens_konst(ev->fn, ev->propto, ev->args, ev->nargs, &c->konst);
     call_out(r, c, 0, ev->out);
+    direct_call(c, ev);
     break;
   }
   case LI_EV_TRANSFORM: {

@@ -40,6 +40,13 @@ static inline void zero_d(double *dst, size_t n) {
 typedef struct call_state {
   double *oadj[2];          /* the function's own output adjoints */
   size_t c0, c1;            /* its nodes on the chain stack */
+  /* a call run directly (pl_call.direct), what its node would keep: */
+  ad_operand *ops;          /* PL_D_DENS: the operands and their partials */
+  int nops;
+  double s;                 /* PL_D_SCALE: the scalar's value, the vector's values (when */
+  const double *x;          /* the scalar is autodiff) and both adjoints */
+  double *xadj, *yadj;      /* (PL_D_ADDSUB: x's and y's) */
+  int xs, ys;               /* PL_D_ADDSUB: x, y scalars */
 } call_state;
 
 static void view_of(const pl_arg *g, double *V, double *A, tm_v *out) {
@@ -56,6 +63,112 @@ static void view_of(const pl_arg *g, double *V, double *A, tm_v *out) {
 
 static int run_hof(const pl_call *c, tm_v *args, tm_v *y);
 
+/* A call run directly (pl_call.direct): the function's forward step on
+** the cells, its node's data kept in st for back_direct.  The values are
+** those of the function: the density's body itself; for the scalar times
+** a container and the sum or difference, the same one operation per
+** element as mul_scale and addsub. */
+static int run_direct(const pl_call *c, const tm_v *args, unsigned frozen, double *V, call_state *st) {
+  double *o = V + c->out[0].v;
+  size_t n = c->numel[0];
+  switch (c->direct) {
+  case PL_D_DENS: {
+    tm_call tc = { c->fn, c->propto, NULL, frozen, NULL };
+    ad_operand *ops = ad_alloc(TM_DENS_MAXARGS * sizeof *ops);
+    double lp;
+    int nops, rc;
+    if (!ops) return AD_EMEMORY;
+    if ((rc = tm_dens_def_direct(&tc, args, c->nargs, &lp, ops, &nops))) return rc;
+    if (nops < 0) return PL_GUARD;     /* the tree's result was a real */
+    o[0] = lp;
+    st->ops = ops;
+    st->nops = nops;
+    return AD_OK;
+  }
+  case PL_D_SCALE: {
+    const tm_v *sc = &args[c->dx], *x = &args[1 - c->dx];
+    if (!sc->adj && !x->adj) return PL_GUARD;
+    double sv = tm_get(sc, 0);
+    for (size_t i = 0; i < n; i++) o[i] = sv * x->val[i];
+    st->s = sv;
+    st->xadj = x->adj;
+    st->yadj = sc->adj;
+    st->x = NULL;
+    if (sc->adj) {
+      /* the values the reverse step multiplies by, as they are now (mul_scale's copy) */
+      double *keep = ad_alloc_doubles(n);
+      if (!keep) return AD_EMEMORY;
+      memcpy(keep, x->val, n * sizeof(double));
+      st->x = keep;
+    }
+    return AD_OK;
+  }
+  case PL_D_ADDSUB: {
+    const tm_v *x = &args[0], *y = &args[1];
+    if (!x->adj && !y->adj) return PL_GUARD;
+    int xs = tm_is_scalar(x), ys = tm_is_scalar(y);
+    const double *xv = x->val, *yv = y->val;
+    size_t xi = !xs, yi = !ys;
+    if (c->dx) for (size_t i = 0; i < n; i++) o[i] = xv[i * xi] - yv[i * yi];
+    else for (size_t i = 0; i < n; i++) o[i] = xv[i * xi] + yv[i * yi];
+    st->xadj = x->adj;
+    st->yadj = y->adj;
+    st->xs = xs;
+    st->ys = ys;
+    return AD_OK;
+  }
+  default:
+    return AD_EINVALID;
+  }
+}
+
+/* addsub's reverse step for one operand (tm_scalar_kernel.c's addsub_into) */
+static void addsub_back(double *adj, int scalar, int neg, const double *oadj, size_t n) {
+  if (!adj) return;
+  if (scalar) {
+    double s = 0;
+    if (neg) for (size_t i = 0; i < n; i++) s -= oadj[i];
+    else for (size_t i = 0; i < n; i++) s += oadj[i];
+    adj[0] += s;
+  } else if (neg) {
+    for (size_t i = 0; i < n; i++) adj[i] -= oadj[i];
+  } else {
+    for (size_t i = 0; i < n; i++) adj[i] += oadj[i];
+  }
+}
+
+/* The reverse step of a call run directly: its node's, on the cells. */
+static void back_direct(const pl_call *c, const double *A, const call_state *st) {
+  const double *oa = A + c->out[0].a;
+  size_t n = c->numel[0];
+  switch (c->direct) {
+  case PL_D_DENS: {
+    /* ad_node.c's operands_chain */
+    double a = oa[0];
+    for (int k = 0; k < st->nops; k++) {
+      double *adj = st->ops[k].adj;
+      const double *p = st->ops[k].partial;
+      for (size_t i = 0; i < st->ops[k].n; i++) adj[i] += a * p[i];
+    }
+    break;
+  }
+  case PL_D_SCALE:
+    /* tm_matrix.c's scale_chain */
+    if (st->xadj) for (size_t i = 0; i < n; i++) st->xadj[i] += st->s * oa[i];
+    if (st->yadj) {
+      double g = 0;
+      for (size_t i = 0; i < n; i++) g += oa[i] * st->x[i];
+      *st->yadj += g;
+    }
+    break;
+  case PL_D_ADDSUB:
+    /* tm_scalar_kernel.c's addsub_chain */
+    addsub_back(st->xadj, st->xs, 0, oa, n);
+    addsub_back(st->yadj, st->ys, c->dx, oa, n);
+    break;
+  }
+}
+
 static int run_call(const pl_call *c, double *V, double *A, call_state *st) {
   tm_v small[8], *args = small, y[2];
   int rc;
@@ -69,6 +182,7 @@ static int run_call(const pl_call *c, double *V, double *A, call_state *st) {
   }
   st->c0 = st->c1 = ad_active->nchain;
   st->oadj[0] = st->oadj[1] = NULL;
+  if (c->direct) return run_direct(c, args, frozen, V, st);
   switch (c->kind) {
   case PL_K_INVOKE:
     rc = tm_invoke_frozen(c->fn, c->propto, args, c->nargs, frozen, c->has_konst ? &c->konst : NULL, &y[0]);
@@ -112,6 +226,10 @@ static int run_call(const pl_call *c, double *V, double *A, call_state *st) {
 }
 
 static void back_call(const pl_call *c, double *A, const call_state *st) {
+  if (c->direct) {
+    back_direct(c, A, st);
+    return;
+  }
   for (int k = 0; k < c->nout; k++)
     if (st->oadj[k]) memcpy(st->oadj[k], A + c->out[k].a, c->numel[k] * sizeof(double));
   ad_node **chain = ad_active->chain;

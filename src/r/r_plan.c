@@ -10,12 +10,12 @@
 #include "r_interrupt.h"
 #include "r_entries_model.h"
 
-/* list(replays, records, fallbacks, tree, instructions, why, evaluations, loops, map_lanes) */
+/* list(replays, records, fallbacks, tree, instructions, why, evaluations, loops, map_lanes, direct) */
 SEXP tp_plan_stats(SEXP ctx) {
   pl_stats s;
   pl_get_stats(rm_ctx_of(ctx), &s);
-  const char *names[] = {"replays", "records", "fallbacks", "tree", "instructions", "why", "evaluations", "loops", "map_lanes"};
-  SEXP res = PROTECT(allocVector(VECSXP, 9)), nm = PROTECT(allocVector(STRSXP, 9));
+  const char *names[] = {"replays", "records", "fallbacks", "tree", "instructions", "why", "evaluations", "loops", "map_lanes", "direct"};
+  SEXP res = PROTECT(allocVector(VECSXP, 10)), nm = PROTECT(allocVector(STRSXP, 10));
   SET_VECTOR_ELT(res, 0, ScalarReal((double)s.replays));
   SET_VECTOR_ELT(res, 1, ScalarReal((double)s.records));
   SET_VECTOR_ELT(res, 2, ScalarReal((double)s.fallbacks));
@@ -25,7 +25,8 @@ SEXP tp_plan_stats(SEXP ctx) {
   SET_VECTOR_ELT(res, 6, ScalarReal((double)s.evaluations));
   SET_VECTOR_ELT(res, 7, ScalarInteger(s.loops));
   SET_VECTOR_ELT(res, 8, ScalarInteger(s.map_lanes));
-  for (int i = 0; i < 9; i++) SET_STRING_ELT(nm, i, mkChar(names[i]));
+  SET_VECTOR_ELT(res, 9, ScalarInteger(s.direct));
+  for (int i = 0; i < 10; i++) SET_STRING_ELT(nm, i, mkChar(names[i]));
   setAttrib(res, R_NamesSymbol, nm);
   UNPROTECT(2);
   return res;

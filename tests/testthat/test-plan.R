@@ -232,6 +232,66 @@ test_that("unconstrained parameters and scalar bounds replay without a call, wit
   expect_identical(tapestry:::plan_stats(upper)$instructions - tapestry:::plan_stats(one)$instructions, 3L)
 })
 
+test_that("densities, a scalar times a container and sums with containers run without their nodes, with the tree's bits", {
+  code <- "
+    data { int N; vector[N] y; real c; int k; matrix[2, 3] D; }
+    parameters {
+      real mu;
+      real<lower=0> tau;
+      vector[N] z;
+      row_vector[3] r;
+      matrix[2, 3] M;
+      real<lower=0> sigma;
+    }
+    transformed parameters {
+      vector[N] theta = mu + tau * z;       // scalar + (scalar * vector)
+      vector[N] t2 = z * tau - mu;          // (vector * scalar) - scalar
+      vector[N] t3 = theta + t2;            // vector + vector
+      vector[N] t4 = theta - y;             // vector - data
+      vector[N] t5 = c * z + y;             // data scalar * vector + data
+      vector[N] t6 = k * z;                 // int scalar * vector
+      row_vector[3] r2 = 2.5 - r * tau;     // constant - row_vector * scalar
+      matrix[2, 3] M2 = tau * M + D;        // scalar * matrix + data matrix
+      matrix[2, 3] M3 = M - sigma;          // matrix - scalar
+    }
+    model {
+      mu ~ normal(0, 5);
+      tau ~ cauchy(0, 5);
+      z ~ std_normal();
+      sigma ~ lognormal(0, 1);
+      y ~ normal(theta, sigma);
+      target += normal_lpdf(t2 | 0, 3) + student_t_lpdf(t3 | 4, mu, 2);
+      t4 ~ normal(0, sigma);
+      target += cauchy_lpdf(t5 | mu, 2) + normal_lpdf(t6 | 0, 10);
+      r2 ~ normal(mu, sigma);
+      to_vector(M2) ~ normal(0, 2);
+      to_vector(M3) ~ logistic(mu, tau);
+      target += normal_lupdf(y | mu, 1);    // every argument data but mu, constants dropped
+    }"
+  m <- tapestry_model(code = code)
+  ctx <- m$bind(list(N = 4, y = c(0.5, -1, 2, 0.1), c = -0.7, k = 3L,
+                     D = matrix(c(1, -2, 0.5, 3, 0, -1), 2, 3)))
+  set.seed(21)
+  pts <- points_for(ctx)
+  r <- expect_paths_and_fd(ctx, pts)
+  expect_gt(r$stats$replays, 0)
+  # the densities (13: mu's scalar normal is an instruction of its own), the
+  # products (6) and the sums (8) all run directly
+  expect_identical(r$stats$direct, 27L)
+  r0 <- both_paths(ctx, pts, jacobian = FALSE)
+  expect_identical(r0$plan, r0$tree)
+  # sampling: the same draws with plans as on the tree
+  fit <- function(on) {
+    old <- tapestry:::plans_enabled(on)
+    on.exit(tapestry:::plans_enabled(old))
+    m$sample(data = list(N = 4, y = c(0.5, -1, 2, 0.1), c = -0.7, k = 3L,
+                         D = matrix(c(1, -2, 0.5, 3, 0, -1), 2, 3)),
+             chains = 1, iter_warmup = 40, iter_sampling = 20, seed = 3, refresh = 0,
+             show_messages = FALSE, diagnostics = NULL)$draws()
+  }
+  expect_identical(unclass(fit(TRUE)), unclass(fit(FALSE)))
+})
+
 test_that("elementwise masses of scalars replay as their kernel computes them", {
   code <- "
     data { int N; array[N] int y; array[N] int cnt; array[N] int tr; }

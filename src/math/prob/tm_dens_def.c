@@ -37,7 +37,10 @@ static int check_reals(const char *fn, const tm_v *a, int nargs) {
   return AD_OK;
 }
 
-int tm_dens_def_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
+/* The density into *logp with its partials on the frame D; the kernel
+** makes the node of them (tm_dens_end), a plan's call adds them itself
+** (tm_dens_def_direct). */
+static int run(const tm_call *c, const tm_v *a, int nargs, tm_dens *D, double *logp) {
   if (!c->fn || !c->fn->data) return ad_fail(AD_EINVALID, "density kernel called without its definition");
   const dens_def *f = c->fn->data;
   const char *name = c->fn->name;
@@ -45,17 +48,48 @@ int tm_dens_def_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
     return ad_fail(AD_EINVALID, "%s: expected %d arguments, got %d", name, f->nargs, nargs);
   int rc = check_reals(name, a, nargs);
   if (rc) return rc;
-  tm_dens D;
-  rc = f->assigns ? tm_dens_begin_assign(&D, c, a, nargs, f->names)
-                  : tm_dens_begin(&D, c, a, nargs, f->names);
+  rc = f->assigns ? tm_dens_begin_assign(D, c, a, nargs, f->names)
+                  : tm_dens_begin(D, c, a, nargs, f->names);
   if (rc) return rc;
-  D.frozen = c->frozen;
-  if (!f->late_checks && (rc = run_checks(f, &D))) return rc;
+  D->frozen = c->frozen;
+  *logp = 0;
+  if (!f->late_checks && (rc = run_checks(f, D))) return rc;
   /* Stan: an empty argument, or (under propto) no argument that is not
   ** constant, gives 0 */
-  if (D.n == 0 || !tm_dens_keep(&D, (1u << nargs) - 1)) return tm_dens_end(&D, 0.0, out);
-  if (f->late_checks && (rc = run_checks(f, &D))) return rc;
-  double logp = 0;
-  if ((rc = f->body(&D, &logp))) return rc;
+  if (D->n == 0 || !tm_dens_keep(D, (1u << nargs) - 1)) return AD_OK;
+  if (f->late_checks && (rc = run_checks(f, D))) return rc;
+  return f->body(D, logp);
+}
+
+int tm_dens_def_kernel(const tm_call *c, const tm_v *a, int nargs, tm_v *out) {
+  tm_dens D;
+  double logp;
+  int rc = run(c, a, nargs, &D, &logp);
+  if (rc) return rc;
   return tm_dens_end(&D, logp, out);
+}
+
+int tm_is_dens_def(const tm_fn *fn) {
+  return fn && fn->kernel == tm_dens_def_kernel && fn->data;
+}
+
+int tm_dens_def_direct(const tm_call *c, const tm_v *a, int nargs, double *logp, ad_operand *ops,
+                       int *nops) {
+  tm_dens D;
+  int rc = run(c, a, nargs, &D, logp);
+  if (rc) return rc;
+  /* tm_dens_end's operands, then ad_operands_node's (those with elements) */
+  int any = 0, k = 0;
+  for (int i = 0; i < D.nargs; i++) {
+    if (!D.d[i]) continue;
+    any = 1;
+    size_t n = tm_is_scalar(&D.a[i]) ? 1 : tm_numel(&D.a[i]);
+    if (!D.a[i].adj || n == 0) continue;
+    ops[k].adj = D.a[i].adj;
+    ops[k].partial = D.d[i];
+    ops[k].n = n;
+    k++;
+  }
+  *nops = any ? k : -1;
+  return AD_OK;
 }
