@@ -280,7 +280,10 @@ static void direct_call(pl_call *c, const li_event *ev) {
     if (out->base == TM_REAL && out->narr == 0) c->direct = PL_D_DENS;
     return;
   }
-  if (ev->nargs != 2 || out->narr) return;
+  /* real values only: no complex operand or result (two doubles an element) */
+  if (ev->nargs != 2 || out->narr || out->base > TM_MATRIX || a[0].base > TM_MATRIX ||
+      a[1].base > TM_MATRIX)
+    return;
   int xs = tm_is_scalar(&a[0]), ys = tm_is_scalar(&a[1]);
   if (xs && ys) return;
   if (!strcmp(fn->name, "multiply") && xs != ys) {
