@@ -241,5 +241,8 @@ typedef struct ad_operand {
   size_t n;
 } ad_operand;
 int ad_operands_node(int nops, const ad_operand *ops, double f, ad_var *out);
+/* Its reverse step: adj[i] += a * partial[i], operand after operand (also
+** run by a plan's call that made no node, src/plan). */
+void ad_operands_add(int nops, const ad_operand *ops, double a);
 
 #endif

@@ -126,15 +126,18 @@ int ad_nary(int k, const ad_var *x, double f, const double *d, ad_var *out) {
 
 typedef struct { ad_node hdr; double val, adj; int nops; ad_operand ops[]; } operands_node;
 
-static void operands_chain(ad_node *self) {
-  operands_node *n = (operands_node *)self;
-  double a = n->adj;
-  for (int k = 0; k < n->nops; k++) {
-    double *adj = n->ops[k].adj;
-    const double *p = n->ops[k].partial;
-    size_t m = n->ops[k].n;
+void ad_operands_add(int nops, const ad_operand *ops, double a) {
+  for (int k = 0; k < nops; k++) {
+    double *adj = ops[k].adj;
+    const double *p = ops[k].partial;
+    size_t m = ops[k].n;
     for (size_t i = 0; i < m; i++) adj[i] += a * p[i];
   }
+}
+
+static void operands_chain(ad_node *self) {
+  operands_node *n = (operands_node *)self;
+  ad_operands_add(n->nops, n->ops, n->adj);
 }
 
 int ad_operands_node(int nops, const ad_operand *ops, double f, ad_var *out) {

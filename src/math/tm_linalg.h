@@ -79,4 +79,11 @@ int tm_la_check_symmetric(const char *fn, const char *name, int n, const double 
 /* inverse of L L^T from its Cholesky factor L, full symmetric n x n */
 void tm_la_chol_inverse(int n, const double *L, double *out);
 
+/* s * x for a scalar s and the n values of a real container x, into o; and
+** its node's reverse step: xadj[i] += s * cadj[i] (x autodiff), then
+** *sadj += the sum of cadj[i] * x[i] (s autodiff; x as it was then).  Also
+** run by a plan's call that made no node (src/plan). */
+void tm_scale_values(size_t n, double s, const double *x, double *o);
+void tm_scale_back(size_t n, double s, const double *x, double *xadj, double *sadj, const double *cadj);
+
 #endif

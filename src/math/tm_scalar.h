@@ -52,6 +52,13 @@ int tm_binary_apply(const char *fn, const tm_binary_def *d, const tm_v *a, int n
 ** difference without a call per element when it sees them */
 double tm_scalar_add(double x, double y);
 double tm_scalar_sub(double x, double y);
+/* x + y (x - y with sub) of reals with a container among them, n elements
+** (a scalar, xs or ys, read at 0 throughout), into o; and its node's
+** reverse step for one operand: adj[0] += the sum of oadj (of -oadj with
+** neg) for a scalar, else adj[i] += oadj[i] (-= with neg).  Also run by a
+** plan's call that made no node (src/plan). */
+void tm_addsub_values(int sub, const double *xv, int xs, const double *yv, int ys, size_t n, double *o);
+void tm_addsub_back(double *adj, int scalar, int neg, const double *oadj, size_t n);
 
 /* The reverse step of an elementwise map with partials d: adj[0] += sum_i
 ** oadj[i] d[i] for a broadcast scalar operand, else adj[i] += oadj[i] d[i];

@@ -17,6 +17,7 @@
 #include "../math/tm_transform.h"
 #include "../front/ln.h"
 #include "../math/tm_scalar.h"
+#include "../math/tm_linalg.h"
 #include "../math/tm_special.h"
 #include "../math/prob/tm_dens_elem.h"
 #include "../par/pp.h"
@@ -64,10 +65,10 @@ static void view_of(const pl_arg *g, double *V, double *A, tm_v *out) {
 static int run_hof(const pl_call *c, tm_v *args, tm_v *y);
 
 /* A call run directly (pl_call.direct): the function's forward step on
-** the cells, its node's data kept in st for back_direct.  The values are
-** those of the function: the density's body itself; for the scalar times
-** a container and the sum or difference, the same one operation per
-** element as mul_scale and addsub. */
+** the cells, its node's data kept in st for back_direct, both with the
+** math layer's own code (the density's body, tm_scale_values,
+** tm_addsub_values; ad_operands_add, tm_scale_back, tm_addsub_back), so
+** the bits are the function's. */
 static int run_direct(const pl_call *c, const tm_v *args, unsigned frozen, double *V, call_state *st) {
   double *o = V + c->out[0].v;
   size_t n = c->numel[0];
@@ -89,7 +90,7 @@ static int run_direct(const pl_call *c, const tm_v *args, unsigned frozen, doubl
     const tm_v *sc = &args[c->dx], *x = &args[1 - c->dx];
     if (!sc->adj && !x->adj) return PL_GUARD;
     double sv = tm_get(sc, 0);
-    for (size_t i = 0; i < n; i++) o[i] = sv * x->val[i];
+    tm_scale_values(n, sv, x->val, o);
     st->s = sv;
     st->xadj = x->adj;
     st->yadj = sc->adj;
@@ -107,10 +108,7 @@ static int run_direct(const pl_call *c, const tm_v *args, unsigned frozen, doubl
     const tm_v *x = &args[0], *y = &args[1];
     if (!x->adj && !y->adj) return PL_GUARD;
     int xs = tm_is_scalar(x), ys = tm_is_scalar(y);
-    const double *xv = x->val, *yv = y->val;
-    size_t xi = !xs, yi = !ys;
-    if (c->dx) for (size_t i = 0; i < n; i++) o[i] = xv[i * xi] - yv[i * yi];
-    else for (size_t i = 0; i < n; i++) o[i] = xv[i * xi] + yv[i * yi];
+    tm_addsub_values(c->dx, x->val, xs, y->val, ys, n, o);
     st->xadj = x->adj;
     st->yadj = y->adj;
     st->xs = xs;
@@ -122,49 +120,20 @@ static int run_direct(const pl_call *c, const tm_v *args, unsigned frozen, doubl
   }
 }
 
-/* addsub's reverse step for one operand (tm_scalar_kernel.c's addsub_into) */
-static void addsub_back(double *adj, int scalar, int neg, const double *oadj, size_t n) {
-  if (!adj) return;
-  if (scalar) {
-    double s = 0;
-    if (neg) for (size_t i = 0; i < n; i++) s -= oadj[i];
-    else for (size_t i = 0; i < n; i++) s += oadj[i];
-    adj[0] += s;
-  } else if (neg) {
-    for (size_t i = 0; i < n; i++) adj[i] -= oadj[i];
-  } else {
-    for (size_t i = 0; i < n; i++) adj[i] += oadj[i];
-  }
-}
-
 /* The reverse step of a call run directly: its node's, on the cells. */
 static void back_direct(const pl_call *c, const double *A, const call_state *st) {
   const double *oa = A + c->out[0].a;
   size_t n = c->numel[0];
   switch (c->direct) {
-  case PL_D_DENS: {
-    /* ad_node.c's operands_chain */
-    double a = oa[0];
-    for (int k = 0; k < st->nops; k++) {
-      double *adj = st->ops[k].adj;
-      const double *p = st->ops[k].partial;
-      for (size_t i = 0; i < st->ops[k].n; i++) adj[i] += a * p[i];
-    }
+  case PL_D_DENS:
+    ad_operands_add(st->nops, st->ops, oa[0]);
     break;
-  }
   case PL_D_SCALE:
-    /* tm_matrix.c's scale_chain */
-    if (st->xadj) for (size_t i = 0; i < n; i++) st->xadj[i] += st->s * oa[i];
-    if (st->yadj) {
-      double g = 0;
-      for (size_t i = 0; i < n; i++) g += oa[i] * st->x[i];
-      *st->yadj += g;
-    }
+    tm_scale_back(n, st->s, st->x, st->xadj, st->yadj, oa);
     break;
   case PL_D_ADDSUB:
-    /* tm_scalar_kernel.c's addsub_chain */
-    addsub_back(st->xadj, st->xs, 0, oa, n);
-    addsub_back(st->yadj, st->ys, c->dx, oa, n);
+    tm_addsub_back(st->xadj, st->xs, 0, oa, n);
+    tm_addsub_back(st->yadj, st->ys, c->dx, oa, n);
     break;
   }
 }

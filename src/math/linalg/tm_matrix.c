@@ -90,14 +90,22 @@ typedef struct {
   double *cadj;
 } scale_node;
 
+void tm_scale_values(size_t n, double s, const double *x, double *o) {
+  for (size_t i = 0; i < n; i++) o[i] = s * x[i];
+}
+
+void tm_scale_back(size_t n, double s, const double *x, double *xadj, double *sadj, const double *cadj) {
+  if (xadj) for (size_t i = 0; i < n; i++) xadj[i] += s * cadj[i];
+  if (sadj) {
+    double g = 0;
+    for (size_t i = 0; i < n; i++) g += cadj[i] * x[i];
+    *sadj += g;
+  }
+}
+
 static void scale_chain(ad_node *self) {
   scale_node *p = (scale_node *)self;
-  if (p->xadj) for (size_t i = 0; i < p->n; i++) p->xadj[i] += p->s * p->cadj[i];
-  if (p->sadj) {
-    double g = 0;
-    for (size_t i = 0; i < p->n; i++) g += p->cadj[i] * p->x[i];
-    *p->sadj += g;
-  }
+  tm_scale_back(p->n, p->s, p->x, p->xadj, p->sadj, p->cadj);
 }
 
 static int mul_scale(const tm_v *x, const tm_v *s, tm_v *out) {
@@ -106,7 +114,7 @@ static int mul_scale(const tm_v *x, const tm_v *s, tm_v *out) {
   if (rc) return rc;
   double sv = tm_get(s, 0);
   size_t n = tm_numel(x);
-  for (size_t i = 0; i < n; i++) out->val[i] = sv * tm_get(x, i);
+  tm_scale_values(n, sv, x->val, out->val);        /* x: a real vector, row vector or matrix */
   if (!ad) { mark_dep(out, x, 1); mark_dep(out, s, 1); return AD_OK; }
   scale_node *p = ad_node_new(sizeof *p, scale_chain);
   if (!p) return AD_EMEMORY;

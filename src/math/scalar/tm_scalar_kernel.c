@@ -225,7 +225,13 @@ typedef struct addsub_node {
   int xs, ys, sub;
 } addsub_node;
 
-static void addsub_into(double *adj, int scalar, int neg, const double *oadj, size_t n) {
+void tm_addsub_values(int sub, const double *xv, int xs, const double *yv, int ys, size_t n, double *o) {
+  size_t xi = !xs, yi = !ys;       /* a scalar is read at 0 throughout */
+  if (sub) for (size_t i = 0; i < n; i++) o[i] = xv[i * xi] - yv[i * yi];
+  else for (size_t i = 0; i < n; i++) o[i] = xv[i * xi] + yv[i * yi];
+}
+
+void tm_addsub_back(double *adj, int scalar, int neg, const double *oadj, size_t n) {
   if (!adj) return;
   if (scalar) {
     double s = 0;
@@ -241,8 +247,8 @@ static void addsub_into(double *adj, int scalar, int neg, const double *oadj, si
 
 static void addsub_chain(ad_node *self) {
   addsub_node *p = (addsub_node *)self;
-  addsub_into(p->xadj, p->xs, 0, p->oadj, p->n);
-  addsub_into(p->yadj, p->ys, p->sub, p->oadj, p->n);
+  tm_addsub_back(p->xadj, p->xs, 0, p->oadj, p->n);
+  tm_addsub_back(p->yadj, p->ys, p->sub, p->oadj, p->n);
 }
 
 static int addsub(int sub, const tm_v *x, int xs, const tm_v *y, int ys, const tm_v *shape, size_t n,
@@ -250,11 +256,7 @@ static int addsub(int sub, const tm_v *x, int xs, const tm_v *y, int ys, const t
   int rc = tm_new_like(out, shape, ad);
   if (rc) return rc;
   out->dep = x->dep || y->dep;
-  const double *xv = x->val, *yv = y->val;
-  size_t xi = !xs, yi = !ys;       /* a scalar is read at 0 throughout */
-  double *o = out->val;
-  if (sub) for (size_t i = 0; i < n; i++) o[i] = xv[i * xi] - yv[i * yi];
-  else for (size_t i = 0; i < n; i++) o[i] = xv[i * xi] + yv[i * yi];
+  tm_addsub_values(sub, x->val, xs, y->val, ys, n, out->val);
   if (!ad) return AD_OK;
   addsub_node *p = ad_node_new(sizeof *p, addsub_chain);
   if (!p) return AD_EMEMORY;
