@@ -55,27 +55,10 @@ test_that("Ctrl-C while chains take turns keeps every chain's draws so far", {
   skip_on_os("windows")
   skip_on_cran()
   skip_if(.Call(tapestry:::C_tp_cores) < 2, "one core: one chain at a time, no turns")
-  lib <- paste(.libPaths(), collapse = .Platform$path.sep)
-  dir <- withr_tempdir()
-  script <- file.path(dir, "run.R")
-  out <- file.path(dir, "out.rds")
-  log <- file.path(dir, "log.txt")
-  pidfile <- file.path(dir, "pid")
-  writeLines(c(
-    "library(tapestry)",
-    sprintf("writeLines(as.character(Sys.getpid()), %s)", deparse(pidfile)),
-    "mod <- tapestry_model(code = 'parameters { real x; } model {",
-    "  for (i in 1:3000) target += normal_lpdf(x | 0, 1); }')",
-    "w <- NULL",
-    "fit <- withCallingHandlers(mod$sample(chains = 4, parallel_chains = 2,",
-    "  iter_warmup = 100, iter_sampling = 40000, refresh = 1000, seed = 1, diagnostics = NULL),",
-    "  warning = function(c) { w <<- c(w, conditionMessage(c)); invokeRestart('muffleWarning') })",
-    sprintf("saveRDS(list(w = w, dim = dim(fit$draws()), codes = fit$return_codes(),
-      x = fit$draws('x'), rows = vapply(fit$.__enclos_env__$private$chains_,
-      function(ch) nrow(ch$draws), 0L)), %s)", deparse(out))
-  ), script)
-  system2(file.path(R.home("bin"), "Rscript"), script, wait = FALSE, stdout = log, stderr = log,
-          env = paste0("R_LIBS=", lib))
+  f <- start_interruptible_run(turns = TRUE)
+  log <- f$log
+  out <- f$out
+  pidfile <- f$pid
   # taking turns, every chain is sampling long before any ends
   ready <- FALSE
   for (i in 1:1200) {

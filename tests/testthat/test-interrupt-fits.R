@@ -61,33 +61,15 @@ test_that("no chain finished: the interrupted chains are the draws, cut to the s
 test_that("Ctrl-C after two of four chains finished keeps those two whole", {
   skip_on_os("windows")
   skip_on_cran()
-  lib <- paste(.libPaths(), collapse = .Platform$path.sep)
-  dir <- withr_tempdir()
-  script <- file.path(dir, "run.R")
-  out <- file.path(dir, "out.rds")
-  log <- file.path(dir, "log.txt")
-  pidfile <- file.path(dir, "pid")
   # two chains at a time in CmdStan's order (not taking turns, which ends
   # them together), the next one starting as soon as any ends: which two
   # finish first depends on their step sizes and the machine, so the test
   # reads the progress lines until two chains have finished and the other two
   # are sampling, then interrupts
-  writeLines(c(
-    "library(tapestry)",
-    "options(tapestry.chain_turns = FALSE)",
-    sprintf("writeLines(as.character(Sys.getpid()), %s)", deparse(pidfile)),
-    "mod <- tapestry_model(code = 'parameters { real x; } model {",
-    "  for (i in 1:3000) target += normal_lpdf(x | 0, 1); }')",
-    "w <- NULL",
-    "fit <- withCallingHandlers(mod$sample(chains = 4, parallel_chains = 2,",
-    "  iter_warmup = 100, iter_sampling = 40000, refresh = 1000, seed = 1, diagnostics = NULL),",
-    "  warning = function(c) { w <<- c(w, conditionMessage(c)); invokeRestart('muffleWarning') })",
-    sprintf("saveRDS(list(w = w, dim = dim(fit$draws()), codes = fit$return_codes(),
-      x = fit$draws('x'), rows = vapply(fit$.__enclos_env__$private$chains_,
-      function(ch) nrow(ch$draws), 0L)), %s)", deparse(out))
-  ), script)
-  system2(file.path(R.home("bin"), "Rscript"), script, wait = FALSE, stdout = log, stderr = log,
-          env = paste0("R_LIBS=", lib))
+  f <- start_interruptible_run(turns = FALSE)
+  log <- f$log
+  out <- f$out
+  pidfile <- f$pid
   ready <- FALSE
   finished <- integer()
   for (i in 1:1200) {
