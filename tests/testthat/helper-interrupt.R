@@ -27,3 +27,34 @@ start_interruptible_run <- function(turns) {
           stderr = f$log, env = paste0("R_LIBS=", lib))
   f
 }
+
+# The run's progress lines, read every 50 ms until ready(lines) is TRUE (at
+# most a minute): the lines then, or NULL if that never came.
+wait_for_progress <- function(f, ready) {
+  for (i in 1:1200) {
+    txt <- if (file.exists(f$log)) readLines(f$log, warn = FALSE) else character()
+    if (ready(txt)) return(txt)
+    Sys.sleep(0.05)
+  }
+  NULL
+}
+
+# Ctrl-C to the run, then a wait (at most 20 s) for what it saved.
+interrupt_run <- function(f) {
+  tools::pskill(as.integer(readLines(f$pid)), tools::SIGINT)
+  for (i in 1:400) if (file.exists(f$out)) break else Sys.sleep(0.05)
+  Sys.sleep(0.2)
+  invisible(file.exists(f$out))
+}
+
+# The chains whose "finished" line is among the progress lines.
+finished_chains <- function(txt) {
+  as.integer(sub("^Chain ([0-9]) finished in.*", "\\1",
+                 grep("^Chain [0-9] finished in", txt, value = TRUE)))
+}
+
+# Which of chains 1..n have shown a sampling iteration.
+sampling_chains <- function(txt, n = 4L) {
+  vapply(seq_len(n), function(k) any(grepl(sprintf("^Chain %d Iteration: .*\\(Sampling\\)", k), txt)),
+         TRUE)
+}

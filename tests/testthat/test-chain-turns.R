@@ -56,28 +56,13 @@ test_that("Ctrl-C while chains take turns keeps every chain's draws so far", {
   skip_on_cran()
   skip_if(.Call(tapestry:::C_tp_cores) < 2, "one core: one chain at a time, no turns")
   f <- start_interruptible_run(turns = TRUE)
-  log <- f$log
-  out <- f$out
-  pidfile <- f$pid
   # taking turns, every chain is sampling long before any ends
-  ready <- FALSE
-  for (i in 1:1200) {
-    txt <- if (file.exists(log)) readLines(log, warn = FALSE) else character()
-    if (all(vapply(1:4, function(k) any(grepl(sprintf("^Chain %d Iteration: .*\\(Sampling\\)", k), txt)),
-                   TRUE))) {
-      ready <- TRUE
-      break
-    }
-    Sys.sleep(0.05)
-  }
-  expect_true(ready)
+  txt <- wait_for_progress(f, function(txt) all(sampling_chains(txt)))
+  expect_true(!is.null(txt))
   expect_false(any(grepl("finished in", txt)))
-  pid <- as.integer(readLines(pidfile))
-  tools::pskill(pid, tools::SIGINT)
-  for (i in 1:400) if (file.exists(out)) break else Sys.sleep(0.05)
-  expect_true(file.exists(out))
-  Sys.sleep(0.2)
-  res <- readRDS(out)
+  interrupt_run(f)
+  expect_true(file.exists(f$out))
+  res <- readRDS(f$out)
   # no chain had finished: each keeps what it made, the draws cut to the
   # shortest chain (?TapestryFit, "Chains that did not finish")
   expect_identical(res$codes, rep(2L, 4))

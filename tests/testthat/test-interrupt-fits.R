@@ -67,30 +67,15 @@ test_that("Ctrl-C after two of four chains finished keeps those two whole", {
   # reads the progress lines until two chains have finished and the other two
   # are sampling, then interrupts
   f <- start_interruptible_run(turns = FALSE)
-  log <- f$log
-  out <- f$out
-  pidfile <- f$pid
-  ready <- FALSE
-  finished <- integer()
-  for (i in 1:1200) {
-    txt <- if (file.exists(log)) readLines(log, warn = FALSE) else character()
-    finished <- as.integer(sub("^Chain ([0-9]) finished in.*", "\\1",
-                               grep("^Chain [0-9] finished in", txt, value = TRUE)))
-    sampling <- vapply(1:4, function(k)
-      any(grepl(sprintf("^Chain %d Iteration: .*\\(Sampling\\)", k), txt)), TRUE)
-    if (length(finished) %in% 2:3 && all(sampling[-finished])) {
-      ready <- TRUE
-      break
-    }
-    Sys.sleep(0.05)
-  }
-  expect_true(ready)
-  pid <- as.integer(readLines(pidfile))
-  tools::pskill(pid, tools::SIGINT)
-  for (i in 1:400) if (file.exists(out)) break else Sys.sleep(0.05)
-  expect_true(file.exists(out))
-  Sys.sleep(0.2)
-  res <- readRDS(out)
+  txt <- wait_for_progress(f, function(txt) {
+    done <- finished_chains(txt)
+    length(done) %in% 2:3 && all(sampling_chains(txt)[-done])
+  })
+  expect_true(!is.null(txt))
+  finished <- finished_chains(txt)
+  interrupt_run(f)
+  expect_true(file.exists(f$out))
+  res <- readRDS(f$out)
   # the chains that had finished are kept whole, 40000 draws each, nothing
   # cut; the others were sampling (one may have finished since the test looked)
   expect_identical(res$codes[finished], rep(0L, length(finished)))
